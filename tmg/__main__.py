@@ -1,0 +1,3 @@
+from tmg.cli import main
+
+main()
