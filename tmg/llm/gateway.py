@@ -1,0 +1,113 @@
+"""The seam between the phase engine and a model provider.
+
+The engine only sees :class:`ModelGateway`. Backends (the native OpenAI-compatible one over
+httpx, and litellm for everything else) live beside this module and are imported lazily:
+importing this module must stay cheap, because the CLI's fast paths import it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One resolved entry of PROVIDERS, ready to call.
+
+    ``api_key`` and ``headers`` are secrets: never log or persist them.
+    """
+
+    name: str
+    model: str
+    api_key: str | None = None
+    api_base: str | None = None
+    max_tokens: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    backend: str = "auto"  # auto | native | litellm
+
+    def __repr__(self) -> str:  # keep secrets out of tracebacks and debug logs
+        return f"ProviderSpec(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    provider: ProviderSpec
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)  # OpenAI "function" tool schemas
+    timeout: float = 120.0
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A tool call the model asked for; ``arguments`` is the raw JSON text the model produced."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None  # None: the model is not priced
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tool_calls: list[ToolCallRequest]
+    usage: Usage
+    finish_reason: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.text.strip() and not self.tool_calls
+
+
+class ErrorKind(enum.Enum):
+    TRANSIENT = "transient"  # 5xx, connection reset, timeout: retry with backoff
+    RATE_LIMIT = "rate_limit"  # 429: retry with backoff (honouring Retry-After)
+    AUTH = "auth"  # 401/403: never retry
+    CONTEXT_OVERFLOW = "context_overflow"  # prompt too long: compact once, then give up
+    TERMINAL = "terminal"  # anything else: fail the prompt
+
+
+class GatewayError(Exception):
+    """A classified provider failure. ``str(err)`` is a user-facing sentence."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in (ErrorKind.TRANSIENT, ErrorKind.RATE_LIMIT)
+
+
+DeltaSink = Callable[[str], None]
+
+
+class ModelGateway(Protocol):
+    """Streams one completion. Cancelling the awaiting task closes the HTTP stream."""
+
+    async def complete(self, request: CompletionRequest, on_text: DeltaSink) -> Completion:
+        """Stream ``request``; call ``on_text`` with each text delta; return the whole message.
+
+        Raises:
+            GatewayError: every provider failure, classified.
+        """
+        ...
+
+    async def aclose(self) -> None: ...
