@@ -1,0 +1,214 @@
+"""One live MCP server connection: start, list tools, bounded calls, quick close.
+
+A background task owns the SDK contexts (its task groups must be entered and exited by one
+task), so `start()` and `close()` may be called from anywhere on the same event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import AsyncExitStack
+from typing import Any
+
+from tmg.mcp_servers.outcome import McpCallError, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.spec import ServerSpec
+
+DEFAULT_CALL_TIMEOUT_S = 3.0
+DEFAULT_START_TIMEOUT_S = 15.0
+# Extra time on top of the SDK's own read timeout before we give up on a call ourselves.
+_CALL_SLACK_S = 0.5
+_CLOSE_WAIT_S = 2.0
+
+
+class McpConnection:
+    """A started MCP server. Use `async with McpConnection(spec) as conn:` or start()/close()."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        start_timeout: float = DEFAULT_START_TIMEOUT_S,
+        client_name: str = "tmg",
+    ) -> None:
+        self.spec = spec
+        self.start_timeout = start_timeout
+        self.client_name = client_name
+        self._tools: dict[str, ToolSpec] = {}
+        self._session: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._closing: asyncio.Event | None = None
+        self.server_name: str | None = None
+        self.server_version: str | None = None
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The tools the server listed at start, by name."""
+        return dict(self._tools)
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        """Names of the tools the server listed at start."""
+        return frozenset(self._tools)
+
+    @property
+    def is_open(self) -> bool:
+        """True between a successful start() and close() (or the server going away)."""
+        return self._session is not None and self._owner is not None and not self._owner.done()
+
+    async def __aenter__(self) -> McpConnection:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Start the server, initialize, and list its tools.
+
+        Raises:
+            McpStartError: spawn, initialize or tools/list failed or timed out.
+        """
+        if self._owner is not None:
+            raise McpStartError(f"{self.spec.name}: already started")
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        self._closing = asyncio.Event()
+        self._owner = asyncio.create_task(self._own(ready), name=f"mcp:{self.spec.name}")
+        try:
+            await ready
+        except BaseException:
+            await self._join_owner()
+            raise
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S
+    ) -> ToolOutcome:
+        """Call a tool, bounded by `timeout` seconds.
+
+        Returns the normalized result, `is_error` included: the caller decides what an
+        `isError` result means. Raises McpCallError when the call itself failed (timeout,
+        closed connection, protocol error).
+        """
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            result = await asyncio.wait_for(
+                session.call_tool(name, arguments, read_timeout_seconds=timeout),
+                timeout + _CALL_SLACK_S,
+            )
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
+            raise McpCallError(f"{self.spec.name}.{name}: {_describe(exc)}") from exc
+        return _normalize(result)
+
+    async def close(self) -> None:
+        """Stop the server without waiting for it to exit on its own (see `stdio.py`)."""
+        if self._closing is not None:
+            self._closing.set()
+        await self._join_owner()
+        self._session = None
+
+    async def _join_owner(self) -> None:
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(owner), _CLOSE_WAIT_S)
+        except (asyncio.TimeoutError, Exception):
+            owner.cancel()
+            try:
+                await asyncio.wait_for(owner, _CLOSE_WAIT_S)
+            except BaseException:  # noqa: BLE001 - closing must not raise
+                pass
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        """Owns the transport and session contexts for the connection's whole life."""
+        from mcp import ClientSession  # lazy: tmg's fast paths never import mcp
+        from mcp_types import Implementation
+
+        assert self._closing is not None
+        errlog: Any = None
+        try:
+            async with AsyncExitStack() as stack:
+                read, write, errlog = await self._open_transport(stack)
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read,
+                        write,
+                        read_timeout_seconds=self.start_timeout,
+                        client_info=Implementation(name=self.client_name, version="0"),
+                    )
+                )
+                async with asyncio.timeout(self.start_timeout):
+                    init = await session.initialize()
+                    self._tools = await _list_all_tools(session)
+                info = getattr(init, "server_info", None)
+                self.server_name = getattr(info, "name", None)
+                self.server_version = getattr(info, "version", None)
+                self._session = session
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(McpStartError(f"{self.spec.name}: {_describe(exc)}"))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._session = None
+            if errlog is not None and hasattr(errlog, "close"):
+                errlog.close()
+
+    async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any, Any]:
+        spec = self.spec
+        if spec.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            client = create_mcp_http_client(headers=dict(spec.headers)) if spec.headers else None
+            streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
+            return streams[0], streams[1], None
+        from tmg.mcp_servers.stdio import open_errlog, quick_stdio_transport
+
+        assert spec.command is not None
+        errlog = open_errlog(spec.errlog)
+        read, write = await stack.enter_async_context(
+            quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog)
+        )
+        return read, write, errlog
+
+
+async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
+    """tools/list, following pagination cursors."""
+    from mcp_types import PaginatedRequestParams
+
+    tools: dict[str, ToolSpec] = {}
+    cursor: str | None = None
+    while True:
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        listed = await session.list_tools(params=params)
+        for tool in listed.tools:
+            tools[tool.name] = ToolSpec(tool.name, dict(tool.input_schema or {}))
+        cursor = listed.next_cursor
+        if not cursor:
+            return tools
+
+
+def _normalize(result: Any) -> ToolOutcome:
+    """CallToolResult -> ToolOutcome: text items joined; structured content when no text."""
+    texts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
+    text = "\n".join(texts)
+    if not texts and result.structured_content is not None:
+        text = json.dumps(result.structured_content)
+    return ToolOutcome.from_text(text, is_error=bool(result.is_error))
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line reason, unwrapping the ExceptionGroups anyio wraps start-up failures in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return "timed out"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

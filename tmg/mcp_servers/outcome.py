@@ -1,0 +1,52 @@
+"""What a tool call gives back, in tmg's terms (no mcp types leak past the connection)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class McpStartError(RuntimeError):
+    """The server could not be started, initialized or listed."""
+
+
+class McpCallError(RuntimeError):
+    """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the server lists it: name and JSON input schema."""
+
+    name: str
+    input_schema: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """A normalized tools/call result.
+
+    `is_error` is the server's own `isError` flag: a call that returned is not a call that
+    succeeded. `data` is the text parsed as JSON when it is JSON, else None.
+    """
+
+    is_error: bool
+    text: str
+    data: Any = None
+
+    @classmethod
+    def from_text(cls, text: str, *, is_error: bool) -> ToolOutcome:
+        """Build an outcome, parsing the text as JSON when it is JSON."""
+        return cls(is_error=is_error, text=text, data=parse_json_text(text))
+
+
+def parse_json_text(text: str) -> Any:
+    """The text as JSON, or None when it is not JSON (servers may answer prose)."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return None
