@@ -190,7 +190,10 @@ async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
         params = PaginatedRequestParams(cursor=cursor) if cursor else None
         listed = await session.list_tools(params=params)
         for tool in listed.tools:
-            tools[tool.name] = ToolSpec(tool.name, dict(tool.input_schema or {}))
+            annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+            tools[tool.name] = ToolSpec(
+                tool.name, dict(tool.input_schema or {}), tool.description or "", annotations
+            )
         cursor = listed.next_cursor
         if not cursor:
             return tools

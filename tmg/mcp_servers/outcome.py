@@ -17,10 +17,12 @@ class McpCallError(RuntimeError):
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool as the server lists it: name and JSON input schema."""
+    """A tool as the server lists it: name, JSON input schema, description, annotations."""
 
     name: str
     input_schema: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+    annotations: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
