@@ -1,0 +1,3 @@
+from fakeplur.server import main
+
+main()
