@@ -1,0 +1,16 @@
+"""Shared fixtures: every test gets its own TMG_HOME, and no user config leaks in."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("tmg-home")
+    monkeypatch.setenv("TMG_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+    monkeypatch.setenv("TMG_RETRY_BASE_DELAY", "0.001")
+    for name in ("TMG_CONFIG", "TMG_DEBUG", "TMG_MODE", "TMG_MAX_TURNS", "TMG_SELECTED_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    return home

@@ -1,0 +1,1 @@
+"""Small hand-written test doubles with explicit behaviour (no accept-anything mocks)."""

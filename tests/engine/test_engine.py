@@ -1,0 +1,221 @@
+"""The phase engine, driven by a queue-driven fake model: what the model is sent, what is stored."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tmg.compose import build_pipeline
+from tmg.config.model import Config
+from tmg.engine.engine import PhaseEngine
+from tmg.engine.events import NullEvents
+from tmg.engine.hooks import HookSet
+from tmg.engine.loops import CORRECTION
+from tmg.engine.phases import Phase
+from tmg.errors import TmgError, TurnLimitError
+from tmg.llm.gateway import ErrorKind, GatewayError, ProviderSpec
+from tmg.session.history import History
+from tmg.tools.files import ReadFileTool, RootGuard
+from tmg.tools.registry import ToolRegistry
+from tests.doubles.model import FakeModel, text, tool_call
+
+SPEC = ProviderSpec(name="fake", model="fake/model")
+
+
+class RecordingEvents(NullEvents):
+    def __init__(self) -> None:
+        self.deltas: list[str] = []
+        self.notices: list[str] = []
+        self.tools: list[tuple[str, str, bool]] = []
+
+    def on_text(self, delta: str) -> None:
+        self.deltas.append(delta)
+
+    def on_notice(self, message: str) -> None:
+        self.notices.append(message)
+
+    def on_tool(self, name, arguments, result) -> None:
+        self.tools.append((name, arguments, result.is_error))
+
+
+class Holder:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def get(self) -> Config:
+        return self.config
+
+
+def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks: HookSet | None = None):
+    (tmp_path / "notes.txt").write_text("the secret word is avocado\n")
+    holder = Holder(config or Config())
+    events = RecordingEvents()
+    engine = PhaseEngine(
+        config=holder.get,
+        pipeline=build_pipeline(),
+        history=History(tmp_path / "history.jsonl"),
+        tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path]))]),
+        hooks=hooks or HookSet(),
+        events=events,
+        gateway_for=lambda cfg: (SPEC, model),
+        session_id="s1",
+        sleep=_no_sleep,
+    )
+    return engine, events, holder
+
+
+async def _no_sleep(_seconds: float) -> None:
+    return None
+
+
+async def test_text_answer_is_streamed_and_stored(tmp_path):
+    model = FakeModel(text("hello there friend"))
+    engine, events, _ = make_engine(tmp_path, model)
+    result = await engine.run_prompt("hi")
+    assert result.text == "hello there friend"
+    assert "".join(events.deltas) == "hello there friend"
+    roles = [(m["role"], m.get("content")) for m in History(tmp_path / "history.jsonl").messages]
+    assert roles == [("user", "hi"), ("assistant", "hello there friend")]
+    sent = model.sent_messages()
+    assert sent[0]["role"] == "system" and sent[-1] == {"role": "user", "content": "hi"}
+    assert all("ts" not in m and "meta" not in m for m in sent)
+
+
+async def test_tool_result_reaches_the_next_request(tmp_path):
+    model = FakeModel(tool_call("read_file", {"path": "notes.txt"}), text("avocado"))
+    engine, events, _ = make_engine(tmp_path, model)
+    result = await engine.run_prompt("what is the word?")
+    assert result.text == "avocado" and result.turns == 2
+    second = model.sent_messages(1)
+    assert second[-2]["tool_calls"][0]["function"]["name"] == "read_file"
+    assert second[-1]["role"] == "tool" and "avocado" in second[-1]["content"]
+    assert events.tools == [("read_file", '{"path": "notes.txt"}', False)]
+
+
+async def test_max_turns_stops_an_endless_tool_loop(tmp_path):
+    model = FakeModel(tool_call("read_file", {"path": "notes.txt"}), repeat_last=True)
+    engine, _, _ = make_engine(tmp_path, model, Config(max_turns=3))
+    with pytest.raises(TurnLimitError, match="MAX_TURNS \\(3\\)"):
+        await engine.run_prompt("loop")
+    assert model.calls == 3
+
+
+async def test_max_turns_is_reread_at_the_executing_boundary(tmp_path):
+    model = FakeModel(tool_call("read_file", {"path": "notes.txt"}), repeat_last=True)
+    engine, _, holder = make_engine(tmp_path, model, Config(max_turns=1))
+
+    class RaiseLimit:
+        def on_phase_transition(self, old, new, state):
+            if new is Phase.INFERENCE:  # while the first model call runs, the file changes
+                holder.config = replace(holder.config, max_turns=3)
+
+    engine._hooks.register(RaiseLimit())
+    with pytest.raises(TurnLimitError):
+        await engine.run_prompt("loop")
+    assert model.calls == 3
+
+
+async def test_repeated_identical_tool_call_gets_a_correction(tmp_path):
+    call = tool_call("read_file", {"path": "notes.txt"})
+    model = FakeModel(call, call, text("done"))
+    engine, events, _ = make_engine(tmp_path, model)
+    await engine.run_prompt("read it")
+    assert [t[2] for t in events.tools] == [False, True]
+    assert model.sent_messages(2)[-1]["content"] == CORRECTION
+
+
+async def test_rate_limit_is_retried_and_announced(tmp_path):
+    model = FakeModel(GatewayError(ErrorKind.RATE_LIMIT, "rate limited (HTTP 429)", status=429), text("ok"))
+    engine, events, _ = make_engine(tmp_path, model)
+    assert (await engine.run_prompt("hi")).text == "ok"
+    assert model.calls == 2
+    assert len(events.notices) == 1 and "retry 1/4" in events.notices[0] and "429" in events.notices[0]
+
+
+async def test_retries_are_bounded(tmp_path):
+    model = FakeModel(GatewayError(ErrorKind.TRANSIENT, "server error (HTTP 500)"), repeat_last=True)
+    engine, events, _ = make_engine(tmp_path, model)
+    with pytest.raises(GatewayError):
+        await engine.run_prompt("hi")
+    assert model.calls == 5 and len(events.notices) == 4
+
+
+async def test_auth_error_is_never_retried(tmp_path):
+    model = FakeModel(GatewayError(ErrorKind.AUTH, "authentication failed"), text("never"))
+    engine, events, _ = make_engine(tmp_path, model)
+    with pytest.raises(GatewayError, match="authentication"):
+        await engine.run_prompt("hi")
+    assert model.calls == 1 and events.notices == []
+
+
+async def test_empty_responses_are_retried_a_few_times(tmp_path):
+    model = FakeModel(text(""), text("  "), text("finally"))
+    engine, _, _ = make_engine(tmp_path, model)
+    assert (await engine.run_prompt("hi")).text == "finally"
+    model = FakeModel(text(""), repeat_last=True)
+    engine, _, _ = make_engine(tmp_path, model)
+    with pytest.raises(TmgError, match="empty response 3 times"):
+        await engine.run_prompt("hi")
+
+
+async def test_context_overflow_recompacts_once(tmp_path):
+    overflow = GatewayError(ErrorKind.CONTEXT_OVERFLOW, "context length exceeded")
+    model = FakeModel(text("a"), text("b"), text("c"), overflow, text("fits now"))
+    engine, events, _ = make_engine(tmp_path, model)
+    for q in ("one", "two", "three"):
+        await engine.run_prompt(q)
+    assert (await engine.run_prompt("four")).text == "fits now"
+    full, compacted = model.sent_messages(3), model.sent_messages(4)
+    assert len(compacted) < len(full) and compacted[-1]["content"] == "four"
+    assert any("compacting" in n for n in events.notices)
+    # Only once: a second overflow in the same turn is an error.
+    model.queue[:] = [overflow, overflow]
+    with pytest.raises(GatewayError):
+        await engine.run_prompt("five")
+
+
+async def test_hooks_see_each_turn_and_a_failing_hook_does_not_fail_it(tmp_path):
+    seen = []
+    reports = []
+
+    class Recorder:
+        def before_turn(self, turn):
+            seen.append(("before", turn.index))
+
+        def after_turn(self, turn, error):
+            seen.append(("after", turn.index, turn.response_text, type(error).__name__ if error else None))
+
+    class Broken:
+        def after_turn(self, turn, error):
+            raise RuntimeError("hook bug")
+
+    hooks = HookSet(report=reports.append)
+    hooks.register(Recorder())
+    hooks.register(Broken())
+    model = FakeModel(tool_call("read_file", {"path": "notes.txt"}), text("fine"),
+                      GatewayError(ErrorKind.AUTH, "bad key"))
+    engine, _, _ = make_engine(tmp_path, model, hooks=hooks)
+    assert (await engine.run_prompt("q")).text == "fine"
+    with pytest.raises(GatewayError):
+        await engine.run_prompt("q2")
+    assert seen == [("before", 1), ("after", 1, "", None), ("before", 2), ("after", 2, "fine", None),
+                    ("before", 1), ("after", 1, "", "GatewayError")]
+    assert len(reports) == 3 and "hook bug" in reports[0]
+
+
+def test_a_hook_registers_once():
+    hooks = HookSet()
+    hook = object()
+    hooks.register(hook)
+    with pytest.raises(ValueError):
+        hooks.register(hook)
+
+
+async def test_second_prompt_sends_the_first_exchange(tmp_path):
+    model = FakeModel(text("first answer"), text("second answer"))
+    engine, _, _ = make_engine(tmp_path, model)
+    await engine.run_prompt("first")
+    await engine.run_prompt("second")
+    contents = [m.get("content") for m in model.sent_messages(1)[1:]]
+    assert contents == ["first", "first answer", "second"]

@@ -1,0 +1,72 @@
+"""Append-only JSONL history: durable appends, torn lines, never a rewrite on append."""
+
+from __future__ import annotations
+
+import json
+
+from tmg.session.history import History
+
+
+def test_append_then_reload(tmp_path):
+    path = tmp_path / "h.jsonl"
+    h = History(path)
+    h.append({"role": "user", "content": "héllo"})
+    h.append({"role": "assistant", "content": "hi"})
+    h.sync()
+    h.close()
+    again = History(path)
+    assert [m["content"] for m in again.messages] == ["héllo", "hi"]
+    assert all(isinstance(m["ts"], float) for m in again.messages)
+
+
+def test_append_does_not_rewrite_earlier_lines(tmp_path):
+    path = tmp_path / "h.jsonl"
+    h = History(path)
+    for i in range(50):
+        h.append({"role": "user", "content": f"m{i}"})
+    before = path.read_bytes()
+    inode = path.stat().st_ino
+    h.append({"role": "user", "content": "last"})
+    after = path.read_bytes()
+    assert after.startswith(before) and path.stat().st_ino == inode
+    assert after[len(before):].count(b"\n") == 1
+
+
+def test_torn_last_line_is_skipped_with_a_warning_and_the_rest_kept(tmp_path):
+    path = tmp_path / "h.jsonl"
+    good = [json.dumps({"role": "user", "content": f"m{i}"}) for i in range(3)]
+    path.write_text("\n".join(good) + '\n{"role": "assistant", "content": "cut of')
+    warnings: list[str] = []
+    h = History(path, warn=warnings.append)
+    assert [m["content"] for m in h.messages] == ["m0", "m1", "m2"]
+    assert len(warnings) == 1 and "torn last line" in warnings[0]
+    h.append({"role": "assistant", "content": "after"})
+    h.close()
+    assert [m["content"] for m in History(path).messages] == ["m0", "m1", "m2", "after"]
+
+
+def test_readers_do_not_repair_the_file(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"role":"user","content":"a"}\n{"role":')
+    before = path.read_bytes()
+    History(path, writable=False)
+    assert path.read_bytes() == before
+
+
+def test_malformed_middle_line_is_skipped_not_fatal(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"role":"user","content":"a"}\nnot json\n[1,2]\n{"role":"assistant","content":"b"}\n')
+    warnings: list[str] = []
+    h = History(path, warn=warnings.append)
+    assert [m["content"] for m in h.messages] == ["a", "b"]
+    assert len(warnings) == 2 and "malformed line 2" in warnings[0]
+
+
+def test_replace_all_is_atomic_and_appends_continue(tmp_path):
+    path = tmp_path / "h.jsonl"
+    h = History(path)
+    h.append({"role": "user", "content": "a"})
+    h.replace_all([{"role": "user", "content": "A"}])
+    h.append({"role": "user", "content": "b"})
+    h.close()
+    assert [m["content"] for m in History(path).messages] == ["A", "b"]

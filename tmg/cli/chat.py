@@ -1,0 +1,65 @@
+"""``tmg [PROMPT...]``: one-shot, interactive chat, or ``-t`` to read a session back."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from tmg import __version__
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+HELP = """Chat with an LLM from the shell, with automatic long-term memory.
+
+\b
+  tmg                          interactive chat (on a terminal)
+  tmg "question"               one answer on stdout, then exit
+  cat f | tmg "summarise"      piped text is appended to the question
+  tmg -t [SESSION]             print a session's transcript
+  tmg sessions | config | doctor
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted.
+"""
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tmg {__version__}")
+        raise typer.Exit()
+
+
+@app.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"]})
+def chat(
+    prompt: Optional[List[str]] = typer.Argument(None, help="The question (or, with -t, a session id).", show_default=False),
+    config: Optional[str] = typer.Option(None, "-c", "--config", help="Config file (else TMG_CONFIG, ./tmg.yaml, ~/.config/tmg/config.yaml)."),
+    new: bool = typer.Option(False, "--new", help="Start a new session instead of resuming the mode's current one."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="Mode: persona and session namespace."),
+    model: Optional[str] = typer.Option(None, "-m", "--model", help="Model id (litellm style) or provider name."),
+    raw: bool = typer.Option(False, "-r", "--raw", help="Plain text output, no Markdown rendering."),
+    transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
+    as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
+    debug: bool = typer.Option(False, "--debug", help="Show details (tracebacks) on errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> int:
+    from tmg.compose import ChatOptions
+    from tmg.environment import Environment
+
+    envr = Environment()
+    options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw)
+    words = prompt or []
+    if transcript:
+        from tmg.cli.transcript import show_transcript
+
+        return show_transcript(options, envr, " ".join(words) or None, as_json=as_json)
+    if as_json:
+        from tmg.errors import UsageError
+
+        raise UsageError("--json only goes with -t (e.g. `tmg -t --json`)")
+    if not words and envr.interactive:
+        from tmg.cli.repl_entry import start_repl
+
+        return start_repl(options, envr)
+    from tmg.cli.oneshot import run_oneshot
+
+    return run_oneshot(options, envr, words)

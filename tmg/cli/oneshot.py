@@ -1,0 +1,57 @@
+"""One-shot: read the prompt from arguments and/or piped stdin, stream one answer, exit."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
+from tmg.environment import Environment
+from tmg.errors import UsageError
+from tmg.ui.answer import make_answer_sink
+from tmg.ui.console_events import ConsoleEvents
+from tmg.ui.notices import Notices
+
+
+def gather_prompt(words: list[str], envr: Environment) -> str:
+    """The argument, then piped stdin after it. Never reads a terminal stdin."""
+    text = " ".join(words).strip()
+    if envr.stdin is not None and not envr.stdin_isatty:
+        piped = envr.stdin.read().strip()
+        if piped:
+            text = f"{text}\n\n{piped}" if text else piped
+    if not text:
+        if envr.stdin_isatty and not envr.stdout_isatty:
+            raise UsageError("no prompt given: pass a question as an argument or pipe text in "
+                             "(interactive chat needs a terminal on both stdin and stdout)")
+        raise UsageError('no prompt given: pass a question as an argument (tmg "question") or pipe text in')
+    return text
+
+
+def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> int:
+    notices = Notices(envr.stderr, color=False)
+    prompt = gather_prompt(words, envr)
+    live = load_live_config(options, envr, notices)
+    answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
+    session = open_session(options, envr, live, notices, ConsoleEvents(answer, notices))
+    return asyncio.run(_answer_once(session, prompt))
+
+
+async def _answer_once(session: ChatSession, prompt: str) -> int:
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if task is not None:
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)  # end through the same path as Ctrl-C
+    try:
+        session.transcript.prompt(prompt)
+        await session.engine.run_prompt(prompt)
+        return 0
+    except asyncio.CancelledError:
+        session.transcript.notice("interrupted")
+        raise KeyboardInterrupt from None
+    except Exception as exc:
+        session.transcript.error(str(exc))
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        await session.end.run()

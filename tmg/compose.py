@@ -1,0 +1,157 @@
+"""The composition root: wires config, session store, pipeline, tools, gateway and engine.
+
+Everything else receives its collaborators; only this module knows how they fit together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tmg.config.live import LiveConfig
+from tmg.config.loader import load_config
+from tmg.config.model import Config
+from tmg.config.providers import choose_provider
+from tmg.config.secrets import make_redactor
+from tmg.context.cleaners import CleanersTransformer
+from tmg.context.persona import PersonaTransformer
+from tmg.context.pipeline import Pipeline
+from tmg.context.pruner import PrunerTransformer
+from tmg.context.repair import RepairTransformer
+from tmg.context.validator import FinalValidator
+from tmg.engine.engine import PhaseEngine
+from tmg.engine.events import EngineEvents, FanOut
+from tmg.engine.hooks import HookSet
+from tmg.environment import Environment
+from tmg.llm.gateway import ModelGateway, ProviderSpec
+from tmg.session.ending import SessionEnd
+from tmg.session.history import History
+from tmg.session.recorder import TranscriptRecorder
+from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
+from tmg.session.transcript import Transcript
+from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.registry import ToolRegistry
+from tmg.ui.notices import Notices
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    config_path: str | None = None
+    new: bool = False
+    mode: str | None = None
+    model: str | None = None
+    raw: bool = False
+
+
+def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
+    config, warnings = load_config(options.config_path, envr.env, envr.cwd)
+    for w in warnings:
+        notices.warn(w)
+    return LiveConfig(config, mode=options.mode)
+
+
+def build_pipeline() -> Pipeline:
+    # Seams for later: skills (10), memory injector (15), budget gatekeeper (80), notices (110).
+    return Pipeline([
+        RepairTransformer(),
+        CleanersTransformer(),
+        PersonaTransformer(),
+        PrunerTransformer(),
+        FinalValidator(),
+    ])
+
+
+def build_tools(envr: Environment) -> ToolRegistry:
+    guard = RootGuard([envr.cwd])
+    return ToolRegistry([ReadFileTool(guard), ListFolderTool(guard)])
+
+
+class GatewayCache:
+    """One gateway per provider settings, created on first use, closed at session end."""
+
+    def __init__(self, model_override: str | None) -> None:
+        self._model_override = model_override
+        self._gateways: dict[tuple, ModelGateway] = {}
+
+    def spec_for(self, config: Config) -> ProviderSpec:
+        p = choose_provider(config, self._model_override)
+        return ProviderSpec(
+            name=p.name, model=p.model, api_key=p.api_key or None, api_base=p.url or None,
+            max_tokens=p.max_tokens, headers=dict(p.headers), backend=p.backend,
+        )
+
+    def __call__(self, config: Config) -> tuple[ProviderSpec, ModelGateway]:
+        spec = self.spec_for(config)
+        key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
+        gateway = self._gateways.get(key)
+        if gateway is None:
+            from tmg.llm.select import make_gateway
+
+            gateway = self._gateways[key] = make_gateway(spec)
+        return spec, gateway
+
+    async def aclose(self) -> None:
+        for gateway in self._gateways.values():
+            await gateway.aclose()
+        self._gateways.clear()
+
+
+@dataclass
+class ChatSession:
+    """An open session: its engine, and the one path that ends it."""
+
+    live: LiveConfig
+    ref: SessionRef
+    engine: PhaseEngine
+    transcript: Transcript
+    gateways: GatewayCache
+    end: SessionEnd
+    redact: Callable[[str], str] = field(default=lambda s: s)
+
+
+def open_session(
+    options: ChatOptions,
+    envr: Environment,
+    live: LiveConfig,
+    notices: Notices,
+    screen: EngineEvents,
+) -> ChatSession:
+    """Open (or resume) the mode's session, locked, with its engine wired."""
+    config = live.get()
+    redact = make_redactor(config.secrets())
+    notices.set_redactor(redact)
+    gateways = GatewayCache(options.model)
+    gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
+    store = SessionStore(tmg_home(envr.env))
+    ref = store.resume_or_start(config.mode, new=options.new)
+    lock = SessionLock(ref)
+    lock.acquire()
+    # The end closes network clients first, then files, and releases the lock last of all.
+    end = SessionEnd(report=notices.warn)
+    end.add("close the model gateway", gateways.aclose)
+    try:
+        history = History(ref.history_path, warn=notices.warn)
+        end.add("close the history", history.close)
+        transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
+        end.add("close the transcript", transcript.close)
+        end.add("release the session lock", lock.release)
+    except BaseException:
+        lock.release()
+        raise
+    hooks = HookSet(report=notices.warn)
+    engine = PhaseEngine(
+        config=live.get,
+        pipeline=build_pipeline(),
+        history=history,
+        tools=build_tools(envr),
+        hooks=hooks,
+        events=FanOut(screen, TranscriptRecorder(transcript)),
+        gateway_for=gateways,
+        session_id=ref.id,
+    )
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact)
+
+
+def session_home(envr: Environment) -> Path:
+    return tmg_home(envr.env)

@@ -1,0 +1,78 @@
+"""The typed, validated configuration. Instances are immutable: a reload builds a new one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LEARN_TIERS = ("off", "capture", "batch", "full")
+BACKENDS = ("auto", "native", "litellm")
+
+# Env entries of MCP servers are secrets only when their name says so (paths and profiles are not).
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    name: str
+    model: str
+    api_key: str = ""
+    url: str = ""
+    max_tokens: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    backend: str = "auto"
+
+    def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
+        return f"ProviderConfig(name={self.name!r}, model={self.model!r}, url={self.url!r})"
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    name: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    dir: str = ""
+    url: str = ""
+    timeout: float = 30.0
+    requires_consent: bool = False
+
+    def __repr__(self) -> str:
+        return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    enabled: bool = False
+    server: str = "plur"
+    inject_budget: int = 2000
+    learn: str = "batch"
+    scope: str = ""
+    max_learns_per_session: int = 3
+
+
+@dataclass(frozen=True)
+class Config:
+    mode: str = "default"
+    person: str = ""
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    selected_provider: str = ""
+    failover_order: tuple[str, ...] = ()
+    max_turns: int = 200
+    max_history_tokens: int = 120_000
+    max_history_turns: int = 0
+    tool_timeout: float = 30.0
+    mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    source: Path | None = None  # the file it came from, None for defaults + environment
+
+    def secrets(self) -> list[str]:
+        """Every secret value this config holds, for redaction of anything shown or stored."""
+        values: list[str] = []
+        for provider in self.providers.values():
+            values.append(provider.api_key)
+            values.extend(provider.headers.values())
+        for server in self.mcp_servers.values():
+            values.extend(v for k, v in server.env.items() if _SECRET_NAME.search(k))
+        return [v for v in values if v and len(v) >= 4]

@@ -1,0 +1,36 @@
+"""Choosing the provider a prompt talks to."""
+
+from __future__ import annotations
+
+from tmg.config.model import Config, ProviderConfig
+from tmg.errors import ConfigError
+
+NO_PROVIDER_HELP = (
+    "No model provider is configured: tmg needs an API key. Either export one of "
+    "OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or write a config "
+    "file (copy config/tmg.example.yaml to ~/.config/tmg/config.yaml or ./tmg.yaml) with a "
+    "PROVIDERS entry giving MODEL, API_KEY and, for a local or compatible server, URL; then "
+    "run `tmg doctor` to check it."
+)
+
+
+def choose_provider(config: Config, model_override: str | None = None) -> ProviderConfig:
+    """SELECTED_PROVIDER, else the first provider (FAILOVER_ORDER first) that has an API key.
+
+    ``-m/--model`` replaces the chosen provider's model, or names a provider outright.
+    """
+    if model_override and model_override in config.providers:
+        return config.providers[model_override]
+    if config.selected_provider:
+        chosen = config.providers[config.selected_provider]
+    else:
+        order = list(config.failover_order) + [n for n in config.providers if n not in config.failover_order]
+        keyed = [config.providers[n] for n in order if config.providers[n].api_key]
+        if not keyed:
+            raise ConfigError(NO_PROVIDER_HELP)
+        chosen = keyed[0]
+    if model_override:
+        from dataclasses import replace
+
+        chosen = replace(chosen, model=model_override)
+    return chosen

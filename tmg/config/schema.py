@@ -1,0 +1,184 @@
+"""The config schema: every key, its type, default, range, and whether it reloads live.
+
+Keys are upper-case, as in tell-me-go, so its MEMORY and MCP_SERVERS blocks carry over.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmg.config.model import BACKENDS, LEARN_TIERS
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of the schema. ``kind`` is str, int, number, bool, str_list, str_map, choice,
+    block (a nested schema) or blocks (a map of names to nested schemas)."""
+
+    kind: str
+    default: Any = None
+    minimum: float | None = None
+    choices: tuple[str, ...] = ()
+    fields: dict[str, "Key"] = field(default_factory=dict)
+    hot: bool = True
+    secret: bool = False
+    required: bool = False
+
+
+PROVIDER = {
+    "MODEL": Key("str", required=True),
+    "API_KEY": Key("str", "", secret=True),
+    "URL": Key("str", ""),
+    "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
+    "HEADERS": Key("str_map", {}, secret=True),
+    "BACKEND": Key("choice", "auto", choices=BACKENDS),
+}
+
+MCP_SERVER = {
+    "COMMAND": Key("str", ""),
+    "ARGS": Key("str_list", []),
+    "ENV": Key("str_map", {}),
+    "DIR": Key("str", ""),
+    "URL": Key("str", ""),
+    "TIMEOUT": Key("number", 30.0, minimum=0.1),
+    "REQUIRES_CONSENT": Key("bool", False),
+}
+
+MEMORY = {
+    "ENABLED": Key("bool", False),
+    "SERVER": Key("str", "plur", hot=False),
+    "INJECT_BUDGET": Key("int", 2000, minimum=1),
+    "LEARN": Key("choice", "batch", choices=LEARN_TIERS),
+    "SCOPE": Key("str", ""),
+    "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0),
+}
+
+SCHEMA: dict[str, Key] = {
+    "MODE": Key("str", "default"),
+    "PERSON": Key("str", ""),
+    "PROVIDERS": Key("blocks", {}, fields=PROVIDER),
+    "SELECTED_PROVIDER": Key("str", ""),
+    "FAILOVER_ORDER": Key("str_list", []),
+    "MAX_TURNS": Key("int", 200, minimum=1),
+    "MAX_HISTORY_TOKENS": Key("int", 120_000, minimum=1000),
+    "MAX_HISTORY_TURNS": Key("int", 0, minimum=0),
+    "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1),
+    "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
+    "MEMORY": Key("block", {}, fields=MEMORY),
+}
+
+# Used when the config names no provider at all: the usual hosted APIs, keyed from the env.
+DEFAULT_PROVIDERS: dict[str, dict[str, str]] = {
+    "openai": {"MODEL": "openai/gpt-4.1-mini", "API_KEY": "${OPENAI_API_KEY}"},
+    "anthropic": {"MODEL": "anthropic/claude-sonnet-4-5", "API_KEY": "${ANTHROPIC_API_KEY}"},
+    "openrouter": {"MODEL": "openrouter/anthropic/claude-sonnet-4.5", "API_KEY": "${OPENROUTER_API_KEY}"},
+    "gemini": {"MODEL": "gemini/gemini-2.5-flash", "API_KEY": "${GEMINI_API_KEY}"},
+}
+
+
+@dataclass
+class Findings:
+    """What validation found: errors block loading, warnings do not."""
+
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
+
+
+def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
+    if key.kind in ("str", "choice"):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key.kind == "str":
+            return str(value)  # MODE: 2 or MODEL: 4 are meant as text
+        if not isinstance(value, str):
+            out.errors.append(f"{path} must be a string, not {_type_name(value)}")
+            return None
+        if key.kind == "choice" and value not in key.choices:
+            close = difflib.get_close_matches(value, key.choices, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            out.errors.append(f"{path} is {value!r}; use one of: {', '.join(key.choices)}{hint}")
+            return None
+        return value
+    if key.kind == "bool":
+        if not isinstance(value, bool):
+            out.errors.append(f"{path} must be true or false, not {value!r}")
+            return None
+        return value
+    if key.kind in ("int", "number"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            out.errors.append(f"{path} must be a number, not {value!r}")
+            return None
+        if key.kind == "int" and isinstance(value, float):
+            if not value.is_integer():
+                out.errors.append(f"{path} must be a whole number, not {value!r}")
+                return None
+            value = int(value)
+        if key.minimum is not None and value < key.minimum:
+            shown = int(key.minimum) if float(key.minimum).is_integer() else key.minimum
+            out.errors.append(f"{path} is {value}; it must be at least {shown}")
+            return None
+        return value
+    if key.kind == "str_list":
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+            out.errors.append(f"{path} must be a list of strings")
+            return None
+        return [str(v) for v in value]
+    if key.kind == "str_map":
+        if not isinstance(value, dict):
+            out.errors.append(f"{path} must be a mapping of names to strings")
+            return None
+        clean = {}
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) or v is None:
+                out.errors.append(f"{path}.{k} must be a string")
+                continue
+            clean[str(k)] = str(v).lower() if isinstance(v, bool) else str(v)
+        return clean
+    raise AssertionError(f"unknown kind {key.kind}")  # pragma: no cover - schema bug
+
+
+def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -> dict[str, Any]:
+    """Validate one mapping against ``fields``; unknown keys warn with the closest known key."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        out.errors.append(f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
+        return {}
+    clean: dict[str, Any] = {}
+    for name, value in raw.items():
+        name = str(name)
+        where = f"{path}.{name}" if path else name
+        key = fields.get(name) or fields.get(name.upper())
+        if key is None:
+            close = difflib.get_close_matches(name.upper(), fields, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            out.warnings.append(f"unknown config key {where} is ignored{hint}")
+            continue
+        name = name.upper()
+        where = f"{path}.{name}" if path else name
+        if value is None and not key.required:
+            continue  # `KEY:` with nothing after it means "use the default"
+        if key.kind == "block":
+            clean[name] = validate_block(value, key.fields, where, out)
+        elif key.kind == "blocks":
+            if not isinstance(value, dict):
+                out.errors.append(f"{where} must be a mapping of names to settings")
+                continue
+            clean[name] = {str(n): validate_block(b, key.fields, f"{where}.{n}", out)
+                           for n, b in value.items()}
+        else:
+            checked = _check_scalar(where, key, value, out)
+            if checked is not None:
+                clean[name] = checked
+    for name, key in fields.items():
+        if key.required and clean.get(name) in (None, ""):
+            if not any(e.startswith(f"{path}.{name}") for e in out.errors):
+                out.errors.append(f"{path}.{name} is required" if path else f"{name} is required")
+    return clean

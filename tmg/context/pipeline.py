@@ -1,0 +1,100 @@
+"""The Transformer protocol and the Pipeline that runs them in priority order."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+from tmg.config.model import Config
+
+Message = dict[str, Any]
+CANONICAL_LIMIT = 100
+
+
+@dataclass
+class TurnContext:
+    """What a transformer sees and may change for one turn's Refining.
+
+    ``messages`` is the working list; canonical transformers edit it in place.
+    """
+
+    messages: list[Message]
+    config: Config
+    prompt_id: int  # changes with each user prompt; a turn is one model call within it
+    turn: int
+    force_compact: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)  # turn metadata (e.g. injected memory ids)
+    notices: list[str] = field(default_factory=list)  # shown on stderr and in the transcript
+    _persist: bool = False
+
+    def request_persist(self) -> None:
+        """Ask for the canonical result to replace the stored history."""
+        self._persist = True
+
+    @property
+    def persist_requested(self) -> bool:
+        return self._persist
+
+    def latest_user_text(self) -> str:
+        for m in reversed(self.messages):
+            if m.get("role") == "user":
+                return content_text(m)
+        return ""
+
+
+def content_text(message: Message) -> str:
+    """The plain text of a message whose content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+class Transformer(Protocol):
+    """One step of Refining. ``priority`` orders it; below 100 it is canonical.
+
+    Replace message dicts rather than mutating them: they may be the stored history's own.
+    """
+
+    name: str
+    priority: int
+
+    async def apply(self, ctx: TurnContext) -> None: ...
+
+
+@dataclass(frozen=True)
+class RefinedContext:
+    canonical: list[Message]  # what the store should hold if ``persist`` is set
+    payload: list[Message]  # what is sent this turn
+    persist: bool
+
+
+class Pipeline:
+    """Runs transformers in ascending priority; equal priorities are a start-up error."""
+
+    def __init__(self, transformers: Sequence[Transformer]) -> None:
+        ordered = sorted(transformers, key=lambda t: t.priority)
+        for a, b in zip(ordered, ordered[1:]):
+            if a.priority == b.priority:
+                raise ValueError(
+                    f"context transformers {a.name!r} and {b.name!r} share priority {a.priority}; "
+                    "priorities must be distinct"
+                )
+        self.transformers = ordered
+
+    def names(self) -> list[str]:
+        return [f"{t.priority}:{t.name}" for t in self.transformers]
+
+    async def run(self, ctx: TurnContext) -> RefinedContext:
+        canonical: list[Message] | None = None
+        for t in self.transformers:
+            if t.priority >= CANONICAL_LIMIT and canonical is None:
+                canonical = ctx.messages
+                ctx.messages = copy.copy(canonical)  # transient edits never reach the store
+            await t.apply(ctx)
+        if canonical is None:
+            canonical = ctx.messages
+        return RefinedContext(canonical=canonical, payload=ctx.messages, persist=ctx.persist_requested)

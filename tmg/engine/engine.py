@@ -1,0 +1,218 @@
+"""The PhaseEngine: runs one user prompt as a bounded loop of turns."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from tmg.config.model import Config
+from tmg.context.pipeline import Pipeline, TurnContext
+from tmg.engine.events import EngineEvents
+from tmg.engine.hooks import HookSet
+from tmg.engine.loops import CORRECTION, LoopDetector
+from tmg.engine.phases import Phase
+from tmg.engine.recovery import RetryPolicy
+from tmg.engine.turn import Turn
+from tmg.errors import TmgError, TurnLimitError
+from tmg.llm.gateway import (
+    Completion,
+    CompletionRequest,
+    ErrorKind,
+    GatewayError,
+    ModelGateway,
+    ProviderSpec,
+)
+from tmg.session.history import History, for_model
+from tmg.tools.registry import ToolRegistry, ToolResult
+
+GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
+
+
+@dataclass
+class PromptResult:
+    text: str
+    turns: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class PhaseEngine:
+    """Guard -> Refining -> Inference -> (Executing) -> Persisting, with Recovering on failure.
+
+    ``config`` is read at phase boundaries only (each prompt's start and each
+    Inference -> Executing transition), so a hot-reloaded config takes effect there.
+    """
+
+    def __init__(
+        self,
+        *,
+        config: Callable[[], Config],
+        pipeline: Pipeline,
+        history: History,
+        tools: ToolRegistry,
+        hooks: HookSet,
+        events: EngineEvents,
+        gateway_for: GatewayFor,
+        session_id: str,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._config = config
+        self._pipeline = pipeline
+        self.history = history
+        self._tools = tools
+        self._hooks = hooks
+        self._events = events
+        self._gateway_for = gateway_for
+        self.session_id = session_id
+        self._retry = retry or RetryPolicy.from_env()
+        self._sleep = sleep
+        self._prompt_id = 0
+        self.phase = Phase.IDLE
+
+    async def _enter(self, new: Phase, state: Any = None) -> None:
+        old, self.phase = self.phase, new
+        await self._hooks.transition(old, new, state)
+
+    async def run_prompt(self, user_text: str) -> PromptResult:
+        """Run one prompt to its final answer (or a clear error)."""
+        self._prompt_id += 1
+        cfg = self._config()
+        self.history.append({"role": "user", "content": user_text})
+        loops = LoopDetector()
+        result = PromptResult(text="", turns=0)
+        index = 0
+        try:
+            while True:
+                index += 1
+                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode)
+                await self._enter(Phase.GUARD, turn)
+                if index > cfg.max_turns:
+                    raise TurnLimitError(
+                        f"stopped after MAX_TURNS ({cfg.max_turns}) model calls for this prompt without a "
+                        "final answer; raise MAX_TURNS in the config if the task really needs more"
+                    )
+                await self._hooks.before_turn(turn)
+                error: BaseException | None = None
+                try:
+                    completion = await self._infer(turn, cfg)
+                    if completion.tool_calls:
+                        await self._enter(Phase.EXECUTING, turn)
+                        cfg = self._config()  # a long tool loop sees a changed MAX_TURNS from here on
+                        tool_messages = await self._execute(completion, loops, cfg)
+                    else:
+                        tool_messages = []
+                    await self._enter(Phase.PERSISTING, turn)
+                    self._persist(turn, completion, tool_messages)
+                    self._events.on_usage(completion.usage, turn)
+                    _add_usage(result, completion)
+                except BaseException as exc:
+                    error = exc
+                    raise
+                finally:
+                    await self._hooks.after_turn(turn, error)
+                result.turns = index
+                if not completion.tool_calls:
+                    result.text = completion.text
+                    result.meta = turn.meta
+                    return result
+        finally:
+            self.history.sync()
+            await self._enter(Phase.IDLE)
+
+    async def _refine(self, turn: Turn, cfg: Config, force_compact: bool) -> list[dict[str, Any]]:
+        await self._enter(Phase.REFINING, turn)
+        ctx = TurnContext(list(self.history.messages), cfg, self._prompt_id, turn.index, force_compact)
+        refined = await self._pipeline.run(ctx)
+        for notice in ctx.notices:
+            self._events.on_notice(notice)
+        if refined.persist:
+            self.history.replace_all(refined.canonical)
+        turn.meta.update(ctx.meta)
+        return [for_model(m) for m in refined.payload]
+
+    async def _infer(self, turn: Turn, cfg: Config) -> Completion:
+        """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
+        retries = empties = 0
+        force_compact = False
+        while True:
+            payload = await self._refine(turn, cfg, force_compact)
+            provider, gateway = self._gateway_for(cfg)
+            turn.model = provider.model
+            await self._enter(Phase.INFERENCE, turn)
+            partial: list[str] = []
+
+            def on_text(delta: str) -> None:
+                partial.append(delta)
+                self._events.on_text(delta)
+
+            request = CompletionRequest(provider, payload, self._tools.schemas())
+            try:
+                completion = await gateway.complete(request, on_text)
+            except asyncio.CancelledError:
+                self._events.on_interrupted("".join(partial), turn)
+                raise
+            except GatewayError as err:
+                if err.kind is ErrorKind.CONTEXT_OVERFLOW and not force_compact:
+                    force_compact = True
+                    self._events.on_notice(f"{err}; compacting the context and trying once more")
+                    continue
+                if not err.retryable or retries >= self._retry.max_retries:
+                    raise
+                retries += 1
+                wait = self._retry.delay(retries, err.retry_after)
+                await self._enter(Phase.RECOVERING, err)
+                self._events.on_notice(f"retry {retries}/{self._retry.max_retries} in {wait:.1f} s: {err}")
+                await self._sleep(wait)
+                continue
+            if completion.is_empty:
+                if empties >= self._retry.empty_retries:
+                    raise TmgError(
+                        f"the model ({provider.model}) returned an empty response {empties + 1} times; "
+                        "try again, or choose another model with -m"
+                    )
+                empties += 1
+                await self._enter(Phase.RECOVERING, completion)
+                self._events.on_notice(f"the model returned an empty response; retrying ({empties}/{self._retry.empty_retries})")
+                continue
+            turn.completion = completion
+            self._events.on_answer(turn)
+            return completion
+
+    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config) -> list[dict[str, Any]]:
+        repeated = loops.is_repeat(completion.tool_calls)
+        messages = []
+        for call in completion.tool_calls:
+            if repeated:
+                result = ToolResult(CORRECTION, is_error=True)
+            else:
+                result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
+            self._events.on_tool(call.name, call.arguments, result)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+        return messages
+
+    def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:
+        message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
+        if completion.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in completion.tool_calls
+            ]
+        meta = {"turn": turn.index, "model": turn.model, **turn.meta}
+        usage = completion.usage
+        meta["usage"] = {"in": usage.prompt_tokens, "out": usage.completion_tokens, "cost": usage.cost}
+        message["meta"] = meta
+        turn.stored.append(self.history.append(message))
+        for m in tool_messages:
+            turn.stored.append(self.history.append(m))
+        self.history.sync()  # the turn is durable before the next one starts
+
+
+def _add_usage(result: PromptResult, completion: Completion) -> None:
+    result.prompt_tokens += completion.usage.prompt_tokens
+    result.completion_tokens += completion.usage.completion_tokens
+    if result.cost is not None:
+        result.cost = None if completion.usage.cost is None else result.cost + completion.usage.cost

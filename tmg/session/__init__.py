@@ -1,0 +1,1 @@
+"""Sessions: where history and transcripts live, per mode, and who may write them."""

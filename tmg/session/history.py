@@ -1,0 +1,90 @@
+"""Append-only JSONL history: one message per line, O(1) appends, fsync at each turn end.
+
+A crash mid-write leaves a torn last line; loading skips it with a warning and keeps every line
+before it. A line that is not valid JSON elsewhere is skipped the same way, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+Message = dict[str, Any]
+
+
+class History:
+    """The stored messages of one session, in OpenAI chat format plus a ``ts`` field."""
+
+    def __init__(self, path: Path, warn: Callable[[str], None] = lambda _m: None, writable: bool = True) -> None:
+        self.path = path
+        self._writable = writable  # readers (`tmg -t`) never touch the file
+        self.messages: list[Message] = []
+        self._warn = warn
+        self._file = None
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as f:
+            lines = f.read().split(b"\n")
+        torn_tail = lines and lines[-1] != b""  # no newline after the last record: a torn write
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+                if not isinstance(record, dict) or "role" not in record:
+                    raise ValueError("not a message")
+            except ValueError:
+                last = number == len(lines) and torn_tail
+                what = "a torn last line (an interrupted write)" if last else f"malformed line {number}"
+                self._warn(f"history {self.path}: skipped {what}; the messages before it are kept")
+                continue
+            self.messages.append(record)
+        if torn_tail and self._writable:
+            # Cut the torn bytes so the next append starts on a line of its own.
+            keep = sum(len(line) + 1 for line in lines[:-1])
+            with self.path.open("r+b") as f:
+                f.truncate(keep)
+
+    def append(self, message: Message) -> Message:
+        """Append one message (buffered write, no fsync: :meth:`sync` makes the turn durable)."""
+        record = {**message, "ts": message.get("ts") or round(time.time(), 3)}
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+        self.messages.append(record)
+        return record
+
+    def sync(self) -> None:
+        """Make everything appended so far durable (called at each turn end)."""
+        if self._file is not None:
+            os.fsync(self._file.fileno())
+
+    def replace_all(self, messages: list[Message]) -> None:
+        """Rewrite the whole history atomically: only when a canonical transformer asks for it."""
+        self.close()
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            for m in messages:
+                f.write(json.dumps(m, ensure_ascii=False, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        self.messages = list(messages)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def for_model(message: Message) -> Message:
+    """The message as a provider should see it: storage-only fields removed."""
+    return {k: v for k, v in message.items() if k not in ("ts", "meta")}

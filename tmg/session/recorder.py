@@ -1,0 +1,33 @@
+"""Engine events written into the session's transcript."""
+
+from __future__ import annotations
+
+from tmg.engine.turn import Turn
+from tmg.llm.gateway import Usage
+from tmg.session.transcript import Transcript
+from tmg.tools.registry import ToolResult
+
+
+class TranscriptRecorder:
+    def __init__(self, transcript: Transcript) -> None:
+        self._t = transcript
+
+    def on_text(self, delta: str) -> None:
+        pass  # the whole answer is written once, at on_answer
+
+    def on_answer(self, turn: Turn) -> None:
+        if turn.response_text.strip():
+            self._t.answer(turn.response_text, turn.model, turn.index)
+
+    def on_interrupted(self, partial: str, turn: Turn) -> None:
+        self._t.interrupted(partial, turn.model, turn.index)
+
+    def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
+        outcome = ("error: " + result.content[:160]) if result.is_error else f"{len(result.content)} characters"
+        self._t.tool_call(name, arguments, outcome)
+
+    def on_usage(self, usage: Usage, turn: Turn) -> None:
+        self._t.usage(usage.prompt_tokens, usage.completion_tokens, usage.cost)
+
+    def on_notice(self, message: str) -> None:
+        self._t.notice(message)

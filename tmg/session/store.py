@@ -1,0 +1,144 @@
+"""Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, one current session per mode."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from tmg.errors import SessionBusyError, UsageError
+
+_SAFE_MODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def tmg_home(env: Mapping[str, str]) -> Path:
+    """``TMG_HOME``, else ``$XDG_DATA_HOME/tmg``, else ``~/.local/share/tmg``."""
+    if env.get("TMG_HOME"):
+        return Path(env["TMG_HOME"]).expanduser()
+    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+    return base / "tmg"
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+@dataclass(frozen=True)
+class SessionRef:
+    """A session's identity and folder; the files inside are opened by their owners."""
+
+    mode: str
+    id: str
+    dir: Path
+
+    @property
+    def history_path(self) -> Path:
+        return self.dir / "history.jsonl"
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.dir / "transcript.md"
+
+
+class SessionStore:
+    """Finds, creates and locks sessions under one TMG_HOME."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.root = home / "sessions"
+
+    def _mode_dir(self, mode: str) -> Path:
+        if not _SAFE_MODE.match(mode):
+            raise UsageError(f"mode name {mode!r} is not usable; use letters, digits, '.', '_' or '-'")
+        return self.root / mode
+
+    def current(self, mode: str) -> SessionRef | None:
+        """The mode's current session, if it has one."""
+        pointer = self._mode_dir(mode) / "current"
+        try:
+            sid = pointer.read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
+        return ref if sid and ref.dir.is_dir() else None
+
+    def start_new(self, mode: str) -> SessionRef:
+        """Create a session and make it the mode's current one (the old one stays listed)."""
+        sid = new_session_id()
+        ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
+        ref.dir.mkdir(parents=True, exist_ok=True)
+        pointer = self._mode_dir(mode) / "current"
+        tmp = pointer.with_suffix(".tmp")
+        tmp.write_text(sid + "\n", encoding="utf-8")
+        os.replace(tmp, pointer)
+        return ref
+
+    def resume_or_start(self, mode: str, new: bool = False) -> SessionRef:
+        return (None if new else self.current(mode)) or self.start_new(mode)
+
+    def find(self, session: str, mode: str | None = None) -> SessionRef:
+        """A session by id or unique id prefix, in ``mode`` first, then in any mode."""
+        if not self.root.is_dir():
+            raise UsageError(f"no session {session!r}: there are no sessions yet")
+        modes = [mode] if mode else []
+        modes += sorted(p.name for p in self.root.iterdir() if p.is_dir() and p.name != mode)
+        for m in modes:
+            mode_dir = self.root / m
+            if not mode_dir.is_dir():
+                continue
+            hits = sorted(p.name for p in mode_dir.iterdir() if p.is_dir() and p.name.startswith(session))
+            if len(hits) == 1:
+                return SessionRef(m, hits[0], mode_dir / hits[0])
+            if len(hits) > 1:
+                raise UsageError(f"session {session!r} is ambiguous in mode {m}: {', '.join(hits[:5])}")
+        raise UsageError(f"no session {session!r}; `tmg sessions` lists them")
+
+    def list(self) -> list[SessionRef]:
+        """Every session, oldest first within each mode."""
+        if not self.root.is_dir():
+            return []
+        refs = []
+        for mode_dir in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            for sdir in sorted(p for p in mode_dir.iterdir() if p.is_dir()):
+                refs.append(SessionRef(mode_dir.name, sdir.name, sdir))
+        return refs
+
+
+class SessionLock:
+    """An exclusive advisory lock on a session, so two processes never interleave writes."""
+
+    def __init__(self, ref: SessionRef, wait: float = 2.0) -> None:
+        self.ref = ref
+        self.wait = wait
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        path = self.ref.dir / "lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise SessionBusyError(
+                        f"session {self.ref.id} (mode {self.ref.mode}) is in use by another tmg; "
+                        "wait for it to finish, or start a separate session with --new"
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

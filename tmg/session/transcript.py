@@ -1,0 +1,57 @@
+"""The human-readable transcript, written as the session goes (Markdown, appended per event)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+Redact = Callable[[str], str]
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+class Transcript:
+    """Appends one block per event; ``redact`` keeps config secrets out of the file."""
+
+    def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s) -> None:
+        self.path = path
+        self._redact = redact
+        fresh = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("a", encoding="utf-8")
+        if fresh:
+            self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
+
+    def _write(self, text: str) -> None:
+        self._file.write(self._redact(text) + "\n")
+        self._file.flush()
+
+    def prompt(self, text: str) -> None:
+        self._write(f"\n## {_clock()} · you\n\n{text.rstrip()}\n")
+
+    def answer(self, text: str, model: str, turn: int) -> None:
+        self._write(f"### {_clock()} · {model} (turn {turn})\n\n{text.rstrip()}\n")
+
+    def interrupted(self, partial: str, model: str, turn: int) -> None:
+        body = partial.rstrip() + "\n\n" if partial.strip() else ""
+        self._write(f"### {_clock()} · {model} (turn {turn}) [interrupted]\n\n{body}_answer interrupted by the user_\n")
+
+    def tool_call(self, name: str, arguments: str, outcome: str) -> None:
+        args = arguments if len(arguments) <= 200 else arguments[:200] + "…"
+        self._write(f"> tool `{name}` `{args}` → {outcome}\n")
+
+    def usage(self, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
+        price = f"${cost:.4f}" if cost is not None else "cost n/a"
+        self._write(f"_tokens {prompt_tokens} in / {completion_tokens} out · {price}_\n")
+
+    def notice(self, text: str) -> None:
+        self._write(f"> **notice** {_clock()}: {text}\n")
+
+    def error(self, text: str) -> None:
+        self._write(f"> **error** {_clock()}: {text}\n")
+
+    def close(self) -> None:
+        self._file.close()

@@ -1,0 +1,44 @@
+"""Engine events shown on the terminal: the answer on stdout, the rest on stderr."""
+
+from __future__ import annotations
+
+from tmg.engine.turn import Turn
+from tmg.llm.gateway import Usage
+from tmg.tools.registry import ToolResult
+from tmg.ui.answer import AnswerSink
+from tmg.ui.notices import Notices
+
+
+class ConsoleEvents:
+    def __init__(self, answer: AnswerSink, notices: Notices) -> None:
+        self._answer = answer
+        self._notices = notices
+        self._streaming = False
+
+    def _end_stream(self) -> None:
+        if self._streaming:
+            self._answer.finish()
+            self._streaming = False
+
+    def on_text(self, delta: str) -> None:
+        self._streaming = True
+        self._answer.feed(delta)
+
+    def on_answer(self, turn: Turn) -> None:
+        self._end_stream()
+
+    def on_interrupted(self, partial: str, turn: Turn) -> None:
+        self._end_stream()
+        self._notices.notice("answer interrupted")
+
+    def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
+        args = arguments if len(arguments) <= 80 else arguments[:80] + "…"
+        status = "failed: " + result.content[:100] if result.is_error else "ok"
+        self._notices.tool(f"{name} {args} {status}")
+
+    def on_usage(self, usage: Usage, turn: Turn) -> None:
+        pass  # one-shot output stays clean; the REPL shows usage after each answer
+
+    def on_notice(self, message: str) -> None:
+        self._end_stream()
+        self._notices.notice(message)

@@ -1,0 +1,61 @@
+"""Streaming Markdown without flicker (the aider ``mdstream`` approach).
+
+The whole answer is re-rendered as it grows (at most every ``min_interval`` seconds); lines
+that can no longer change are printed once, above a small live tail of the last few lines.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.text import Text
+
+
+class MarkdownStream:
+    def __init__(self, console: Console, live_lines: int = 6, min_interval: float = 0.05) -> None:
+        self._console = console
+        self._live_lines = live_lines
+        self._min_interval = min_interval
+        self._text = ""
+        self._printed = 0  # rendered lines already printed for good
+        self._last_render = 0.0
+        self._live: Live | None = None
+
+    def _render(self) -> list[str]:
+        buffer = io.StringIO()
+        width = self._console.width
+        capture = Console(file=buffer, width=width, force_terminal=self._console.is_terminal,
+                          color_system=self._console.color_system, no_color=self._console.no_color)
+        capture.print(Markdown(self._text))
+        return buffer.getvalue().splitlines()
+
+    def feed(self, delta: str) -> None:
+        self._text += delta
+        now = time.monotonic()
+        if now - self._last_render >= self._min_interval:
+            self._last_render = now
+            self._update(final=False)
+
+    def _update(self, final: bool) -> None:
+        if self._live is None:
+            self._live = Live(Text(""), console=self._console, auto_refresh=False, transient=True)
+            self._live.start()
+        lines = self._render()
+        stable = len(lines) if final else max(self._printed, len(lines) - self._live_lines)
+        if stable > self._printed:
+            self._live.console.print(Text.from_ansi("\n".join(lines[self._printed:stable])))
+            self._printed = stable
+        tail = "" if final else "\n".join(lines[stable:])
+        self._live.update(Text.from_ansi(tail), refresh=True)
+
+    def finish(self) -> None:
+        """Print whatever is still live; the stream is complete."""
+        if self._text:
+            self._update(final=True)
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
