@@ -1,0 +1,113 @@
+"""The arguments tmg sends to PLUR, exactly as memory.md §3-§4 specify, and nothing else.
+
+The real server silently ignores unknown keys, so an extra key would never be caught by it:
+only these builders (tested for exact key sets) and the contract tests keep them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+SUMMARY_MAX_BYTES = 2000
+STATEMENT_MAX_BYTES = 2000
+
+
+class EmptyBatchError(ValueError):
+    """A learn_batch with nothing to learn: never sent (the server would answer a wasted warning)."""
+
+
+def cut_utf8(text: str, max_bytes: int) -> str:
+    """The longest prefix of `text` whose UTF-8 encoding fits `max_bytes` (never splits a character)."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    return encoded[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def error_summary(error: str, prompt: str | None, max_bytes: int = SUMMARY_MAX_BYTES) -> str:
+    """`error: <error> | user: <prompt>`, the prompt only when the whole line fits; else the error, cut."""
+    bare = f"error: {error}"
+    if prompt:
+        full = f"{bare} | user: {prompt}"
+        if len(full.encode("utf-8")) <= max_bytes:
+            return full
+    return cut_utf8(bare, max_bytes)
+
+
+def capture_summary(text: str | None = None, *, error: str | None = None, prompt: str | None = None) -> str:
+    """The episode summary: the turn's text, or the error episode line; at most 2000 bytes."""
+    if text is not None:
+        return cut_utf8(text, SUMMARY_MAX_BYTES)
+    if error is None:
+        raise ValueError("capture_summary needs a text or an error")
+    return error_summary(error, prompt)
+
+
+def _with_scope(payload: dict[str, Any], scope: str) -> dict[str, Any]:
+    # SCOPE is omitted when empty: "" would be a real (personal) scope to the server.
+    if scope:
+        payload["scope"] = scope
+    return payload
+
+
+def session_tags(session_id: str, mode: str) -> list[str]:
+    """The tags every write carries: `session:<id>`, `mode:<mode>`."""
+    return [f"session:{session_id}", f"mode:{mode}"]
+
+
+def inject_payload(task: str, budget: int, scope: str = "") -> dict[str, Any]:
+    """`plur_inject_hybrid {task, budget, scope?}`. Callers skip the call for an empty task."""
+    if not task:
+        raise ValueError("inject needs a non-empty task")
+    return _with_scope({"task": task, "budget": int(budget)}, scope)
+
+
+def capture_payload(summary: str, agent: str, session_id: str) -> dict[str, Any]:
+    """`plur_capture {summary, agent, session_id}`; the summary is bounded to 2000 bytes here too."""
+    return {"summary": cut_utf8(summary, SUMMARY_MAX_BYTES), "agent": agent, "session_id": session_id}
+
+
+def learn_payload(statement: str, tags: Sequence[str], scope: str = "") -> dict[str, Any]:
+    """`plur_learn {statement, tags, scope?}`: no `agent`, no `session_id` (the server defines neither)."""
+    if not statement.strip():
+        raise ValueError("learn needs a non-blank statement")
+    return _with_scope({"statement": statement, "tags": list(tags)}, scope)
+
+
+def batch_item(statement: str, tags: Sequence[str], scope: str = "") -> dict[str, Any]:
+    """One learn_batch engram `{statement, scope?, tags}`, cut to 2000 bytes; no per-item session_id."""
+    return _with_scope({"statement": cut_utf8(statement, STATEMENT_MAX_BYTES)}, scope) | {"tags": list(tags)}
+
+
+def learn_batch_payload(statements: Iterable[str], tags: Sequence[str], scope: str = "") -> dict[str, Any]:
+    """`plur_learn_batch {engrams: [...], max_llm_calls: 0}`; blank statements are dropped.
+
+    Raises:
+        EmptyBatchError: nothing non-blank to learn (an empty batch is never sent).
+    """
+    engrams = [batch_item(s, tags, scope) for s in statements if s.strip()]
+    if not engrams:
+        raise EmptyBatchError("learn_batch needs at least one non-blank statement")
+    # 0: never let the server spend the user's provider budget on dedup calls.
+    return {"engrams": engrams, "max_llm_calls": 0}
+
+
+def recall_payload(query: str, limit: int | None = None, scope: str = "") -> dict[str, Any]:
+    """`plur_recall {query, limit?, scope?}`: used to resolve selected ids to their full statements."""
+    if not query.strip():
+        raise ValueError("recall needs a non-blank query")
+    payload: dict[str, Any] = {"query": query}
+    if limit is not None:
+        payload["limit"] = int(limit)
+    return _with_scope(payload, scope)
+
+
+def timeline_payload(search: str | None = None, since: str | None = None) -> dict[str, Any]:
+    """`plur_timeline {search?, since?}`."""
+    payload: dict[str, Any] = {}
+    if search:
+        payload["search"] = search
+    if since:
+        payload["since"] = since
+    return payload
