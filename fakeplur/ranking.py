@@ -92,9 +92,9 @@ def _days_since(day: str, now: datetime) -> int:
 def _fresh_tail(e: dict[str, Any], now: datetime) -> float:
     if e.get("commitment") not in (None, "exploring", "leaning"):
         return 0.0
-    created = datetime.fromisoformat(e.get("learned_at", e["last_accessed"]).replace("Z", "+00:00"))
-    if created.tzinfo is None:
-        created = created.replace(tzinfo=timezone.utc)
+    # The real one reads `temporal.learned_at`, which exists only for engrams with a validity
+    # window; otherwise the day of `last_accessed` (UTC midnight), so same-day engrams tie.
+    created = datetime.fromisoformat(e["last_accessed"][:10]).replace(tzinfo=timezone.utc)
     days = (now - created).total_seconds() / 86400
     return 0.0 if days < 0 or days > 7 else 0.2 * (1 - days / 7)
 
