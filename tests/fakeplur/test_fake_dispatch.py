@@ -1,0 +1,155 @@
+"""The fake's behaviours tmg relies on, in-process: envelopes, profiles, gateway, store, knobs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from fakeplur.config import FakeConfig, parse_delays
+from fakeplur.server import Fake
+
+ID = re.compile(r"^ENG-\d{4}-\d{2}-\d{2}-\d{3}$")
+
+
+def call(fake: Fake, name: str, args: dict) -> tuple[dict, bool, str]:
+    text, is_error = fake.dispatch(name, args)
+    return json.loads(text), is_error, text
+
+
+def test_success_is_pretty_json_and_errors_are_compact() -> None:
+    fake = Fake(FakeConfig(profile="full"))
+    _, is_error, text = call(fake, "plur_learn", {"statement": "Pretty output here"})
+    assert not is_error and text.startswith('{\n  "id": "ENG-')
+    _, is_error, text = call(fake, "plur_learn", {})
+    assert is_error and text.startswith('{"error":"Invalid arguments')
+
+
+def test_unknown_tool() -> None:
+    data, is_error, _ = call(Fake(FakeConfig(profile="full")), "plur_x", {})
+    assert is_error and data == {"error": "Unknown tool: plur_x", "success": False}
+
+
+def test_lean_hides_tools_behind_the_gateway() -> None:
+    fake = Fake(FakeConfig(profile="lean"))
+    data, is_error, _ = call(fake, "plur_capture", {"summary": "x"})
+    assert is_error and "not directly callable" in data["error"] and "plur_admin" in data["hint"]
+    data, is_error, _ = call(fake, "plur_admin", {"action": "plur_capture", "args": {"summary": "x"}})
+    assert not is_error and data["id"].startswith("EP-")
+    data, is_error, text = call(fake, "plur_admin", {"action": "plur_capture", "args": {}})
+    assert is_error and data["error"].startswith("plur_capture: Invalid arguments") and text.startswith("{\n")
+    assert data["missing_fields"] == ["summary"] and "_isError" not in data
+    data, is_error, _ = call(fake, "plur_admin", {"action": "plur_nope"})
+    assert is_error and data["error"].startswith('Unknown action "plur_nope". Valid actions: help, ')
+
+
+def test_learn_ids_and_duplicates() -> None:
+    fake = Fake(FakeConfig(profile="full"))
+    a, _, _ = call(fake, "plur_learn", {"statement": "Use tabs in Makefiles"})
+    b, _, _ = call(fake, "plur_learn", {"statement": "Something else entirely"})
+    c, _, _ = call(fake, "plur_learn", {"statement": "use tabs in makefiles."})
+    assert ID.match(a["id"]) and int(b["id"][-3:]) == int(a["id"][-3:]) + 1
+    assert c["id"] == a["id"] and c["decision"] == "ADD"
+    assert a["type"] == "behavioral" and a["scope"] == "global"
+
+
+def test_learn_rejects_an_empty_statement_like_the_real_one() -> None:
+    data, is_error, _ = call(Fake(FakeConfig(profile="full")), "plur_learn", {"statement": ""})
+    assert is_error and data == {"error": "plur.learn: statement must be a non-empty string, got string",
+                                 "success": False}
+
+
+def test_batch() -> None:
+    fake = Fake(FakeConfig(profile="full"))
+    data, is_error, _ = call(fake, "plur_learn_batch", {"engrams": []})
+    assert not is_error and data["ids"] == [] and "No engrams provided" in data["warning"]
+    first, _, _ = call(fake, "plur_learn", {"statement": "Already known fact"})
+    data, _, _ = call(fake, "plur_learn_batch", {"engrams": [
+        {"statement": "New line one\nand two", "session_id": "ignored"}, {"statement": "Already known fact"}]})
+    assert data["ids"][1] == first["id"] and data["results"][1]["decision"] == "NOOP"
+    assert data["results"][0]["statement"] == "New line one and two"  # line breaks folded
+    assert data["stats"]["added"] == 1 and data["stats"]["noops"] == 1
+    assert "session_id" not in fake.store.engrams[-1]
+
+
+def test_capture_keeps_session_id_and_timeline_finds_it() -> None:
+    fake = Fake(FakeConfig(profile="full"))
+    ep, _, _ = call(fake, "plur_capture", {"summary": "talked about otters", "session_id": "s-9", "agent": "chat"})
+    assert fake.store.episodes[-1]["session_id"] == "s-9"
+    tl, _, _ = call(fake, "plur_timeline", {"search": "OTTERS"})
+    assert [e["id"] for e in tl["episodes"]] == [ep["id"]] and tl["episodes"][0]["agent"] == "chat"
+
+
+def test_recall_returns_full_statements() -> None:
+    fake = Fake(FakeConfig(profile="full"))
+    long = "Never deploy the payments service on a Friday afternoon because the on-call rotation is thin"
+    call(fake, "plur_learn", {"statement": long})
+    data, _, _ = call(fake, "plur_recall", {"query": "payments friday"})
+    assert [r["statement"] for r in data["results"]] == [long] and data["mode"] == "bm25-only"
+
+
+def test_status_counts() -> None:
+    fake = Fake(FakeConfig(profile="lean"))
+    call(fake, "plur_learn", {"statement": "one"})
+    data, _, _ = call(fake, "plur_status", {})
+    assert data["engram_count"] == 1 and data["episode_count"] == 0 and data["tool_profile"] == "lean"
+
+
+def test_unimplemented_tool_fails_honestly() -> None:
+    data, is_error, _ = call(Fake(FakeConfig(profile="full")), "plur_forget", {"id": "ENG-1"})
+    assert is_error and "fakeplur does not implement plur_forget" in data["error"]
+
+
+def test_store_is_written_atomically_and_reloaded(tmp_path: Path) -> None:
+    path = tmp_path / "store.json"
+    first = Fake(FakeConfig(profile="full", store_path=str(path)))
+    call(first, "plur_learn", {"statement": "Persisted across sessions"})
+    assert json.loads(path.read_text())["engrams"][0]["statement"] == "Persisted across sessions"
+    assert [p.name for p in tmp_path.iterdir()] == ["store.json"]  # no temp files left behind
+    second = Fake(FakeConfig(profile="full", store_path=str(path)))
+    call(second, "plur_learn", {"statement": "Written by the second"})
+    data, _, _ = call(first, "plur_recall", {"query": "second"})  # first sees second's write
+    assert [r["statement"] for r in data["results"]] == ["Written by the second"]
+
+
+def test_seed_preloads_engrams(tmp_path: Path) -> None:
+    seed = json.dumps(["Plain seeded statement", {"statement": "Typed seed", "type": "architectural"}])
+    fake = Fake(FakeConfig(profile="full", seed=seed))
+    assert [(e["statement"], e["type"]) for e in fake.store.engrams] == [
+        ("Plain seeded statement", "behavioral"), ("Typed seed", "architectural")]
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(seed)
+    assert len(Fake(FakeConfig(profile="full", seed=str(seed_file))).store.engrams) == 2
+
+
+async def test_reject_knob_answers_is_error_before_doing_anything() -> None:
+    fake = Fake(FakeConfig(profile="lean", reject=frozenset({"plur_learn_batch"})))
+    text, is_error = await fake.call("plur_admin", {"action": "plur_learn_batch",
+                                                    "args": {"engrams": [{"statement": "x"}]}})
+    assert is_error and "plur_learn_batch rejected" in text and fake.store.engrams == []
+    _, is_error = await fake.call("plur_learn", {"statement": "still works"})
+    assert not is_error
+
+
+async def test_delay_knob() -> None:
+    fake = Fake(FakeConfig(profile="full", delays={"plur_status": 0.2}))
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    await fake.call("plur_status", {})
+    assert loop.time() - start >= 0.2
+    start = loop.time()
+    await fake.call("plur_recall", {"query": "x"})
+    assert loop.time() - start < 0.2
+
+
+def test_env_knobs_parse() -> None:
+    cfg = FakeConfig.from_env({"PLUR_TOOL_PROFILE": "full", "FAKE_PLUR_REJECT": "plur_learn, plur_capture",
+                               "FAKE_PLUR_DELAY": "plur_learn=0.5,*=0.1", "FAKE_PLUR_STORE": "/tmp/x.json"})
+    assert cfg.profile == "full" and cfg.reject == {"plur_learn", "plur_capture"}
+    assert cfg.delay_for("plur_learn") == 0.5 and cfg.delay_for("plur_status") == 0.1
+    assert FakeConfig.from_env({"PLUR_TOOL_PROFILE": "cursor"}).profile == "lean"
+    with pytest.raises(ValueError):
+        parse_delays("plur_learn")

@@ -1,0 +1,46 @@
+"""`python -m fakeplur` as a real stdio server, through tmg's own connection layer."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fakeplur.snapshot import load_snapshot
+from tests.support.plur_server import fakeplur_spec, running
+from tmg.mcp_servers import McpStartError, ServerSpec, child_environment
+from tmg.mcp_servers.connection import McpConnection
+
+
+def test_serves_the_snapshot_and_persists(tmp_path: Path) -> None:
+    store = tmp_path / "store.json"
+    spec = fakeplur_spec(tmp_path, "lean", store=store, seed=["Seeded before start"], reject=("plur_capture",))
+    with running(spec) as server:
+        assert list(server.tools) == [t["name"] for t in load_snapshot().tools("lean")]
+        out = server.call("plur_learn", {"statement": "Learned over stdio"})
+        assert not out.is_error and out.data["id"].startswith("ENG-")
+        out = server.call("plur_admin", {"action": "plur_capture", "args": {"summary": "x"}})
+        assert out.is_error and "rejected" in out.data["error"]
+        started = time.monotonic()
+    assert time.monotonic() - started < 1.5  # closing does not wait for the child on its own
+    assert "Learned over stdio" in store.read_text() and "Seeded before start" in store.read_text()
+
+
+def test_child_environment_is_minimal() -> None:
+    env = child_environment({"FAKE_PLUR_STORE": "/x"}, base={"PATH": "/bin", "HOME": "/h",
+                                                             "OPENAI_API_KEY": "sk-secret", "LANG": "C"})
+    assert env == {"PATH": "/bin", "HOME": "/h", "LANG": "C", "FAKE_PLUR_STORE": "/x"}
+
+
+async def test_missing_command_is_a_start_error() -> None:
+    with pytest.raises(McpStartError):
+        async with McpConnection(ServerSpec("x", command="/nonexistent/fakeplur")):
+            pass
+
+
+async def test_a_server_that_exits_is_a_start_error(tmp_path: Path) -> None:
+    spec = ServerSpec("x", command="python3", args=("-c", "pass"), env=child_environment({}), cwd=str(tmp_path))
+    with pytest.raises(McpStartError):
+        async with McpConnection(spec, start_timeout=5):
+            pass
