@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from tmg.cli.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
@@ -33,15 +34,6 @@ from tmg.session.transcript import Transcript
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import ToolRegistry
 from tmg.ui.notices import Notices
-
-
-@dataclass(frozen=True)
-class ChatOptions:
-    config_path: str | None = None
-    new: bool = False
-    mode: str | None = None
-    model: str | None = None
-    raw: bool = False
 
 
 def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
@@ -73,6 +65,10 @@ class GatewayCache:
     def __init__(self, model_override: str | None) -> None:
         self._model_override = model_override
         self._gateways: dict[tuple, ModelGateway] = {}
+
+    def set_model(self, model_override: str | None) -> None:
+        """Use ``model_override`` (a model id or a provider name) from the next call on (``/model``)."""
+        self._model_override = model_override
 
     def spec_for(self, config: Config) -> ProviderSpec:
         p = choose_provider(config, self._model_override)

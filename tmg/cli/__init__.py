@@ -12,8 +12,46 @@ def main(argv: list[str] | None = None) -> None:
     from tmg.cli.errors import run_guarded
 
     args = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in args
+    if "-t" in args or "--transcript" in args:
+        fast = _parse_transcript_args(args)
+        if fast is not None:
+            from tmg.cli.transcript import show_transcript
+            from tmg.environment import Environment
+
+            options, session, as_json = fast
+            run_guarded(lambda: show_transcript(options, Environment(), session, as_json), debug=debug)
     if args and args[0] in ADMIN_COMMANDS:
         from tmg.cli.admin import app
     else:
         from tmg.cli.chat import app
-    run_guarded(lambda: app(args=args, prog_name="tmg", standalone_mode=False), debug="--debug" in args)
+    run_guarded(lambda: app(args=args, prog_name="tmg", standalone_mode=False), debug=debug)
+
+
+def _parse_transcript_args(args: list[str]):
+    """``tmg -t [SESSION] [--json] [--mode M] [-c PATH] [-r]`` without typer.
+
+    Reading a transcript is the hottest read-only path, and typer's first command invocation
+    imports pydantic (about 60 ms). Anything unusual returns None and goes through typer,
+    which owns the full option surface and its error messages.
+    """
+    import argparse
+
+    from tmg.cli.options import ChatOptions
+
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("-t", "--transcript", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--mode")
+    parser.add_argument("-c", "--config")
+    parser.add_argument("-r", "--raw", action="store_true")
+    parser.add_argument("--debug", action="store_true")
+    parser.add_argument("session", nargs="?")
+    try:
+        parsed, unknown = parser.parse_known_args(args)
+    except (argparse.ArgumentError, SystemExit):
+        return None
+    if unknown or not parsed.transcript:
+        return None
+    options = ChatOptions(config_path=parsed.config, mode=parsed.mode, raw=parsed.raw)
+    return options, parsed.session, parsed.json

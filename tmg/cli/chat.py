@@ -42,7 +42,7 @@ def chat(
     debug: bool = typer.Option(False, "--debug", help="Show details (tracebacks) on errors."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
-    from tmg.compose import ChatOptions
+    from tmg.cli.options import ChatOptions
     from tmg.environment import Environment
 
     envr = Environment()

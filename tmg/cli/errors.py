@@ -20,7 +20,7 @@ def _say(text: str) -> None:
 
 def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
     """Run the CLI body; exit with the right code, a traceback only with --debug/TMG_DEBUG."""
-    import click
+    import typer
 
     from tmg.errors import TmgError
 
@@ -29,13 +29,17 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
     try:
         result = body()
         code = result if isinstance(result, int) else EXIT_OK
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         code = exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         code = EXIT_INTERRUPTED
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
+    except typer.TyperException as exc:  # typer's own usage errors (unknown option, bad value)
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            _say(str(exc))
+        code = getattr(exc, "exit_code", EXIT_USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("\ntmg: interrupted\n")
         code = EXIT_INTERRUPTED

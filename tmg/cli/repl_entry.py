@@ -1,11 +1,12 @@
-"""Where the interactive chat starts (the REPL arrives with its own issue)."""
+"""Where the interactive chat starts: ``tmg`` with a terminal on stdin and stdout."""
 
 from __future__ import annotations
 
 from tmg.compose import ChatOptions
 from tmg.environment import Environment
-from tmg.errors import UsageError
 
 
 def start_repl(options: ChatOptions, envr: Environment) -> int:
-    raise UsageError('interactive chat is not available yet; ask one question with `tmg "question"`')
+    from tmg.repl.loop import run_repl
+
+    return run_repl(options, envr)

@@ -1,0 +1,58 @@
+"""Shared bench helpers: run commands interleaved, take medians, print ratios to a floor."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def tmg_bin() -> str:
+    found = shutil.which("tmg", path=str(Path(sys.executable).parent))
+    if not found:
+        raise SystemExit("bench: run with the project's venv python (./.venv/bin/python bench/...)")
+    return found
+
+
+def timed(cmd: list[str] | str, *, stdin: str | None = None, env: dict | None = None, cwd: str | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KB, of the child) of one run; fails loudly on a non-zero exit."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd,
+                          shell=isinstance(cmd, str))
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: {cmd} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+    return wall, 0
+
+
+def interleaved(cases: dict[str, dict], rounds: int) -> dict[str, list[float]]:
+    """Run every case once per round, in the same order, so noise hits all of them alike."""
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, case in cases.items():
+            samples[name].append(timed(**case)[0])
+    return samples
+
+
+def report(title: str, samples: dict[str, list[float]], floor: str) -> str:
+    base = statistics.median(samples[floor])
+    lines = [f"### {title}", "", f"| command | median wall (s) | ratio to `{floor}` |", "|---|---|---|"]
+    for name, values in samples.items():
+        med = statistics.median(values)
+        lines.append(f"| `{name}` | {med:.3f} | {med / base:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def scratch_env(**extra: str) -> tuple[dict[str, str], str]:
+    home = tempfile.mkdtemp(prefix="tmg-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TMG_")}
+    env.update(TMG_HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"), **extra)
+    return env, home

@@ -1,0 +1,91 @@
+"""End-to-end fixtures: the real ``tmg`` command as a subprocess, a TMG_HOME of its own, and a
+local OpenAI-compatible mock API (``e2e.mock_llm``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from e2e.mock_llm import MockLLM
+
+API_KEY = "sk-test-canary-5f3a9c1e"  # must never show up in history, transcript or output
+
+
+def tmg_command() -> list[str]:
+    """The installed console script when there is one (what users run), else ``python -m tmg``."""
+    script = shutil.which("tmg", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "tmg"]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class TmgRunner:
+    """Runs tmg against the mock with a config file and TMG_HOME in a temp dir."""
+
+    def __init__(self, root: Path, llm: MockLLM) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.work = root / "work"
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.config = root / "tmg.yaml"
+        self.llm = llm
+        self.write_config()
+
+    def write_config(self, extra: str = "", backend: str = "auto") -> None:
+        self.config.write_text(
+            "PROVIDERS:\n"
+            "  mock:\n"
+            "    MODEL: openai/mock-model\n"
+            "    API_KEY: ${MOCK_API_KEY}\n"
+            f"    URL: {self.llm.url}\n"
+            f"    BACKEND: {backend}\n" + extra
+        )
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TMG_", "OPENAI_", "ANTHROPIC_"))}
+        env.update(
+            TMG_HOME=str(self.home),
+            TMG_CONFIG=str(self.config),
+            MOCK_API_KEY=API_KEY,
+            TMG_RETRY_BASE_DELAY="0.01",
+            XDG_CONFIG_HOME=str(self.root / "xdg"),
+            PYTHONPATH=str(Path(__file__).resolve().parent.parent),
+        )
+        env.update(extra)
+        return env
+
+    def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> Result:
+        proc = subprocess.run(
+            tmg_command() + list(args),
+            input=stdin if stdin is not None else None,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout, cwd=self.work, env=env or self.env(),
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    def session_dirs(self, mode: str = "default") -> list[Path]:
+        root = self.home / "sessions" / mode
+        return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+@pytest.fixture
+def llm():
+    with MockLLM() as mock:
+        yield mock
+
+
+@pytest.fixture
+def tmg(tmp_path, llm) -> TmgRunner:
+    return TmgRunner(tmp_path, llm)
