@@ -20,7 +20,6 @@ from tests.support.plur_server import (
     running,
 )
 
-pytestmark = pytest.mark.live
 
 
 @pytest.fixture(scope="session")

@@ -29,3 +29,15 @@ def test_neither_tool_nor_gateway_is_unavailable() -> None:
     assert not surface.can_call("plur_capture")
     with pytest.raises(ToolUnavailable):
         surface.route("plur_capture", {"summary": "x"})
+
+
+def test_memory_and_connection_modules_do_not_import_mcp() -> None:
+    """tmg's fast paths must never pay for `import mcp`: it happens only when a server starts."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tmg.memory.client, tmg.memory.results, tmg.memory.payloads, tmg.memory.surface, "
+            "tmg.mcp_servers.connection, tmg.mcp_servers.stdio; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -3,7 +3,7 @@
 The SDK's own `stdio_client` closes stdin and then waits up to 2 s for the server to exit, then
 2 s more after SIGTERM. PLUR takes 2 to 3 s to exit on its own, so every tmg exit would pay that.
 Here the wait after closing stdin is a short grace, then the process group gets SIGTERM and,
-shortly after, SIGKILL. Import this module only where a server is being started (it imports mcp).
+shortly after, SIGKILL. mcp itself is imported inside the functions, never at module level.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from contextlib import asynccontextmanager, suppress
 from typing import IO, Any
 
 import anyio
-import mcp_types as types
 from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
-from mcp.shared.message import SessionMessage
 
 # How long the server may take to exit by itself once its stdin is closed, and after SIGTERM.
 EXIT_GRACE_S = 0.15
@@ -39,6 +37,8 @@ async def quick_stdio_transport(
     Raises:
         OSError: the command could not be spawned (FileNotFoundError for a missing command).
     """
+    from mcp.shared.message import SessionMessage
+
     process = await anyio.open_process(
         [command, *args],
         env=dict(env),
@@ -82,8 +82,11 @@ async def quick_stdio_transport(
             group.cancel_scope.cancel()
 
 
-def _parse_line(line: str) -> SessionMessage | Exception:
-    """One stdout line as a message; a garbage line becomes an exception the session reports."""
+def _parse_line(line: str) -> Any:
+    """One stdout line as a SessionMessage; a garbage line becomes an exception the session reports."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
