@@ -35,6 +35,9 @@ from e2e.mock_llm import (
     ToolCalls,
 )
 
+# litellm trips pydantic deprecation warnings inside its own code: noise, not our failure.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:litellm.*")
+
 USER = [{"role": "user", "content": "hi there"}]
 ROOT = Path(__file__).resolve().parents[1]
 
