@@ -1,0 +1,126 @@
+"""What each slash command does. Parsing and suggestions live in :mod:`tmg.repl.commands`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from tmg.errors import TmgError
+from tmg.repl import commands
+from tmg.repl.input import KEYS_HELP
+from tmg.repl.usage import stored_tally
+
+if TYPE_CHECKING:
+    from tmg.repl.loop import Repl
+
+MEMORY_OFF = "memory: not configured (no memory server in this session; see MEMORY in `tmg config`)"
+
+
+async def run_command(repl: Repl, command: commands.Command) -> None:
+    await _HANDLERS[command.name](repl, command.arg)
+
+
+async def _help(repl: Repl, _arg: str) -> None:
+    say = repl.screen.say
+    say("commands:")
+    for line in commands.help_lines():
+        say(line)
+    say("keys:")
+    width = max(len(k) for k, _ in KEYS_HELP)
+    for key, what in KEYS_HELP:
+        say(f"  {key:<{width}}  {what}")
+    say("  //text sends text that starts with a slash")
+
+
+async def _new(repl: Repl, _arg: str) -> None:
+    old = repl.session
+    if await repl.switch(replace(repl.options, new=True)):
+        repl.screen.info(f"new session {repl.session.ref.id} (mode {repl.session.ref.mode}); "
+                         f"the previous one is kept as {old.ref.id if old else '-'}")
+
+
+async def _mode(repl: Repl, arg: str) -> None:
+    current = repl.session.ref.mode
+    if not arg:
+        repl.screen.say(f"mode: {current} (switch with /mode NAME)")
+        return
+    if arg == current:
+        repl.screen.info(f"already in mode {current}")
+        return
+    if await repl.switch(replace(repl.options, mode=arg, new=False)):
+        count = len(repl.session.engine.history.messages)
+        what = f"resumed its session ({count} messages)" if count else "a new session"
+        repl.screen.info(f"mode {arg}: {what} {repl.session.ref.id}")
+
+
+async def _model(repl: Repl, arg: str) -> None:
+    session = repl.session
+    config = session.live.get()
+    if not arg:
+        spec = session.gateways.spec_for(config)
+        repl.screen.say(f"model: {spec.model} (provider {spec.name}); change it with /model NAME")
+        return
+    previous = repl.options.model
+    session.gateways.set_model(arg)
+    try:
+        spec = session.gateways.spec_for(config)
+    except TmgError as exc:
+        session.gateways.set_model(previous)
+        repl.screen.error(str(exc))
+        return
+    repl.options = replace(repl.options, model=arg)  # /new and /mode keep it
+    repl._prewarm(session)
+    repl.screen.info(f"model {spec.model} (provider {spec.name}) from the next prompt on")
+
+
+async def _cost(repl: Repl, _arg: str) -> None:
+    session = repl.session
+    total = stored_tally(session.engine.history.messages)
+    repl.screen.say(f"session {session.ref.id}: {_calls(total.calls)}, {total.line()}")
+    if total.unpriced:
+        repl.screen.say(f"  {total.unpriced} of them on models without a known price")
+    run = repl.meter.run
+    if run.calls != total.calls:
+        repl.screen.say(f"this run of tmg: {_calls(run.calls)}, {run.line()}")
+
+
+def _calls(n: int) -> str:
+    return f"{n} model call" + ("" if n == 1 else "s")
+
+
+async def _config(repl: Repl, _arg: str) -> None:
+    from tmg.config.inspect import render_config
+
+    repl.screen.say(render_config(repl.session.live.get()).rstrip("\n"))
+
+
+async def _transcript(repl: Repl, _arg: str) -> None:
+    path = repl.session.transcript.path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        repl.screen.error(f"cannot read the transcript {path}: {exc.strerror or exc}")
+        return
+    repl.screen.markdown(text)
+    repl.screen.hint(f"transcript: {path}")
+
+
+async def _memory(repl: Repl, _arg: str) -> None:
+    memory = getattr(repl.session, "memory", None)
+    describe = getattr(memory, "describe", None)
+    if describe is None:
+        repl.screen.say(MEMORY_OFF)
+        return
+    for line in describe():
+        repl.screen.say(line)
+
+
+async def _exit(repl: Repl, _arg: str) -> None:
+    repl.done = True
+
+
+_HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
+    "help": _help, "new": _new, "mode": _mode, "model": _model, "cost": _cost,
+    "config": _config, "transcript": _transcript, "memory": _memory, "exit": _exit,
+}
+assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

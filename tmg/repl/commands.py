@@ -1,0 +1,103 @@
+"""Slash commands: what exists, how an entry is parsed, and a suggestion for a typo.
+
+Parsing decides only *what* was asked; :mod:`tmg.repl.actions` carries it out. An entry that
+starts with ``/`` is always a command (an unknown one gets a suggestion, never a model call);
+``//text`` sends ``/text`` to the model.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    help: str
+    aliases: tuple[str, ...] = ()
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "/help", "this list"),
+    CommandSpec("new", "/new", "archive this session and start a new one"),
+    CommandSpec("mode", "/mode [NAME]", "switch to mode NAME (its current session), or show the mode"),
+    CommandSpec("model", "/model [NAME]", "use model NAME (or a provider name) from the next prompt on"),
+    CommandSpec("cost", "/cost", "tokens and cost of this session so far"),
+    CommandSpec("config", "/config", "the resolved config, secrets masked"),
+    CommandSpec("transcript", "/transcript", "print this session's transcript"),
+    CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health"),
+    CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
+)
+
+_BY_NAME = {alias: c for c in COMMANDS for alias in (c.name, *c.aliases)}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command: ``name`` is canonical (``quit`` becomes ``exit``); ``arg`` is stripped."""
+
+    name: str
+    arg: str = ""
+
+
+@dataclass(frozen=True)
+class UnknownCommand:
+    typed: str
+    suggestions: tuple[str, ...]
+
+    def message(self) -> str:
+        hint = ""
+        if self.suggestions:
+            options = [f"/{s}" for s in self.suggestions]
+            either = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+            hint = f"did you mean {either}? "
+        return f"unknown command /{self.typed}; {hint}(/help lists them)"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    text: str
+
+
+Entry = Command | UnknownCommand | Prompt | None
+
+
+def names() -> list[str]:
+    """Every name a command answers to, for completion."""
+    return sorted(_BY_NAME)
+
+
+def suggest(typed: str) -> tuple[str, ...]:
+    """Commands ``typed`` likely meant: those it begins, else the closest name (a typo)."""
+    typed = typed.lower()
+    prefixed = {_BY_NAME[n].name for n in _BY_NAME if n.startswith(typed)} if typed else set()
+    if prefixed:
+        return tuple(sorted(prefixed))
+    close = difflib.get_close_matches(typed, list(_BY_NAME), n=1, cutoff=0.6)
+    return (_BY_NAME[close[0]].name,) if close else ()
+
+
+def parse(entry: str) -> Entry:
+    """What the user asked for: a command, an unknown command, a prompt, or nothing (blank)."""
+    text = entry.strip()
+    if not text:
+        return None
+    if text.startswith("//"):
+        return Prompt(entry.strip()[1:])
+    if not text.startswith("/"):
+        return Prompt(entry.strip())
+    word, _, arg = text[1:].partition(" ")
+    if "\n" in word:
+        word, _, rest = word.partition("\n")
+        arg = (rest + " " + arg).strip()
+    spec = _BY_NAME.get(word.lower())
+    if spec is None:
+        return UnknownCommand(word, suggest(word))
+    return Command(spec.name, arg.strip())
+
+
+def help_lines() -> list[str]:
+    width = max(len(c.usage) for c in COMMANDS)
+    return [f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS]

@@ -1,0 +1,144 @@
+"""The input line: prompt-toolkit on the engine's event loop, history across runs, emacs keys.
+
+Keys (also listed by ``/help``):
+    Enter             send
+    Alt-Enter, Ctrl-J a new line (multi-line entry; pasted text keeps its newlines)
+    Ctrl-C            clear the line (on an empty line: says how to quit)
+    Ctrl-D            on an empty line: end the session
+    Up/Down, Ctrl-R   history; Right or Ctrl-E takes the grey suggestion from history
+    Tab               complete a slash command
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.enums import EditingMode
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+KEYS_HELP = (
+    ("Enter", "send"),
+    ("Alt-Enter / Ctrl-J", "new line (multi-line entry)"),
+    ("Ctrl-C", "cancel the answer being written; at the prompt, clear the line"),
+    ("Ctrl-D", "end the session (on an empty line)"),
+    ("Up / Ctrl-R", "previous prompts (kept across runs)"),
+)
+
+_STYLE = Style.from_dict({"mode": "ansicyan", "model": "ansigreen", "sep": "ansibrightblack", "arrow": "bold"})
+
+
+class PromptInterrupted(Exception):
+    """Ctrl-C at the prompt. ``had_text`` tells a cleared line from an empty one."""
+
+    def __init__(self, had_text: bool) -> None:
+        super().__init__("interrupted at the prompt")
+        self.had_text = had_text
+
+
+class SlashCompleter(Completer):
+    """Completes ``/name`` at the start of the line; plain text gets no completions."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._names = sorted(names)
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        text = document.text_before_cursor
+        if not text.startswith("/") or " " in text or "\n" in text:
+            return
+        for name in self._names:
+            if name.startswith(text[1:]):
+                yield Completion("/" + name, start_position=-len(text))
+
+
+def _key_bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("enter")
+    def _send(event: KeyPressEvent) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @kb.add("escape", "enter")
+    @kb.add("c-j")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        event.app.exit(exception=PromptInterrupted(bool(event.current_buffer.text)), style="class:aborting")
+
+    return kb
+
+
+def history_at(path: Path | None) -> History:
+    """Input history in ``path`` (created on first use), or in memory when there is no path."""
+    if path is None:
+        return InMemoryHistory()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600, exist_ok=True)
+    except OSError:
+        return InMemoryHistory()  # a read-only home must not stop the chat
+    return FileHistory(str(path))
+
+
+class PromptInput:
+    """Reads one entry at a time with :meth:`read`; the prompt shows mode and model.
+
+    Args:
+        label: called before each prompt, returns ``(mode, model)``.
+        history_path: where entries persist across runs (None: this run only).
+        commands: slash command names, for Tab completion.
+        input, output: prompt-toolkit's; the tests pass a pipe input and a dummy output.
+    """
+
+    def __init__(
+        self,
+        label: Callable[[], tuple[str, str]],
+        history_path: Path | None,
+        commands: Iterable[str] = (),
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self._label = label
+        self._session: PromptSession[str] = PromptSession(
+            message=self._message,
+            multiline=True,  # Enter is rebound to send; Alt-Enter/Ctrl-J add lines
+            prompt_continuation=lambda width, _line, _soft: " " * max(0, width - 4) + "... ",
+            key_bindings=_key_bindings(),
+            history=history_at(history_path),
+            auto_suggest=AutoSuggestFromHistory(),
+            completer=SlashCompleter(commands),
+            complete_while_typing=False,
+            enable_history_search=False,
+            editing_mode=EditingMode.EMACS,
+            style=_STYLE,
+            include_default_pygments_style=False,
+            input=input,
+            output=output,
+        )
+
+    def _message(self) -> FormattedText:
+        mode, model = self._label()
+        return FormattedText([
+            ("class:mode", mode), ("class:sep", " · "), ("class:model", model), ("class:arrow", " > "),
+        ])
+
+    async def read(self) -> str:
+        """The next entry, as typed.
+
+        Raises:
+            EOFError: Ctrl-D on an empty line (or the input closed).
+            PromptInterrupted: Ctrl-C.
+        """
+        return await self._session.prompt_async()

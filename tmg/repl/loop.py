@@ -1,0 +1,249 @@
+"""The REPL loop: read an entry, run a command or one prompt, repeat; end the session once.
+
+Each prompt runs as its own asyncio task on the loop prompt-toolkit reads from, so Ctrl-C
+(SIGINT, while the answer streams and the terminal is not in raw mode) cancels just that task:
+the gateway closes its HTTP stream, the engine reports the partial answer as interrupted, and
+the prompt comes back. At the prompt prompt-toolkit owns the keys, so Ctrl-C arrives there as a
+key instead.
+
+Sessions: the REPL holds one open :class:`~tmg.compose.ChatSession` at a time. ``/new`` and
+``/mode`` open the next session first (so a failure keeps the current one), then end the old one
+through its own ``SessionEnd``. When the REPL stops -- ``/exit``, Ctrl-D, EOF, an exception,
+SIGTERM or SIGHUP -- the open session's end runs, exactly once, in ``run``'s ``finally``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Callable, Protocol
+
+from tmg import __version__
+from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
+from tmg.engine.events import FanOut, NullEvents
+from tmg.engine.turn import Turn
+from tmg.environment import Environment
+from tmg.errors import TmgError
+from tmg.llm.gateway import GatewayError
+from tmg.repl import commands
+from tmg.repl.screen import ReplScreen, quiet_typing
+from tmg.repl.usage import UsageMeter
+from tmg.session.store import tmg_home
+from tmg.ui.answer import AnswerSink, make_answer_sink
+from tmg.ui.console_events import ConsoleEvents
+from tmg.ui.notices import Notices
+
+EXIT_OK, EXIT_INTERRUPTED = 0, 130
+QUIT_HINT = "press Ctrl-D or type /exit to quit"
+_ENDING_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
+
+
+class EntryReader(Protocol):
+    async def read(self) -> str:
+        """The next entry; EOFError ends the session, PromptInterrupted is Ctrl-C at the prompt."""
+        ...
+
+
+SessionOpener = Callable[..., ChatSession]
+
+
+class _InterruptSeen(NullEvents):
+    """Notes whether the engine reported the interruption itself (it does during Inference)."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def on_interrupted(self, partial: str, turn: Turn) -> None:
+        self.seen = True
+
+
+class Repl:
+    """One interactive run. ``reader`` defaults to prompt-toolkit on the terminal; tests pass
+    their own, and ``opener`` (``open_session``'s signature) to wire test doubles."""
+
+    def __init__(
+        self,
+        options: ChatOptions,
+        envr: Environment,
+        *,
+        reader: Callable[["Repl"], EntryReader] | None = None,
+        opener: SessionOpener = open_session,
+    ) -> None:
+        self.options = options
+        self.envr = envr
+        color = bool(envr.stdout_isatty) and not envr.no_color
+        self.notices = Notices(envr.stderr, color=color)
+        self.screen = ReplScreen(envr.stdout, envr.stderr, color=color,
+                                 markdown=bool(envr.stdout_isatty) and not options.raw)
+        self.answer: AnswerSink = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty),
+                                                   raw=options.raw, no_color=envr.no_color)
+        self.meter = UsageMeter()
+        self.session: ChatSession | None = None
+        self._opener = opener
+        self._make_reader = reader or _terminal_reader
+        self._interrupt = _InterruptSeen()
+        self._ending_signal: int | None = None
+        self.done = False
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def open(self, options: ChatOptions) -> ChatSession:
+        """Open (or resume) a session for ``options``; does not touch the current one."""
+        live = load_live_config(options, self.envr, self.notices)
+        screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
+        session = self._opener(options, self.envr, live, self.notices, screen)
+        self.screen.redact = session.redact
+        watcher = getattr(session, "config_watcher", None)
+        if watcher is not None:
+            watcher.start()  # config saves apply at the next phase boundary (SPEC §3)
+        self._prewarm(session)
+        return session
+
+    async def switch(self, options: ChatOptions) -> bool:
+        """Make a session for ``options`` the current one, ending the old one. False on failure."""
+        try:
+            new = self.open(options)
+        except TmgError as exc:
+            self.screen.error(str(exc))
+            return False
+        old, self.session, self.options = self.session, new, options
+        if old is not None:
+            await old.end.run()
+        return True
+
+    def _prewarm(self, session: ChatSession) -> None:
+        """Start importing the gateway backend now, so a person typing never waits for it."""
+        try:
+            from tmg.llm.select import prewarm
+        except ImportError:  # the backend selector is not there yet: the first call imports
+            return
+        try:
+            prewarm(session.gateways.spec_for(session.live.get()))
+        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
+            pass
+
+    def label(self) -> tuple[str, str]:
+        """``(mode, model)`` for the prompt."""
+        if self.session is None:
+            return ("?", "?")
+        try:
+            model = self.session.gateways.spec_for(self.session.live.get()).model
+        except TmgError:
+            model = "no model"
+        return (self.session.ref.mode, model)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        main = asyncio.current_task()
+        for sig in _ENDING_SIGNALS:
+            loop.add_signal_handler(sig, self._end_by_signal, sig, main)
+        try:
+            self.session = self.open(self.options)
+            self._greet()
+            reader = self._make_reader(self)
+            while not self.done:
+                await self._one_entry(reader)
+            return EXIT_OK
+        except asyncio.CancelledError:
+            if self._ending_signal is None or main is None:
+                raise
+            main.uncancel()
+            return EXIT_INTERRUPTED
+        finally:
+            for sig in _ENDING_SIGNALS:
+                loop.remove_signal_handler(sig)
+            if self.session is not None:
+                await self.session.end.run()
+
+    def _end_by_signal(self, sig: int, main: asyncio.Task | None) -> None:
+        if self._ending_signal is None and main is not None:
+            self._ending_signal = sig
+            main.cancel()  # unwinds a running prompt (marked interrupted) and the input line
+
+    async def _one_entry(self, reader: EntryReader) -> None:
+        from tmg.repl.actions import run_command
+        from tmg.repl.input import PromptInterrupted
+
+        try:
+            entry = await reader.read()
+        except PromptInterrupted as exc:
+            if not exc.had_text:
+                self.screen.hint(QUIT_HINT)
+            return
+        except EOFError:  # Ctrl-D on an empty line, or the input closed
+            self.done = True
+            return
+        parsed = commands.parse(entry)
+        if parsed is None:
+            return
+        if isinstance(parsed, commands.UnknownCommand):
+            self.screen.error(parsed.message())
+        elif isinstance(parsed, commands.Command):
+            await run_command(self, parsed)
+        else:
+            await self.ask(parsed.text)
+
+    async def ask(self, text: str) -> None:
+        """Run one prompt as a task that Ctrl-C cancels; report its outcome and usage."""
+        session = self.session
+        assert session is not None
+        loop = asyncio.get_running_loop()
+        self.meter.start()
+        self._interrupt.seen = False
+        session.transcript.prompt(text)
+        task = asyncio.create_task(session.engine.run_prompt(text))
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            with quiet_typing(_stdin_fd(self.envr)):
+                await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the session itself is ending (SIGTERM, SIGHUP)
+            if not self._interrupt.seen:  # cancelled outside the stream (a tool, a retry wait)
+                session.transcript.notice("interrupted by the user")
+                self.notices.notice("interrupted")
+            return
+        except (TmgError, GatewayError) as exc:
+            session.transcript.error(str(exc))
+            self.screen.error(str(exc))
+        except Exception as exc:  # a bug must not take the conversation down with it
+            session.transcript.error(f"internal error: {type(exc).__name__}: {exc}")
+            self.screen.error(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
+            if self.envr.debug:
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        if self.meter.prompt.calls:
+            self.screen.hint(self.meter.prompt.line())
+
+    def _greet(self) -> None:
+        assert self.session is not None
+        count = len(self.session.engine.history.messages)
+        resumed = f"resumed, {count} messages" if count else "new"
+        self.screen.hint(f"tmg {__version__} · session {self.session.ref.id} ({resumed}) · /help · Ctrl-D quits")
+
+
+def _stdin_fd(envr: Environment) -> int | None:
+    if not envr.stdin_isatty or envr.stdin is None:
+        return None
+    try:
+        return envr.stdin.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _terminal_reader(repl: Repl) -> EntryReader:
+    from tmg.repl.input import PromptInput
+
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names())
+
+
+def run_repl(options: ChatOptions, envr: Environment) -> int:
+    """The interactive chat, on its own event loop; returns the exit code."""
+    return asyncio.run(Repl(options, envr).run())
+
