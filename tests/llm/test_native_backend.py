@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from e2e.mock_llm import MockLLM, RawResponse, Text
-from tmg.llm import pricing
 from tmg.llm.gateway import Completion, CompletionRequest, ErrorKind, GatewayError, ProviderSpec
 from tmg.llm.openai_compat import DEFAULT_API_BASE, OpenAICompatGateway, wire_model
 
@@ -124,10 +123,3 @@ async def test_no_api_key_sends_no_authorization(llm: MockLLM) -> None:
     assert "authorization" not in llm.requests[0].headers
     assert llm.requests[0]["model"] == "llama3"
 
-
-def test_price_lookup_by_litellm_id_and_bare_name() -> None:
-    a = pricing.cost("openai/gpt-4o-mini", 1000, 100)
-    assert a is not None and a > 0
-    assert pricing.cost("gpt-4o-mini", 1000, 100) == a
-    assert pricing.cost("openai/no-such-model-xyz", 10, 10) is None
-    assert pricing.cost("anthropic/gpt-4o-mini", 10, 10) is None  # another provider's name clash
