@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
-from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, validate_block
+from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, validate_block
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -36,33 +36,55 @@ def discover_config_path(explicit: str | None, env: Mapping[str, str], cwd: Path
     return user if user.is_file() else None
 
 
-def read_yaml(path: Path) -> Any:
-    """Parse a YAML file; a syntax error names the file and line."""
-    import yaml  # only paths that read a config pay for it
-
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text") from exc
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
+    import yaml  # only paths that read a config pay for it
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"config file {path}{where}: {problem}; fix the YAML syntax there") from exc
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        # PyYAML's constructors raise these for a few odd inputs (deep nesting, bad timestamps).
+        raise ConfigError(f"config file {path}: cannot read it as YAML ({type(exc).__name__}); "
+                          "fix the YAML syntax") from exc
 
 
-def _expand(value: Any, env: Mapping[str, str]) -> Any:
+def read_yaml(path: Path) -> Any:
+    """Parse a YAML file; a syntax error names the file and line."""
+    return _parse_yaml(_read_text(path), path)
+
+
+def _expand(value: Any, env: Mapping[str, str], memo: dict[int, Any] | None = None) -> Any:
+    # Memoised by identity: YAML aliases share nodes, and copying them would blow up
+    # exponentially on an alias bomb instead of staying one shared object.
+    memo = {} if memo is None else memo
     if isinstance(value, str):
         return _VAR.sub(lambda m: env.get(m.group(1), ""), value)
+    if not isinstance(value, (list, dict)):
+        return value
+    if id(value) in memo:
+        return memo[id(value)]
     if isinstance(value, list):
-        return [_expand(v, env) for v in value]
-    if isinstance(value, dict):
-        return {k: _expand(v, env) for k, v in value.items()}
-    return value
+        items: list[Any] = []
+        memo[id(value)] = items
+        items.extend(_expand(v, env, memo) for v in value)
+        return items
+    mapping: dict[Any, Any] = {}
+    memo[id(value)] = mapping
+    mapping.update((k, _expand(v, env, memo)) for k, v in value.items())
+    return mapping
 
 
 def _parse_env_value(text: str) -> Any:
@@ -70,12 +92,12 @@ def _parse_env_value(text: str) -> Any:
 
     try:
         return yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError):
         return text
 
 
-def _apply_env_overrides(raw: dict[str, Any], env: Mapping[str, str]) -> list[str]:
-    """Apply ``TMG_<KEY>`` and ``TMG_<KEY>_<SUB>``; return the names applied."""
+def _apply_env_overrides(raw: dict[str, Any], env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Apply ``TMG_<KEY>`` and ``TMG_<KEY>_<SUB>``; return (variable, key path) of each applied."""
     applied = []
     top_keys = sorted(SCHEMA, key=len, reverse=True)  # MAX_HISTORY_TOKENS before MAX_TURNS...
     for name, text in env.items():
@@ -85,17 +107,80 @@ def _apply_env_overrides(raw: dict[str, Any], env: Mapping[str, str]) -> list[st
         for key in top_keys:
             spec = SCHEMA[key]
             if rest == key and spec.kind not in ("block", "blocks"):
+                for other in [k for k in raw if str(k).upper() == key]:
+                    del raw[other]  # a lower-case `max_turns:` in the file must not win over it
                 raw[key] = _parse_env_value(text)
-                applied.append(name)
+                applied.append((name, key))
                 break
             if rest.startswith(key + "_") and spec.kind == "block":
                 block = raw.get(key)
                 block = dict(block) if isinstance(block, dict) else {}
                 block[rest[len(key) + 1:]] = _parse_env_value(text)
                 raw[key] = block
-                applied.append(name)
+                applied.append((name, f"{key}.{rest[len(key) + 1:].upper()}"))
                 break
     return applied
+
+
+def _label(where: str, value: Any, env: Mapping[str, str]) -> str:
+    """``file``, or ``file, ${VAR}`` / ``file, ${VAR} is not set`` when the value expands a variable."""
+    text = value if isinstance(value, str) else str(value) if isinstance(value, (list, dict)) else ""
+    names = list(dict.fromkeys(_VAR.findall(text)))
+    if not names:
+        return where
+    parts = [f"${{{n}}}" + ("" if env.get(n) else " is not set") for n in names]
+    return f"{where}, {', '.join(parts)}"
+
+
+def _collect_origins(raw: Any, fields: dict[str, Key], prefix: str, where: str,
+                     env: Mapping[str, str], out: dict[str, str]) -> None:
+    """Record ``where`` for every leaf key the (unexpanded) mapping ``raw`` sets."""
+    if not isinstance(raw, dict):
+        return
+    for name, value in raw.items():
+        key = fields.get(str(name)) or fields.get(str(name).upper())
+        if key is None or value is None:
+            continue
+        path = f"{prefix}.{str(name).upper()}" if prefix else str(name).upper()
+        if key.kind == "block":
+            _collect_origins(value, key.fields, path, where, env, out)
+        elif key.kind == "blocks":
+            if isinstance(value, dict):
+                for entry, block in value.items():
+                    _collect_origins(block, key.fields, f"{path}.{entry}", where, env, out)
+        else:
+            out[path] = _label(where, value, env)
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Key path (upper-cased) -> 1-based line of that key in the YAML text."""
+    import yaml
+
+    lines: dict[str, int] = {}
+
+    def walk(node: Any, prefix: str, depth: int) -> None:
+        if not isinstance(node, yaml.MappingNode) or depth > 4:
+            return
+        for key_node, value_node in node.value:
+            name = str(getattr(key_node, "value", "")).upper()
+            path = f"{prefix}.{name}" if prefix else name
+            lines.setdefault(path, key_node.start_mark.line + 1)
+            walk(value_node, path, depth + 1)
+
+    try:
+        walk(yaml.compose(text), "", 0)
+    except Exception:  # noqa: BLE001 - line numbers are a nicety; the message stands without them
+        pass
+    return lines
+
+
+def _locate(path: str, lines: Mapping[str, int]) -> int | None:
+    path = path.upper()
+    while path:
+        if path in lines:
+            return lines[path]
+        path = path.rpartition(".")[0]
+    return None
 
 
 def _cross_check(clean: dict[str, Any], out: Findings) -> None:
@@ -103,14 +188,26 @@ def _cross_check(clean: dict[str, Any], out: Findings) -> None:
     selected = clean.get("SELECTED_PROVIDER", "")
     available = ", ".join(providers) or "none"
     if selected and selected not in providers:
-        out.errors.append(f'SELECTED_PROVIDER "{selected}" is not a key of PROVIDERS (available: {available})')
+        out.error("SELECTED_PROVIDER", f'SELECTED_PROVIDER "{selected}" is not a key of PROVIDERS (available: {available})')
     for name in clean.get("FAILOVER_ORDER", []):
         if name not in providers:
-            out.errors.append(f'FAILOVER_ORDER names "{name}", which is not a key of PROVIDERS (available: {available})')
+            out.error("FAILOVER_ORDER", f'FAILOVER_ORDER names "{name}", which is not a key of PROVIDERS (available: {available})')
     for name, server in clean.get("MCP_SERVERS", {}).items():
         has_command, has_url = bool(server.get("COMMAND")), bool(server.get("URL"))
         if has_command == has_url:
-            out.errors.append(f"MCP_SERVERS.{name} needs exactly one of COMMAND (a stdio server) or URL (an HTTP server)")
+            out.error(f"MCP_SERVERS.{name}", f"MCP_SERVERS.{name} needs exactly one of COMMAND (a stdio server) "
+                      f"or URL (an HTTP server); it has {'both' if has_command else 'neither'}")
+        elif has_url:
+            if not str(server["URL"]).startswith(("http://", "https://")):
+                out.error(f"MCP_SERVERS.{name}.URL", f"MCP_SERVERS.{name}.URL must start with http:// or https://")
+            for extra in ("ARGS", "ENV", "DIR"):
+                if server.get(extra):
+                    out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
+    for name, provider in providers.items():
+        url = provider.get("URL", "")
+        if url and not url.startswith(("http://", "https://")):
+            out.error(f"PROVIDERS.{name}.URL", f"PROVIDERS.{name}.URL must start with http:// or https:// "
+                      "(the API base, e.g. http://localhost:11434/v1)")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     if memory.get("ENABLED") and server not in clean.get("MCP_SERVERS", {}):
@@ -120,7 +217,8 @@ def _cross_check(clean: dict[str, Any], out: Findings) -> None:
         )
 
 
-def _build(clean: dict[str, Any], source: Path | None) -> Config:
+def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None) -> Config:
+    """The typed Config from a validated key tree (see :func:`validate_block`)."""
     providers = {
         name: ProviderConfig(
             name=name,
@@ -168,33 +266,78 @@ def _build(clean: dict[str, Any], source: Path | None) -> Config:
         mcp_servers=servers,
         memory=memory,
         source=source,
+        values=clean,
+        origins=dict(origins or {}),
     )
 
 
-def parse_config(raw: Any, env: Mapping[str, str], source: Path | None) -> tuple[Config, list[str]]:
+def parse_config(
+    raw: Any, env: Mapping[str, str], source: Path | None, text: str | None = None
+) -> tuple[Config, list[str]]:
     """Validate already-parsed YAML plus the environment; return the config and its warnings.
 
+    ``text`` (the file's YAML) lets error messages give the line of the key at fault.
+
     Raises:
-        ConfigError: naming every invalid key path and the fix.
+        ConfigError: naming every invalid key path (and line) and the fix.
     """
+    try:
+        return _parse(raw, env, source, text)
+    except RecursionError:
+        where = f"config file {source}" if source else "the config"
+        raise ConfigError(f"{where}: a value refers to itself (a YAML alias loop) or is nested too "
+                          "deeply; write the values out") from None
+
+
+def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None) -> tuple[Config, list[str]]:
     findings = Findings()
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         where = f"config file {source}" if source else "the config"
         raise ConfigError(f"{where} must be a mapping of KEY: value at the top level, not a {type(raw).__name__}")
+    origins: dict[str, str] = {}
+    _collect_origins(raw, SCHEMA, "", "file", env, origins)
     raw = _expand(dict(raw), env)
-    if "PROVIDERS" not in raw and "providers" not in raw:
+    if not any(str(k).upper() == "PROVIDERS" for k in raw):
         raw["PROVIDERS"] = _expand(DEFAULT_PROVIDERS, env)
-    _apply_env_overrides(raw, env)
+        _collect_origins({"PROVIDERS": DEFAULT_PROVIDERS}, SCHEMA, "", "default", env, origins)
+    for name, path in _apply_env_overrides(raw, env):
+        origins = {p: o for p, o in origins.items() if p != path and not p.startswith(path + ".")}
+        origins[path] = f"env {name}"
     clean = validate_block(raw, SCHEMA, "", findings)
     _cross_check(clean, findings)
     if findings.errors:
+        lines = _key_lines(text) if text else {}
+        problems = []
+        for message, path in zip(findings.errors, findings.error_paths):
+            origin = _origin_of(path, origins)
+            if origin.startswith("env "):
+                message += f" (set by {origin})"
+            elif (line := _locate(path, lines)) is not None:
+                message = f"line {line}: {message}"
+            problems.append(message)
         where = f" in {source}" if source else ""
-        first, *more = findings.errors
+        first, *more = problems
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
-    return _build(clean, source), findings.warnings
+    return build_config(clean, source, origins), findings.warnings
+
+
+def _origin_of(path: str, origins: Mapping[str, str]) -> str:
+    while path:
+        if path in origins:
+            return origins[path]
+        path = path.rpartition(".")[0]
+    return "default"
+
+
+def load_file(path: Path | None, env: Mapping[str, str]) -> tuple[Config, list[str]]:
+    """Read and validate one known config file (None: defaults plus environment)."""
+    if path is None:
+        return parse_config({}, env, None)
+    text = _read_text(path)
+    return parse_config(_parse_yaml(text, path), env, path, text)
 
 
 def load_config(
@@ -204,6 +347,4 @@ def load_config(
 ) -> tuple[Config, list[str]]:
     """Discover, read and validate the config. Returns the config and warnings to show."""
     env = os.environ if env is None else env
-    path = discover_config_path(explicit, env, cwd or Path.cwd())
-    raw = read_yaml(path) if path else {}
-    return parse_config(raw, env, path)
+    return load_file(discover_config_path(explicit, env, cwd or Path.cwd()), env)

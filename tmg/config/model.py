@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 LEARN_TIERS = ("off", "capture", "batch", "full")
 BACKENDS = ("auto", "native", "litellm")
@@ -66,6 +67,18 @@ class Config:
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     source: Path | None = None  # the file it came from, None for defaults + environment
+    # The validated key tree this config was built from (reload compares and merges it) and,
+    # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".
+    values: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def origin(self, path: str) -> str:
+        """Where the value at ``path`` came from: its own entry, else its nearest parent's."""
+        while path:
+            if path in self.origins:
+                return self.origins[path]
+            path = path.rpartition(".")[0]
+        return "default"
 
     def secrets(self) -> list[str]:
         """Every secret value this config holds, for redaction of anything shown or stored."""

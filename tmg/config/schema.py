@@ -6,6 +6,8 @@ Keys are upper-case, as in tell-me-go, so its MEMORY and MCP_SERVERS blocks carr
 from __future__ import annotations
 
 import difflib
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +27,12 @@ class Key:
     hot: bool = True
     secret: bool = False
     required: bool = False
+    pattern: str = ""  # a regex a str value must match in full
+    example: str = ""  # shown in type errors: "(e.g. MAX_TURNS: 200)"
 
 
 PROVIDER = {
-    "MODEL": Key("str", required=True),
+    "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
     "API_KEY": Key("str", "", secret=True),
     "URL": Key("str", ""),
     "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
@@ -56,7 +60,8 @@ MEMORY = {
 }
 
 SCHEMA: dict[str, Key] = {
-    "MODE": Key("str", "default"),
+    # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
+    "MODE": Key("str", "default", pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", hot=False),
     "PERSON": Key("str", ""),
     "PROVIDERS": Key("blocks", {}, fields=PROVIDER),
     "SELECTED_PROVIDER": Key("str", ""),
@@ -80,64 +85,98 @@ DEFAULT_PROVIDERS: dict[str, dict[str, str]] = {
 
 @dataclass
 class Findings:
-    """What validation found: errors block loading, warnings do not."""
+    """What validation found: errors block loading, warnings do not.
+
+    ``error_paths[i]`` is the key path ``errors[i]`` is about, so the loader can add the
+    file's line number and where a value came from (an environment override).
+    """
 
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    error_paths: list[str] = field(default_factory=list)
+
+    def error(self, path: str, text: str) -> None:
+        self.errors.append(text)
+        self.error_paths.append(path)
 
 
 def _type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+    return {type(None): "nothing", bool: "a boolean", int: "a number", float: "a number", str: "a string",
             list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
+
+
+def _shown(key: Key, value: Any) -> str:
+    """A value quoted back in an error message; never the value of a secret key."""
+    if key.secret:
+        return _type_name(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _example(path: str, key: Key) -> str:
+    leaf = path.rsplit(".", 1)[-1]
+    if key.example:
+        return f" (e.g. {leaf}: {key.example})"
+    if key.kind in ("int", "number") and key.default is not None:
+        return f" (e.g. {leaf}: {key.default:g})"
+    return ""
 
 
 def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
     if key.kind in ("str", "choice"):
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key.kind == "str":
-            return str(value)  # MODE: 2 or MODEL: 4 are meant as text
+            value = str(value)  # MODE: 2 or MODEL: 4 are meant as text
         if not isinstance(value, str):
-            out.errors.append(f"{path} must be a string, not {_type_name(value)}")
+            out.error(path, f"{path} must be a string, not {_type_name(value)}; put the value in quotes")
             return None
         if key.kind == "choice" and value not in key.choices:
             close = difflib.get_close_matches(value, key.choices, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            out.errors.append(f"{path} is {value!r}; use one of: {', '.join(key.choices)}{hint}")
+            out.error(path, f"{path} is {_shown(key, value)}; use one of: {', '.join(key.choices)}{hint}")
+            return None
+        if key.pattern and not re.fullmatch(key.pattern, value):
+            out.error(path, f"{path} is {_shown(key, value)}; use a plain name: letters, digits, '.', '_' or '-'")
             return None
         return value
     if key.kind == "bool":
         if not isinstance(value, bool):
-            out.errors.append(f"{path} must be true or false, not {value!r}")
+            out.error(path, f"{path} must be true or false, not {_shown(key, value)}")
             return None
         return value
     if key.kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            out.errors.append(f"{path} must be a number, not {value!r}")
+            out.error(path, f"{path} must be a number, not {_shown(key, value)}{_example(path, key)}")
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            out.error(path, f"{path} must be a finite number, not {value}{_example(path, key)}")
             return None
         if key.kind == "int" and isinstance(value, float):
             if not value.is_integer():
-                out.errors.append(f"{path} must be a whole number, not {value!r}")
+                out.error(path, f"{path} must be a whole number, not {value!r}{_example(path, key)}")
                 return None
             value = int(value)
         if key.minimum is not None and value < key.minimum:
             shown = int(key.minimum) if float(key.minimum).is_integer() else key.minimum
-            out.errors.append(f"{path} is {value}; it must be at least {shown}")
+            out.error(path, f"{path} is {value}; it must be at least {shown}")
             return None
         return value
     if key.kind == "str_list":
         if isinstance(value, str):
             value = [part.strip() for part in value.split(",") if part.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
-            out.errors.append(f"{path} must be a list of strings")
+        if not isinstance(value, list) or not all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+        ):
+            out.error(path, f"{path} must be a list of strings, e.g. [a, b]")
             return None
         return [str(v) for v in value]
     if key.kind == "str_map":
         if not isinstance(value, dict):
-            out.errors.append(f"{path} must be a mapping of names to strings")
+            out.error(path, f"{path} must be a mapping of names to strings (NAME: value)")
             return None
         clean = {}
         for k, v in value.items():
             if isinstance(v, (dict, list)) or v is None:
-                out.errors.append(f"{path}.{k} must be a string")
+                out.error(f"{path}.{k}", f"{path}.{k} must be a string")
                 continue
             clean[str(k)] = str(v).lower() if isinstance(v, bool) else str(v)
         return clean
@@ -149,7 +188,7 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        out.errors.append(f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
+        out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
         return {}
     clean: dict[str, Any] = {}
     for name, value in raw.items():
@@ -163,13 +202,13 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
             continue
         name = name.upper()
         where = f"{path}.{name}" if path else name
-        if value is None and not key.required:
-            continue  # `KEY:` with nothing after it means "use the default"
+        if value is None:
+            continue  # `KEY:` with nothing after it means "use the default" (or "required")
         if key.kind == "block":
             clean[name] = validate_block(value, key.fields, where, out)
         elif key.kind == "blocks":
             if not isinstance(value, dict):
-                out.errors.append(f"{where} must be a mapping of names to settings")
+                out.error(where, f"{where} must be a mapping of names to settings")
                 continue
             clean[name] = {str(n): validate_block(b, key.fields, f"{where}.{n}", out)
                            for n, b in value.items()}
@@ -179,6 +218,8 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
                 clean[name] = checked
     for name, key in fields.items():
         if key.required and clean.get(name) in (None, ""):
-            if not any(e.startswith(f"{path}.{name}") for e in out.errors):
-                out.errors.append(f"{path}.{name} is required" if path else f"{name} is required")
+            where = f"{path}.{name}" if path else name
+            if not any(p == where for p in out.error_paths):
+                hint = f"; add it{_example(where, key)}" if key.example else ""
+                out.error(where, f"{where} is required{hint}")
     return clean
