@@ -12,6 +12,11 @@ def main(argv: list[str] | None = None) -> None:
     from tmg.cli.errors import run_guarded
 
     args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:  # the commonest probe of all needs no parser
+        from tmg import __version__
+
+        print(f"tmg {__version__}")
+        return
     debug = "--debug" in args
     if "-t" in args or "--transcript" in args:
         fast = _parse_transcript_args(args)

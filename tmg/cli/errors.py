@@ -20,8 +20,6 @@ def _say(text: str) -> None:
 
 def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
     """Run the CLI body; exit with the right code, a traceback only with --debug/TMG_DEBUG."""
-    import typer
-
     from tmg.errors import TmgError
 
     debug = debug or os.environ.get("TMG_DEBUG", "") not in ("", "0", "false")
@@ -29,17 +27,6 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
     try:
         result = body()
         code = result if isinstance(result, int) else EXIT_OK
-    except typer.Exit as exc:
-        code = exc.exit_code
-    except typer.Abort:
-        code = EXIT_INTERRUPTED
-    except typer.TyperException as exc:  # typer's own usage errors (unknown option, bad value)
-        show = getattr(exc, "show", None)
-        if show is not None:
-            show()
-        else:
-            _say(str(exc))
-        code = getattr(exc, "exit_code", EXIT_USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("\ntmg: interrupted\n")
         code = EXIT_INTERRUPTED
@@ -48,14 +35,43 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
     except Exception as exc:
-        from tmg.llm.gateway import GatewayError
-
-        if isinstance(exc, (TmgError, GatewayError)):
+        typer_code = _typer_outcome(exc)
+        if typer_code is not None:
+            code = typer_code
+        elif isinstance(exc, TmgError) or _is_gateway_error(exc):
             _say(str(exc))
             code = getattr(exc, "exit_code", EXIT_FAILURE)
         else:  # a bug: still one line, the traceback behind --debug
             _say(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for details)")
             code = EXIT_FAILURE
-        if debug:
+        if debug and typer_code is None:
             traceback.print_exc()
     sys.exit(code)
+
+
+def _typer_outcome(exc: Exception) -> int | None:
+    """The exit code for typer's own exceptions (exit, abort, usage errors), else None.
+
+    typer is only consulted when it is already loaded: the ``-t`` fast path never imports it.
+    """
+    if "typer" not in sys.modules:
+        return None
+    import typer
+
+    if isinstance(exc, typer.Exit):
+        return exc.exit_code
+    if isinstance(exc, typer.Abort):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, typer.TyperException):  # unknown option, bad value: usage errors
+        show = getattr(exc, "show", None)
+        show() if show is not None else _say(str(exc))
+        return getattr(exc, "exit_code", EXIT_USAGE)
+    return None
+
+
+def _is_gateway_error(exc: Exception) -> bool:
+    if "tmg.llm.gateway" not in sys.modules:
+        return False
+    from tmg.llm.gateway import GatewayError
+
+    return isinstance(exc, GatewayError)
