@@ -14,7 +14,8 @@ from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
 from tmg.config.providers import choose_provider
-from tmg.config.secrets import make_redactor
+from tmg.config.secrets import Redactor
+from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline
@@ -40,7 +41,9 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) 
     config, warnings = load_config(options.config_path, envr.env, envr.cwd)
     for w in warnings:
         notices.warn(w)
-    return LiveConfig(config, mode=options.mode)
+    live = LiveConfig(config, mode=options.mode)
+    live.warnings = tuple(warnings)
+    return live
 
 
 def build_pipeline() -> Pipeline:
@@ -104,6 +107,7 @@ class ChatSession:
     gateways: GatewayCache
     end: SessionEnd
     redact: Callable[[str], str] = field(default=lambda s: s)
+    config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
 
 
 def open_session(
@@ -115,7 +119,7 @@ def open_session(
 ) -> ChatSession:
     """Open (or resume) the mode's session, locked, with its engine wired."""
     config = live.get()
-    redact = make_redactor(config.secrets())
+    redact = Redactor(config.secrets())  # grows when a reload brings new secrets
     notices.set_redactor(redact)
     gateways = GatewayCache(options.model)
     gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
@@ -123,8 +127,20 @@ def open_session(
     ref = store.resume_or_start(config.mode, new=options.new)
     lock = SessionLock(ref)
     lock.acquire()
-    # The end closes network clients first, then files, and releases the lock last of all.
+
+    def report_reload(level: str, text: str) -> None:
+        if level == "debug":
+            if envr.debug:
+                notices.notice(text)
+            return
+        (notices.warn if level == "warn" else notices.notice)(text)
+        transcript.notice(text)
+
+    watcher = ConfigWatcher(live, envr.env, report_reload, on_swap=lambda c: redact.add(c.secrets()),
+                            warnings=live.warnings)
+    # The end stops the config watcher, closes network clients, then files, and releases the lock last of all.
     end = SessionEnd(report=notices.warn)
+    end.add("stop the config watcher", watcher.stop)
     end.add("close the model gateway", gateways.aclose)
     try:
         history = History(ref.history_path, warn=notices.warn)
@@ -137,7 +153,7 @@ def open_session(
         raise
     hooks = HookSet(report=notices.warn)
     engine = PhaseEngine(
-        config=live.get,
+        config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(),
         history=history,
         tools=build_tools(envr),
@@ -146,7 +162,7 @@ def open_session(
         gateway_for=gateways,
         session_id=ref.id,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact)
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher)
 
 
 def session_home(envr: Environment) -> Path:

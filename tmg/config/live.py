@@ -18,9 +18,19 @@ class LiveConfig:
         self._overrides = {k: v for k, v in overrides.items() if v is not None}
         self._lock = threading.Lock()
         self._config = self._apply(config)
+        self.warnings: tuple[str, ...] = ()  # what loading said, so a reload does not repeat it
 
     def _apply(self, config: Config) -> Config:
-        return replace(config, **self._overrides) if self._overrides else config
+        if not self._overrides:
+            return config
+        origins = dict(config.origins)
+        origins.update({name.upper(): f"--{name}" for name in self._overrides})
+        return replace(config, **self._overrides, origins=origins)
+
+    @property
+    def overrides(self) -> frozenset[str]:
+        """Key paths set on the command line (``MODE`` for ``--mode``): a file change to them is moot."""
+        return frozenset(name.upper() for name in self._overrides)
 
     def get(self) -> Config:
         return self._config  # a single reference read: atomic, no lock needed

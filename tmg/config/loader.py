@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
-from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, validate_block
+from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _type_name, validate_block
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -42,7 +42,8 @@ def _read_text(path: Path) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {path} is not UTF-8 text") from exc
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"config file {path} line {line}: not UTF-8 text; save the file as UTF-8") from exc
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
@@ -294,8 +295,8 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        where = f"config file {source}" if source else "the config"
-        raise ConfigError(f"{where} must be a mapping of KEY: value at the top level, not a {type(raw).__name__}")
+        where = f"config file {source} line 1" if source else "the config"
+        raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
     origins: dict[str, str] = {}
     _collect_origins(raw, SCHEMA, "", "file", env, origins)
     raw = _expand(dict(raw), env)

@@ -27,3 +27,21 @@ def mask(value: str) -> str:
     if not value:
         return "(not set)"
     return MASK if len(value) < 12 else f"{value[:3]}…{MASK}"
+
+
+class Redactor:
+    """A redactor whose secrets can grow: a reload may bring a new key, and old ones stay masked."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._values: set[str] = set()
+        self._redact: Callable[[str], str] = make_redactor(())
+        self.add(secrets)
+
+    def add(self, secrets: Iterable[str]) -> None:
+        fresh = {s for s in secrets if s} - self._values
+        if fresh:
+            self._values |= fresh
+            self._redact = make_redactor(self._values)
+
+    def __call__(self, text: str) -> str:
+        return self._redact(text)

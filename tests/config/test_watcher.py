@@ -1,0 +1,200 @@
+"""Hot reload: the boundary check, the watcher thread, broken saves, session-fixed keys, secrets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from tmg.config.live import LiveConfig
+from tmg.config.loader import load_config
+from tmg.config.reload import describe_changes, merge_fixed
+from tmg.config.secrets import Redactor
+from tmg.config.watcher import ConfigWatcher
+
+BASE = """\
+PROVIDERS:
+  mock:
+    MODEL: openai/mock
+    API_KEY: sk-start-key-0001
+    MAX_TOKENS: 100
+MCP_SERVERS:
+  plur:
+    COMMAND: plur-mcp
+MEMORY:
+  SERVER: plur
+"""
+
+
+class Reports(list):
+    def __call__(self, level: str, text: str) -> None:
+        self.append((level, text))
+
+    def texts(self, level: str | None = None) -> list[str]:
+        return [t for lv, t in self if level is None or lv == level]
+
+
+def save(path, text: str) -> None:
+    """Write and make sure the (mtime, size, inode) signature changes even on a coarse clock."""
+    before = os.stat(path).st_mtime_ns if path.exists() else 0
+    path.write_text(text)
+    if os.stat(path).st_mtime_ns == before:
+        os.utime(path, ns=(before + 1_000_000, before + 1_000_000))
+
+
+def make(tmp_path, text: str = BASE + "MAX_TURNS: 1\n", mode: str | None = None):
+    path = tmp_path / "tmg.yaml"
+    path.write_text(text)
+    config, warnings = load_config(str(path), {}, tmp_path)
+    live = LiveConfig(config, mode=mode)
+    reports = Reports()
+    return path, live, ConfigWatcher(live, {}, reports, warnings=warnings), reports
+
+
+def test_a_save_is_picked_up_at_the_next_boundary_and_announced(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    assert watcher.current().max_turns == 1
+    save(path, BASE + "MAX_TURNS: 3\nPERSON: terse\n")
+    assert watcher.current().max_turns == 3
+    assert live.get().person == "terse"
+    assert reports == [("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 3, PERSON set ('terse')")]
+    assert watcher.current().max_turns == 3 and len(reports) == 1  # nothing new: nothing said
+
+
+def test_a_broken_save_keeps_the_last_good_config_and_is_reported_once(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    save(path, BASE + "MAX_TURNS: [unclosed\n")
+    assert watcher.current().max_turns == 1
+    save(path, BASE + "MAX_TURNS: [unclosed\n")  # saved again (an editor's autosave)
+    assert watcher.current().max_turns == 1
+    (warning,) = reports.texts("warn")
+    assert warning.startswith("config reload failed, keeping the previous config: ")
+    assert f"config file {path} line " in warning
+    save(path, BASE + "MAX_TURNS: 4\n")
+    assert watcher.current().max_turns == 4
+    assert reports[-1] == ("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 4")
+
+
+def test_an_invalid_value_names_the_key_line_and_fix(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    save(path, BASE + "MAX_TURNS: 0\n")
+    watcher.check()
+    (warning,) = reports.texts("warn")
+    assert "line 11: MAX_TURNS is 0; it must be at least 1" in warning and str(path) in warning
+    assert live.get().max_turns == 1
+
+
+def test_fixing_back_to_the_same_config_says_it_is_valid_again(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    save(path, "MAX_TURNS: {\n")
+    watcher.check()
+    save(path, BASE + "MAX_TURNS: 1\n")
+    watcher.check()
+    assert reports[-1] == ("notice", f"config file {path} is valid again; using it")
+
+
+def test_session_fixed_keys_wait_for_a_restart_and_hot_ones_apply(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    changed = BASE.replace("MAX_TOKENS: 100", "MAX_TOKENS: 999").replace("plur-mcp", "other-mcp")
+    save(path, changed + "MAX_TURNS: 2\n")
+    watcher.check()
+    config = live.get()
+    assert config.max_turns == 2
+    assert config.providers["mock"].max_tokens == 100
+    assert config.mcp_servers["plur"].command == "plur-mcp"
+    assert sorted(reports.texts("warn")) == [
+        f"MCP_SERVERS changed in {path}; restart tmg to apply it",
+        f"PROVIDERS.mock.MAX_TOKENS changed in {path}; restart tmg to apply it",
+    ]
+    save(path, changed + "MAX_TURNS: 3\n")  # the same pending change again: not repeated
+    watcher.check()
+    assert len(reports.texts("warn")) == 2 and live.get().max_turns == 3
+
+
+def test_mode_override_survives_reloads_and_a_file_mode_change_is_moot(tmp_path):
+    path, live, watcher, reports = make(tmp_path, mode="work")
+    save(path, BASE + "MODE: other\nMAX_TURNS: 5\n")
+    watcher.check()
+    assert live.get().mode == "work" and live.get().max_turns == 5
+    assert reports.texts("warn") == []
+
+
+def test_a_file_mode_change_needs_a_restart(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    save(path, BASE + "MODE: other\n")
+    watcher.check()
+    assert live.get().mode == "default"
+    assert reports.texts("warn") == [f"MODE changed in {path}; restart tmg to apply it"]
+
+
+def test_secrets_are_never_shown_and_new_ones_are_learned(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    redact = Redactor(live.get().secrets())
+    watcher._on_swap = lambda c: redact.add(c.secrets())
+    save(path, BASE.replace("sk-start-key-0001", "sk-rotated-key-0002") + "MAX_TURNS: 1\n")
+    watcher.check()
+    assert reports.texts() == [f"config reloaded from {path}: PROVIDERS.mock.API_KEY changed"]
+    assert redact("a sk-rotated-key-0002 b sk-start-key-0001") == "a *** b ***"
+    save(path, BASE.replace("API_KEY: sk-start-key-0001", "API_KEY: [sk-listed-key-0003]"))
+    watcher.check()
+    assert "sk-listed-key-0003" not in " ".join(reports.texts())
+    assert "PROVIDERS.mock.API_KEY must be a string" in reports.texts("warn")[-1]
+
+
+def test_an_empty_file_mid_save_is_not_applied_at_a_boundary(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    save(path, "")
+    assert watcher.current().providers.keys() == {"mock"} and reports == []
+    save(path, BASE + "MAX_TURNS: 6\n")
+    assert watcher.current().max_turns == 6
+
+
+def test_new_warnings_are_said_once_and_startup_ones_not_repeated(tmp_path):
+    path, live, watcher, reports = make(tmp_path, BASE + "MAX_TURN: 1\n")
+    save(path, BASE + "MAX_TURN: 1\nMAX_TURNS: 2\nPERSN: x\n")
+    watcher.check()
+    assert reports.texts("warn") == [f"{path}: unknown config key PERSN is ignored; did you mean PERSON?"]
+
+
+def test_merge_keeps_a_new_providers_max_tokens():
+    import tmg.config.loader as loader
+
+    session, _ = loader.parse_config({"PROVIDERS": {"a": {"MODEL": "m", "MAX_TOKENS": 5}}}, {}, None)
+    new, _ = loader.parse_config({"PROVIDERS": {"a": {"MODEL": "m2", "MAX_TOKENS": 6},
+                                                "b": {"MODEL": "m", "MAX_TOKENS": 7}}}, {}, None)
+    merged, waiting = merge_fixed(session, new)
+    assert waiting == ["PROVIDERS.a.MAX_TOKENS"]
+    assert merged.providers["a"].max_tokens == 5 and merged.providers["a"].model == "m2"
+    assert merged.providers["b"].max_tokens == 7
+    assert describe_changes(session, merged) == [
+        "PROVIDERS.a.MODEL 'm' -> 'm2'", "PROVIDERS.b.MAX_TOKENS set (7)", "PROVIDERS.b.MODEL set ('m')"]
+
+
+async def _wait_for(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.asyncio
+async def test_the_watcher_thread_sees_a_rename_over_the_file_without_a_boundary(tmp_path):
+    path, live, watcher, reports = make(tmp_path)
+    watcher.start()
+    try:
+        await _wait_for(lambda: watcher.watching)
+        await asyncio.sleep(0.1)  # let inotify arm before the save (a save before it is seen by check())
+        tmp = tmp_path / ".tmg.yaml.swp"
+        tmp.write_text(BASE + "MAX_TURNS: 9\n")
+        os.replace(tmp, path)  # how vim, VS Code and friends save
+        await _wait_for(lambda: live.get().max_turns == 9)
+        assert reports == [("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 9")]
+        save(path, "MAX_TURNS: [\n")
+        await _wait_for(lambda: len(reports) == 2)
+        assert reports[-1][0] == "warn" and live.get().max_turns == 9
+    finally:
+        watcher.stop()
+    await _wait_for(lambda: not watcher._thread.is_alive())

@@ -1,0 +1,208 @@
+"""Hot reload: keep a LiveConfig in step with its file, never leaving the session on a broken one.
+
+Two ways a change is noticed, both ending in :meth:`ConfigWatcher.reload` on the event loop's
+thread (so reloads never race each other or the engine):
+
+- a daemon thread runs ``watchfiles.watch`` on the file's FOLDER (editors save by writing a new
+  file and renaming it over the old one) and posts each change to the loop;
+- :meth:`ConfigWatcher.current`, the engine's ``config`` callable, compares the file's
+  (mtime, size, inode) at every phase boundary, so a change is seen at the next boundary even
+  when the thread is not running or has not woken yet. ``os.stat`` costs about a microsecond.
+
+Reports go through one callback ``report(level, text)`` with level ``notice``, ``warn`` or
+``debug``; the composition root sends them to stderr and the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import Callable, Mapping
+
+from tmg.config.live import LiveConfig
+from tmg.config.loader import parse_config, _parse_yaml
+from tmg.config.model import Config
+from tmg.config.reload import describe_changes, merge_fixed
+from tmg.errors import ConfigError
+
+Report = Callable[[str, str], None]
+Signature = tuple[int, int, int] | None
+
+# watchfiles knobs (dependencies.md): a save is seen in tens of ms; `debounce` bounds how long
+# a burst of writes (truncate, write, chmod) is gathered into one reload.
+_DEBOUNCE_MS = 400
+_STEP_MS = 50
+_STABLE_READS = 3  # re-read when the file changed while being read, at most this often
+
+
+def _signature(path: Path) -> Signature:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class ConfigWatcher:
+    """Owns a LiveConfig's reloads: parse and validate off the hot path, swap atomically.
+
+    Args:
+        live: the live config; its current config is the session's (fixed keys come from it).
+        env: the environment ``${VAR}`` and ``TMG_*`` overrides are read from (as at start).
+        report: ``report(level, text)`` for what the user must hear (each thing once).
+        on_swap: called with each newly installed config (e.g. to learn new secrets).
+    """
+
+    def __init__(self, live: LiveConfig, env: Mapping[str, str], report: Report,
+                 on_swap: Callable[[Config], None] = lambda _c: None,
+                 warnings: list[str] | tuple[str, ...] = ()) -> None:
+        self.live = live
+        self._session = live.get()
+        source = self._session.source
+        self.path: Path | None = Path(os.path.abspath(source)) if source is not None else None
+        self._env = env
+        self._report = report
+        self._on_swap = on_swap
+        self._signature = _signature(self.path) if self.path else None
+        self._last_error: str | None = None
+        self._pending_restart: set[str] = set()
+        self._warned = set(warnings)
+        self._gone_reported = False
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.watching = False  # True while the watchfiles thread is up
+        self.reloads = 0  # configs installed by reload (for tests and /config)
+
+    # -- the engine's view -------------------------------------------------------------------
+
+    def current(self) -> Config:
+        """The config to use from this phase boundary on (a cheap file check first)."""
+        self.check()
+        return self.live.get()
+
+    def check(self) -> bool:
+        """Reload when the file's (mtime, size, inode) changed since the last look."""
+        if self.path is None:
+            return False
+        signature = _signature(self.path)
+        if signature == self._signature:
+            return False
+        if signature is None or signature[1] == 0:
+            # Gone or empty for now: most likely the middle of a save. The watcher thread
+            # (after its debounce) or a later boundary settles it.
+            return False
+        return self.reload()
+
+    # -- reloading ---------------------------------------------------------------------------
+
+    def reload(self, settled: bool = False) -> bool:
+        """Read, validate and install the file. Returns True when a new config was installed.
+
+        ``settled`` says the change burst is over (the watcher's debounce): only then is a
+        missing file reported, since editors delete and recreate files while saving.
+        """
+        if self.path is None or self._stop.is_set():
+            return False
+        with self._lock:
+            text, signature = self._read_stable()
+            if text is None:
+                if settled and not self._gone_reported:
+                    self._gone_reported = True
+                    self._report("warn", f"config file {self.path} is gone; keeping the current config")
+                return False
+            self._gone_reported = False
+            if settled and signature == self._signature:
+                return False  # an event for a write already read at a phase boundary
+            self._signature = signature
+            try:
+                new, warnings = parse_config(_parse_yaml(text, self.path), self._env, self.path, text)
+            except ConfigError as exc:
+                message = str(exc)
+                if message != self._last_error:
+                    self._last_error = message
+                    self._report("warn", f"config reload failed, keeping the previous config: {message}")
+                return False
+            return self._install(new, warnings)
+
+    def _read_stable(self) -> tuple[str | None, Signature]:
+        assert self.path is not None
+        for _ in range(_STABLE_READS):
+            before = _signature(self.path)
+            try:
+                text = self.path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return None, None
+            after = _signature(self.path)
+            if before == after:
+                return text, after
+        return text, after
+
+    def _install(self, new: Config, warnings: list[str]) -> bool:
+        merged, waiting = merge_fixed(self._session, new)
+        waiting = [p for p in waiting if p not in self.live.overrides]
+        old = self.live.swap(merged)
+        installed = self.live.get()
+        changes = describe_changes(old, installed)
+        self.reloads += 1
+        self._on_swap(installed)
+        for path in waiting:
+            if path not in self._pending_restart:
+                self._report("warn", f"{path} changed in {self.path}; restart tmg to apply it")
+        self._pending_restart = set(waiting)
+        for warning in warnings:
+            if warning not in self._warned:
+                self._report("warn", f"{self.path}: {warning}")
+        self._warned = set(warnings)
+        recovered, self._last_error = self._last_error is not None, None
+        if changes:
+            self._report("notice", f"config reloaded from {self.path}: {', '.join(changes)}")
+        elif recovered:
+            self._report("notice", f"config file {self.path} is valid again; using it")
+        return True
+
+    # -- the watcher thread ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start watching; call from the event loop that runs the session. Safe to call twice."""
+        if self.path is None or self._thread is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._watch, name="tmg-config-watcher", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching. Returns at once: the daemon thread notices within a step and ends."""
+        self._stop.set()
+        self.watching = False
+
+    def _watch(self) -> None:
+        assert self.path is not None and self._loop is not None
+        try:
+            import watchfiles  # imported here, off the loop: -t/--help and one-shot starts never wait on it
+
+            names = {str(self.path), os.path.realpath(self.path)}
+            folders = sorted({os.path.dirname(n) for n in names})
+            self.watching = not self._stop.is_set()
+            for _changes in watchfiles.watch(
+                *folders, watch_filter=lambda _c, p: p in names, debounce=_DEBOUNCE_MS, step=_STEP_MS,
+                stop_event=self._stop, recursive=False, raise_interrupt=False,
+            ):
+                self._loop.call_soon_threadsafe(self.reload, True)
+        except RuntimeError:
+            pass  # the loop closed under us: the session is over
+        except Exception as exc:  # noqa: BLE001 - no watcher is fine: phase boundaries still check
+            self._post("debug", f"config watcher stopped ({type(exc).__name__}: {exc}); "
+                                "changes are still picked up at the next prompt or tool call")
+        finally:
+            self.watching = False
+
+    def _post(self, level: str, text: str) -> None:
+        try:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._report, level, text)
+        except RuntimeError:
+            pass
