@@ -1,37 +1,149 @@
-"""``tmg doctor``: a verdict per item (config, provider, MCP servers), exit 1 if any failed."""
+"""``tmg doctor``: a verdict per item (config, provider, memory, each MCP server); exit 1 on any FAIL."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import tempfile
+from typing import TYPE_CHECKING
+
 from tmg.environment import Environment
+
+if TYPE_CHECKING:
+    from tmg.config.model import Config, McpServerConfig
+
+# The memory tools tmg calls (memory.md); a memory server must offer them, directly or via plur_admin.
+_MEMORY_TOOLS = ("plur_inject_hybrid", "plur_capture", "plur_learn_batch", "plur_learn")
+
+
+class _Verdicts:
+    def __init__(self, envr: Environment) -> None:
+        self._out = envr.stdout
+        self.failed = False
+
+    def say(self, status: str, item: str, detail: str) -> None:
+        """``status`` is ok, FAIL, warn or skip."""
+        self.failed |= status == "FAIL"
+        self._out.write(f"{status:<4}  {item}: {detail}\n")
+        self._out.flush()
 
 
 def run_doctor(config_path: str | None, envr: Environment) -> int:
     from tmg.config.loader import load_config
-    from tmg.config.providers import choose_provider
+    from tmg.config.secrets import make_redactor
     from tmg.errors import TmgError
 
-    out = envr.stdout
-    failed = False
-
-    def verdict(ok: bool, item: str, detail: str) -> None:
-        nonlocal failed
-        failed |= not ok
-        out.write(f"{'ok  ' if ok else 'FAIL'}  {item}: {detail}\n")
-
+    v = _Verdicts(envr)
     try:
         config, warnings = load_config(config_path, envr.env, envr.cwd)
     except TmgError as exc:
-        verdict(False, "config", str(exc))
+        v.say("FAIL", "config", str(exc))
         return 1
-    verdict(True, "config", str(config.source or "no file: defaults + environment"))
+    redact = make_redactor(config.secrets())
+    v.say("ok", "config", f"{config.source} is valid" if config.source else "no file: defaults + environment")
     for w in warnings:
-        out.write(f"warn  config: {w}\n")
+        v.say("warn", "config", w)
+    _check_provider(config, v)
+    _check_memory(config, v)
+    if config.mcp_servers:
+        for status, item, detail in asyncio.run(_check_servers(config)):
+            v.say(status, item, redact(detail))
+    return 1 if v.failed else 0
+
+
+def _check_provider(config: Config, v: _Verdicts) -> None:
+    from tmg.config.providers import choose_provider
+    from tmg.errors import TmgError
+
     try:
         provider = choose_provider(config)
-        verdict(True, "provider", f"{provider.name} ({provider.model}), API key set" if provider.api_key
-                else f"{provider.name} ({provider.model}), no API key (fine for local servers)")
     except TmgError as exc:
-        verdict(False, "provider", str(exc))
-    for name in config.mcp_servers:
-        out.write(f"skip  mcp server {name}: not checked yet\n")
-    return 1 if failed else 0
+        v.say("FAIL", "provider", str(exc))
+        return
+    how = "SELECTED_PROVIDER" if config.selected_provider else "the first provider with an API key"
+    where = f"PROVIDERS.{provider.name}.API_KEY"
+    if provider.api_key:
+        v.say("ok", "provider", f"{provider.name} ({provider.model}), chosen as {how}; API key set "
+                                f"({config.origin(where)})")
+    elif provider.url:
+        v.say("ok", "provider", f"{provider.name} ({provider.model}) at {provider.url}, no API key "
+                                "(fine for a local server)")
+    else:
+        v.say("FAIL", "provider", f"{provider.name} ({provider.model}) has no API key ({config.origin(where)}); "
+                                  f"set {where} or the variable it names")
+
+
+def _check_memory(config: Config, v: _Verdicts) -> None:
+    memory = config.memory
+    if memory.enabled:
+        v.say("ok", "memory", f"on, server {memory.server}, LEARN {memory.learn}")
+    elif config.values.get("MEMORY", {}).get("ENABLED"):
+        v.say("FAIL", "memory", f"MEMORY.ENABLED is true but MEMORY.SERVER {memory.server!r} is not a key of "
+                                f"MCP_SERVERS; add MCP_SERVERS.{memory.server} or set MEMORY.ENABLED: false")
+    else:
+        v.say("ok", "memory", "off (MEMORY.ENABLED is false)")
+
+
+async def _check_servers(config: Config) -> list[tuple[str, str, str]]:
+    """Start every server at once, each bounded by its TIMEOUT; a verdict per server, in order."""
+    return list(await asyncio.gather(*(_check_server(config, s) for s in config.mcp_servers.values())))
+
+
+async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:
+    from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp_servers.spec import ServerSpec, child_environment
+
+    item = f"mcp server {server.name}"
+    key = f"MCP_SERVERS.{server.name}"
+    with tempfile.TemporaryDirectory(prefix="tmg-doctor-") as tmp:
+        errlog = os.path.join(tmp, "stderr.log")
+        if server.url:
+            spec = ServerSpec(server.name, url=server.url)
+        else:
+            spec = ServerSpec(server.name, command=server.command, args=server.args,
+                              env=child_environment(server.env), cwd=server.dir or None, errlog=errlog)
+        conn = McpConnection(spec, start_timeout=server.timeout, client_name="tmg-doctor")
+        try:
+            await asyncio.wait_for(conn.start(), server.timeout + 2)
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes a verdict line
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            await conn.close()
+            return "FAIL", item, _why(server, key, str(exc), _last_line(errlog))
+        try:
+            tools = conn.tool_names
+            detail = f"{len(tools)} tools"
+            if conn.server_name:
+                detail += f" ({conn.server_name} {conn.server_version or ''})".replace(" )", ")")
+            if config.memory.enabled and server.name == config.memory.server:
+                missing = [t for t in _MEMORY_TOOLS if t not in tools and "plur_admin" not in tools]
+                if missing:
+                    return "FAIL", item, (f"{detail}, but it is MEMORY.SERVER and lacks {', '.join(missing)}; "
+                                          "point MEMORY.SERVER at a PLUR server")
+                detail += ", memory tools present"
+            return "ok", item, detail
+        finally:
+            await conn.close()
+
+
+def _why(server: McpServerConfig, key: str, error: str, said: str) -> str:
+    """One line: what went wrong, what the server said, what to fix."""
+    if "FileNotFoundError" in error:
+        reason = f"command {server.command!r} not found; install it or fix {key}.COMMAND"
+    elif "timed out" in error or "TimeoutError" in error:
+        reason = (f"no MCP answer within {server.timeout:g} s; check that {key} starts an MCP server, "
+                  f"or raise {key}.TIMEOUT")
+    elif "NotADirectoryError" in error or ("No such file" in error and server.dir):
+        reason = f"cannot start in DIR {server.dir!r}; fix {key}.DIR"
+    else:
+        reason = f"did not start ({error.split(': ', 1)[-1]}); check {key}"
+    return f"{reason} (server said: {said})" if said else reason
+
+
+def _last_line(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:160] if lines else ""

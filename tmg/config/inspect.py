@@ -1,36 +1,90 @@
-"""The resolved config as YAML-like text, secrets masked (``tmg config``, ``/config``)."""
+"""The resolved config as YAML-like text (``tmg config``, ``/config``).
+
+Every key of the schema is shown, with its value and where it came from (``# file``,
+``# env TMG_MAX_TURNS``, ``# file, ${OPENAI_API_KEY} is not set``, ``# default``). Secret values
+are masked, and any secret that slipped into a plain field is masked by a final redaction pass.
+"""
 
 from __future__ import annotations
 
-from tmg.config.model import Config
+import json
+import re
+from typing import Any, Mapping
+
+from tmg.config.model import _SECRET_NAME, Config
+from tmg.config.schema import SCHEMA, Key
 from tmg.config.secrets import make_redactor, mask
+
+_COMMENT_COLUMN = 44
+_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_ ./:@+-]*")
 
 
 def render_config(config: Config) -> str:
-    lines = [f"# source: {config.source or 'defaults + environment (no config file)'}"]
-    lines += [f"MODE: {config.mode}", f"PERSON: {config.person!r}",
-              f"SELECTED_PROVIDER: {config.selected_provider or '(first provider with an API key)'}",
-              f"FAILOVER_ORDER: {list(config.failover_order)}", "PROVIDERS:"]
-    for p in config.providers.values():
-        lines += [f"  {p.name}:", f"    MODEL: {p.model}", f"    API_KEY: {mask(p.api_key)}"]
-        if p.url:
-            lines.append(f"    URL: {p.url}")
-        if p.max_tokens:
-            lines.append(f"    MAX_TOKENS: {p.max_tokens}")
-        for h, v in p.headers.items():
-            lines.append(f"    HEADERS.{h}: {mask(v)}")
-        lines.append(f"    BACKEND: {p.backend}")
-    lines += [f"MAX_TURNS: {config.max_turns}", f"MAX_HISTORY_TOKENS: {config.max_history_tokens}",
-              f"MAX_HISTORY_TURNS: {config.max_history_turns}", f"TOOL_TIMEOUT: {config.tool_timeout:g}",
-              "MCP_SERVERS:"]
-    for s in config.mcp_servers.values():
-        target = f"URL: {s.url}" if s.url else f"COMMAND: {s.command} {' '.join(s.args)}".rstrip()
-        lines += [f"  {s.name}:", f"    {target}", f"    TIMEOUT: {s.timeout:g}"]
-        for k, v in s.env.items():
-            lines.append(f"    ENV.{k}: {v}")
-    m = config.memory
-    lines += ["MEMORY:", f"  ENABLED: {str(m.enabled).lower()}", f"  SERVER: {m.server}",
-              f"  INJECT_BUDGET: {m.inject_budget}", f"  LEARN: {m.learn}", f"  SCOPE: {m.scope!r}",
-              f"  MAX_LEARNS_PER_SESSION: {m.max_learns_per_session}"]
-    # Anything secret that slipped into a plain field (a key pasted into a URL) is masked too.
+    """The config, one key per line, each with its origin; secrets masked."""
+    source = f"config file: {config.source}" if config.source else "no config file: defaults + environment"
+    lines = [f"# {source}", "# after '#': where each value came from (file, env TMG_*, --mode, default)"]
+    values = dict(config.values)
+    values["MODE"] = config.mode  # a --mode override is not in the file's values
+    _render_block(config, SCHEMA, values, "", 0, lines)
     return make_redactor(config.secrets())("\n".join(lines) + "\n")
+
+
+def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str, Any], prefix: str,
+                  depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    for name, key in fields.items():
+        path = f"{prefix}.{name}" if prefix else name
+        value = values.get(name, key.default)
+        if key.kind == "block":
+            lines.append(f"{pad}{name}:")
+            _render_block(config, key.fields, value or {}, path, depth + 1, lines)
+        elif key.kind == "blocks":
+            entries = value or {}
+            origin = config.origin(path) if not entries else ""
+            lines.append(_with_comment(f"{pad}{name}:" + ("" if entries else " {}"), origin))
+            for entry, block in entries.items():
+                lines.append(f"{pad}  {entry}:")
+                _render_block(config, key.fields, block, f"{path}.{entry}", depth + 2, lines)
+        elif key.kind == "str_map" and value:
+            lines.append(_with_comment(f"{pad}{name}:", config.origin(path)))
+            for item, text in value.items():
+                hidden = key.secret or (name == "ENV" and _SECRET_NAME.search(item))
+                lines.append(f"{pad}  {item}: {mask(text) if hidden else _scalar(text)}")
+        else:
+            shown = mask(value) if key.secret and isinstance(value, str) else _scalar(value)
+            lines.append(_with_comment(f"{pad}{name}: {shown}", _note(config, path, config.origin(path))))
+
+
+def _note(config: Config, path: str, origin: str) -> str:
+    """The origin, plus what a value means in effect when that differs from what it says."""
+    if path == "SELECTED_PROVIDER" and not config.selected_provider:
+        keyed = [n for n in list(config.failover_order) + list(config.providers) if n in config.providers
+                 and config.providers[n].api_key]
+        chosen = keyed[0] if keyed else "none: no provider has an API key"
+        return f"{origin}: the first provider with an API key ({chosen})"
+    if path == "MEMORY.ENABLED" and config.values.get("MEMORY", {}).get("ENABLED") and not config.memory.enabled:
+        return f"{origin}; memory is off: MEMORY.SERVER {config.memory.server!r} is not in MCP_SERVERS"
+    return origin
+
+
+def _with_comment(line: str, comment: str) -> str:
+    if not comment:
+        return line
+    return f"{line.ljust(_COMMENT_COLUMN - 1)} # {comment}"
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{}" if not value else json.dumps(value)
+    text = str(value)
+    if _PLAIN.fullmatch(text) and text.strip() == text and text.lower() not in ("true", "false", "null", "yes", "no"):
+        return text
+    return json.dumps(text, ensure_ascii=False)
