@@ -143,7 +143,7 @@ def open_session(
     end.add("stop the config watcher", watcher.stop)
     end.add("close the model gateway", gateways.aclose)
     try:
-        history = History(ref.history_path, warn=notices.warn)
+        history = History(ref.history_path, warn=notices.warn, redact=redact)
         end.add("close the history", history.close)
         transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
         end.add("close the transcript", transcript.close)

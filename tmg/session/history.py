@@ -18,8 +18,10 @@ Message = dict[str, Any]
 class History:
     """The stored messages of one session, in OpenAI chat format plus a ``ts`` field."""
 
-    def __init__(self, path: Path, warn: Callable[[str], None] = lambda _m: None, writable: bool = True) -> None:
+    def __init__(self, path: Path, warn: Callable[[str], None] = lambda _m: None, writable: bool = True,
+                 redact: Callable[[str], str] = lambda s: s) -> None:
         self.path = path
+        self._redact = redact  # config secrets never reach the file (the messages in memory keep them)
         self._writable = writable  # readers (`tmg -t`) never touch the file
         self.messages: list[Message] = []
         self._warn = warn
@@ -57,7 +59,7 @@ class History:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.write(self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n")
         self._file.flush()
         self.messages.append(record)
         return record
@@ -73,7 +75,7 @@ class History:
         tmp = self.path.with_suffix(".jsonl.tmp")
         with tmp.open("w", encoding="utf-8") as f:
             for m in messages:
-                f.write(json.dumps(m, ensure_ascii=False, separators=(",", ":")) + "\n")
+                f.write(self._redact(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) + "\n")
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
