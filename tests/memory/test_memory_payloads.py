@@ -150,3 +150,19 @@ def test_long_error_is_cut_at_a_character_boundary() -> None:
 def test_summary_needs_text_or_error() -> None:
     with pytest.raises(ValueError):
         payloads.capture_summary()
+
+
+def test_batch_items_keep_their_own_tags_and_scope_and_only_the_item_keys() -> None:
+    p = payloads.learn_batch_items_payload([
+        {"statement": "one", "tags": ["session:a", "mode:x"], "scope": "project:p", "session_id": "a"},
+        {"statement": "two", "tags": ["session:b", "mode:y"], "scope": ""},
+        {"statement": "   "},
+        {"tags": ["no statement"]},
+    ])
+    assert p == {"engrams": [
+        {"statement": "one", "scope": "project:p", "tags": ["session:a", "mode:x"]},
+        {"statement": "two", "tags": ["session:b", "mode:y"]},
+    ], "max_llm_calls": 0}
+    jsonschema.validate(p, closed_schema("plur_learn_batch"))
+    with pytest.raises(payloads.EmptyBatchError):
+        payloads.learn_batch_items_payload([{"statement": " "}])

@@ -117,6 +117,14 @@ class PlurClient:
         payload = payloads.learn_batch_payload(statements, tags, scope)
         return await self.call("plur_learn_batch", payload, results.parse_learn_batch)
 
+    async def learn_batch_items(self, items: Iterable[dict[str, Any]]) -> CallResult[results.BatchResult]:
+        """A batch of engrams that carry their own tags and scope (replaying a spool).
+
+        Raises payloads.EmptyBatchError when there is nothing to learn (never sent empty).
+        """
+        payload = payloads.learn_batch_items_payload(items)
+        return await self.call("plur_learn_batch", payload, results.parse_learn_batch)
+
     async def recall(self, query: str, limit: int | None = None, scope: str = "") -> CallResult[list[results.Engram]]:
         payload = payloads.recall_payload(query, limit, scope)
         return await self.call("plur_recall", payload, results.parse_recall)

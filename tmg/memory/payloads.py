@@ -6,7 +6,7 @@ only these builders (tested for exact key sets) and the contract tests keep them
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 SUMMARY_MAX_BYTES = 2000
@@ -86,7 +86,26 @@ def learn_batch_payload(statements: Iterable[str], tags: Sequence[str], scope: s
     Raises:
         EmptyBatchError: nothing non-blank to learn (an empty batch is never sent).
     """
-    engrams = [batch_item(s, tags, scope) for s in statements if s.strip()]
+    return learn_batch_items_payload({"statement": s, "tags": list(tags), "scope": scope} for s in statements)
+
+
+def learn_batch_items_payload(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """`plur_learn_batch` from engrams that each keep their own tags and scope (a replayed spool).
+
+    Each item is rebuilt through `batch_item`, so only `statement`, `scope` and `tags` are ever
+    sent, whatever the item holds; items without a non-blank string statement are dropped.
+
+    Raises:
+        EmptyBatchError: nothing non-blank to learn (an empty batch is never sent).
+    """
+    engrams = []
+    for item in items:
+        statement = item.get("statement")
+        if not isinstance(statement, str) or not statement.strip():
+            continue
+        tags = item.get("tags") or []
+        scope = item.get("scope") or ""
+        engrams.append(batch_item(statement, [str(t) for t in tags], scope if isinstance(scope, str) else ""))
     if not engrams:
         raise EmptyBatchError("learn_batch needs at least one non-blank statement")
     # 0: never let the server spend the user's provider budget on dedup calls.

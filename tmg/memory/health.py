@@ -1,0 +1,87 @@
+"""`WriteReport`: did this session's memory writes land? (memory.md §5-§6)
+
+Fed by `PlurClient(on_result=report.record)`, so every call is counted where it is judged: a
+write has failed when it raised, timed out, answered `isError`, was unreachable, or answered
+something that is not the tool's result. Recall for the injector (inject, and the recall that
+resolves ids to words) is counted apart and never marks a write tool dead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tmg.memory.client import CallResult
+
+WRITE_TOOLS = frozenset({"plur_capture", "plur_learn", "plur_learn_batch"})
+INJECTION_TOOLS = frozenset({"plur_inject_hybrid", "plur_recall"})
+
+
+@dataclass
+class Tally:
+    """Attempts and failures of one tool (or of injection) in this session."""
+
+    attempts: int = 0
+    failures: int = 0
+    last_error: str | None = None
+
+    @property
+    def dead(self) -> bool:
+        """Every attempt failed: the tool is not working at all (one success means transients)."""
+        return self.attempts >= 1 and self.failures == self.attempts
+
+    def add(self, result: CallResult[Any]) -> None:
+        self.attempts += 1
+        if not result.ok:
+            self.failures += 1
+            self.last_error = result.error
+
+
+class WriteReport:
+    """Per session, per write tool: attempts and failures; injection failures apart."""
+
+    def __init__(self) -> None:
+        self.writes: dict[str, Tally] = {}
+        self.injection = Tally()
+
+    def record(self, result: CallResult[Any]) -> None:
+        """Count one call (the `on_result` hook of PlurClient). Other reads are not counted."""
+        if result.tool in WRITE_TOOLS:
+            self.writes.setdefault(result.tool, Tally()).add(result)
+        elif result.tool in INJECTION_TOOLS:
+            self.injection.add(result)
+
+    @property
+    def failed_writes(self) -> int:
+        """N of the notice: the number of write calls that failed, all write tools together."""
+        return sum(t.failures for t in self.writes.values())
+
+    def dead_tools(self) -> list[str]:
+        """Write tools whose every attempt failed this session, sorted."""
+        return sorted(tool for tool, tally in self.writes.items() if tally.dead)
+
+    def notice(self) -> str | None:
+        """The session-end line, or None when no write failed (memory.md §6).
+
+        `memory write failures: <N>` then one `; <tool> failing — learning is disabled` clause
+        per dead tool, sorted. N counts failed write calls (a batch of 20 engrams is one call).
+        """
+        if self.failed_writes == 0:
+            return None
+        clauses = [f"memory write failures: {self.failed_writes}"]
+        clauses += [f"{tool} failing — learning is disabled" for tool in self.dead_tools()]
+        return "; ".join(clauses)
+
+    def lines(self) -> list[str]:
+        """Write health for `/memory`: one line per tool used, then injection."""
+        out = []
+        for tool in sorted(self.writes):
+            t = self.writes[tool]
+            state = " (dead)" if t.dead else ""
+            last = f"; last error: {t.last_error}" if t.failures and t.last_error else ""
+            out.append(f"{tool}: {t.attempts - t.failures}/{t.attempts} landed{state}{last}")
+        if self.injection.attempts:
+            i = self.injection
+            last = f"; last error: {i.last_error}" if i.failures and i.last_error else ""
+            out.append(f"recall for injection: {i.failures} failed of {i.attempts}{last}")
+        return out or ["no memory calls yet"]
