@@ -1,0 +1,139 @@
+"""MemoryRuntime: background start, a bounded wait for readiness, one warning on failure, quick close."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.support.doubles import FakePlurCaller
+from tests.support.plur_server import fakeplur_spec
+from tmg.config.model import Config, McpServerConfig, MemoryConfig
+from tmg.context.pipeline import TurnContext
+from tmg.mcp_servers import McpStartError, ServerSpec
+from tmg.memory.health import WriteReport
+from tmg.memory.injector import START_MARKER, MemoryInjector
+from tmg.memory.runtime import MemoryRuntime, memory_server_spec
+
+SPEC = ServerSpec(name="plur", command="unused")
+
+
+class InProcess(FakePlurCaller):
+    """fakeplur in-process with a start that takes `delay` seconds (or fails)."""
+
+    def __init__(self, profile: str = "lean", delay: float = 0.0, fail: bool = False, tools: set[str] | None = None):
+        super().__init__(profile)
+        self.delay, self.fail, self._listed = delay, fail, tools
+        self.closed = False
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return frozenset(self._listed) if self._listed is not None else super().tool_names
+
+    async def start(self) -> None:
+        await asyncio.sleep(self.delay)
+        if self.fail:
+            raise McpStartError("plur: FileNotFoundError: no such command")
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def runtime_with(conn: Any, **kw: Any) -> tuple[MemoryRuntime, list[str]]:
+    warnings: list[str] = []
+    return MemoryRuntime(SPEC, warn=warnings.append, connect=lambda _spec, _t: conn, **kw), warnings
+
+
+async def test_a_real_fakeplur_process_starts_in_the_background_and_answers(tmp_path) -> None:
+    report = WriteReport()
+    runtime = MemoryRuntime(fakeplur_spec(tmp_path, "lean", seed=["Never deploy on Fridays"]),
+                            on_result=report.record)
+    runtime.start()
+    assert runtime.state == "starting"
+    client = await runtime.client(wait=30)
+    assert client is not None and runtime.state == "ready" and "plur_admin" in runtime.describe()
+    result = await client.inject("can we deploy on Fridays", 2000)
+    assert result.ok and len(result.value.injected_ids) == 1
+    assert report.injection.attempts == 1
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await runtime.close()
+    assert loop.time() - started < 1.5  # never the seconds a server takes to exit by itself
+    assert await runtime.client(wait=1) is None
+
+
+async def test_a_command_that_does_not_start_warns_once_and_memory_is_off(tmp_path) -> None:
+    warnings: list[str] = []
+    spec = ServerSpec(name="plur", command=str(tmp_path / "no-such-plur"))
+    runtime = MemoryRuntime(spec, warn=warnings.append, start_timeout=5)
+    runtime.start()
+    assert await runtime.client(wait=10) is None
+    assert runtime.state == "failed" and len(warnings) == 1
+    assert "memory server 'plur' did not start" in warnings[0] and "memory is off for this session" in warnings[0]
+    assert await runtime.client(wait=10) is None and len(warnings) == 1
+    await runtime.close()
+
+
+async def test_a_server_without_the_memory_tools_is_refused() -> None:
+    conn = InProcess(tools={"some_other_tool"})
+    runtime, warnings = runtime_with(conn)
+    runtime.start()
+    assert await runtime.client(wait=1) is None
+    assert runtime.state == "failed" and "is it PLUR?" in warnings[0] and conn.closed
+
+
+async def test_a_prompt_does_not_wait_long_for_a_slow_start() -> None:
+    runtime, _ = runtime_with(InProcess(delay=0.5))
+    runtime.start()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await runtime.client(wait=0.05) is None
+    assert loop.time() - started < 0.3
+    assert await runtime.client(wait=2) is not None  # a write may wait for the whole start
+
+
+async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() -> None:
+    conn = InProcess("full", delay=0.4)
+    await conn.call_tool("plur_learn", {"statement": "Never deploy on Fridays"})
+    runtime, _ = runtime_with(conn)
+    runtime.start()
+    injector = MemoryInjector(runtime, ready_wait=0.05)
+    config = Config(memory=MemoryConfig(enabled=True))
+    first = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 1)
+    await injector.apply(first)
+    assert first.messages[0]["role"] == "user" and injector.stats.not_ready == 1
+    await asyncio.sleep(0.5)
+    second = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 2)
+    await injector.apply(second)
+    assert START_MARKER in second.messages[0]["content"] and "Never deploy on Fridays" in second.messages[0]["content"]
+
+
+async def test_close_during_the_start_is_quick_and_quiet() -> None:
+    runtime, warnings = runtime_with(InProcess(delay=30))
+    runtime.start()
+    waiter = asyncio.create_task(runtime.client(wait=30))
+    await asyncio.sleep(0.05)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await runtime.close()
+    assert loop.time() - started < 1 and await waiter is None and warnings == []
+
+
+async def test_no_spec_means_off_without_a_warning() -> None:
+    warnings: list[str] = []
+    runtime = MemoryRuntime(None, warn=warnings.append)
+    runtime.start()
+    assert await runtime.client(wait=1) is None and runtime.state == "off" and warnings == []
+    await runtime.close()
+
+
+def test_the_spec_comes_from_memory_server_with_a_minimal_environment(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    server = McpServerConfig(name="plur", command="node", args=("plur.js",), env={"PLUR_TOOL_PROFILE": "full"},
+                             dir="/tmp")
+    config = Config(mcp_servers={"plur": server}, memory=MemoryConfig(enabled=True, server="plur"))
+    spec = memory_server_spec(config)
+    assert spec is not None and spec.command == "node" and spec.args == ("plur.js",) and spec.cwd == "/tmp"
+    assert spec.env["PLUR_TOOL_PROFILE"] == "full" and "OPENAI_API_KEY" not in spec.env
+    off = Config(mcp_servers={"plur": server}, memory=MemoryConfig(enabled=False))
+    missing = Config(memory=MemoryConfig(enabled=True, server="plur"))
+    assert memory_server_spec(off) is None and memory_server_spec(missing) is None

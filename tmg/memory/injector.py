@@ -1,0 +1,317 @@
+"""Seam A, `MemoryInjector`: recall for the latest user text, as one fenced block of the system
+message (pipeline priority 15, memory.md §3).
+
+- The server is asked once per prompt (cached by prompt id and user text), not once per tool
+  iteration; an empty user text is never sent.
+- The block carries the words of every engram the server selected. `plur_inject_hybrid` leaves
+  the constraints bucket (default-type, procedural, "never ..." engrams) out of its text and
+  cuts `consider` lines to 60 characters, so those ids are resolved to full statements from a
+  cache of statements seen and, for the rest, one `plur_recall` for the same text.
+- The budget is INJECT_BUDGET tokens, counted as characters / 4 (a common rough ratio for
+  English; good enough for a bound, and it needs no tokenizer). The block is trimmed at a
+  character boundary; a block whose markers alone do not fit is left out.
+- Failure (raise, timeout, isError, bad result): the block is stripped from this turn's payload,
+  not persisted. ENABLED false: the block is stripped and the strip persisted, only when a
+  block was there (content-driven, so running twice in a turn is harmless).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tmg.config.model import MemoryConfig
+from tmg.context.pipeline import Message, TurnContext
+from tmg.memory.client import PlurClient
+from tmg.memory.results import InjectResult
+from tmg.memory.runtime import ClientSource
+
+START_MARKER = "## PLUR MEMORY"
+END_MARKER = "[/PLUR-MEMORY]"
+NOTE = "Notes recalled from your long-term memory (PLUR); follow them unless the user says otherwise."
+CHARS_PER_TOKEN = 4
+# How long a prompt waits for a memory server that is still starting before it goes without
+# recall for that turn: PLUR initializes in 0.4 to 0.9 s, so a first prompt sent at once
+# usually still gets recall, and a slow start never costs more than this.
+READY_WAIT_S = 1.5
+# The real server cuts `consider` lines to this many characters: such a line may not be whole.
+_CONSIDER_CUT = 60
+_PREVIEW_WORDS = 8
+_BLOCK = re.compile(
+    rf"^{re.escape(START_MARKER)}[ \t]*$.*?^{re.escape(END_MARKER)}[ \t]*$\n?", re.MULTILINE | re.DOTALL
+)
+_OPEN_BLOCK = re.compile(rf"^{re.escape(START_MARKER)}[ \t]*$.*\Z", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One selected engram with the words the block carries for it."""
+
+    id: str
+    words: str
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What one ask produced: the notes in order, and the selected ids that have no words."""
+
+    notes: tuple[Note, ...]
+    unresolved: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LastInjection:
+    """The last prompt's recall, for `/memory`."""
+
+    prompt_id: int
+    ids: tuple[str, ...]
+    previews: tuple[str, ...]
+    unresolved: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()  # selected and worded, but over the budget
+    failed: str | None = None
+
+
+@dataclass
+class InjectorStats:
+    asks: int = 0
+    failures: int = 0
+    not_ready: int = 0
+    resolved_by_recall: int = 0
+
+
+@dataclass(frozen=True)
+class Rendered:
+    block: str
+    ids: tuple[str, ...]
+    left_out: tuple[str, ...] = field(default=())
+
+
+class MemoryInjector:
+    """The pipeline transformer that puts recalled engrams into the system message."""
+
+    name = "memory"
+    priority = 15
+
+    def __init__(
+        self,
+        clients: ClientSource,
+        *,
+        statements: MutableMapping[str, str] | None = None,
+        ready_wait: float = READY_WAIT_S,
+        debug: Callable[[str], None] = lambda _m: None,
+    ) -> None:
+        """Args:
+            clients: gives the PlurClient, or None while the server is not (yet) usable.
+            statements: id -> full statement seen so far (shared with the learning hook).
+            ready_wait: how long a turn waits for a server that is still starting.
+            debug: lines for `--debug` (never shown otherwise).
+        """
+        self._clients = clients
+        self.statements: MutableMapping[str, str] = {} if statements is None else statements
+        self._ready_wait = ready_wait
+        self._debug = debug
+        self._key: tuple[int, str] | None = None
+        self._recalled: Recalled | None = None  # None with a key: this prompt's ask failed
+        self.last: LastInjection | None = None
+        self.stats = InjectorStats()
+        self._said_no_client = False
+
+    async def apply(self, ctx: TurnContext) -> None:
+        memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
+        if not memory.enabled:
+            if _edit_system(ctx.messages, None):
+                ctx.request_persist()
+            return
+        text = ctx.latest_user_text().strip()
+        if not text:
+            _edit_system(ctx.messages, None)
+            return
+        key = (ctx.prompt_id, text)
+        if key != self._key:
+            client = await self._clients.client(self._ready_wait)
+            if client is None:
+                # Not started yet, or no server: nothing to ask; the next turn may ask.
+                self.stats.not_ready += 1
+                if not self._said_no_client:
+                    self._said_no_client = True
+                    self._debug("memory: no live memory server for this turn; answering without recall")
+                _edit_system(ctx.messages, None)
+                return
+            self._key = key
+            self._recalled = await self._ask(client, text, memory, ctx.prompt_id)
+        recalled = self._recalled
+        if recalled is None:
+            _edit_system(ctx.messages, None)
+            return
+        rendered = render_block(recalled.notes, memory.inject_budget * CHARS_PER_TOKEN)
+        _edit_system(ctx.messages, rendered.block if rendered and rendered.ids else None)
+        ids = rendered.ids if rendered else ()
+        ctx.meta["memory_ids"] = list(ids)
+        if recalled.unresolved:
+            ctx.meta["memory_unresolved"] = list(recalled.unresolved)
+        self.last = LastInjection(
+            ctx.prompt_id,
+            ids,
+            tuple(_preview(n.words) for n in recalled.notes if n.id in ids),
+            recalled.unresolved,
+            rendered.left_out if rendered else tuple(n.id for n in recalled.notes),
+        )
+
+    async def _ask(self, client: PlurClient, text: str, memory: MemoryConfig, prompt_id: int) -> Recalled | None:
+        self.stats.asks += 1
+        result = await client.inject(text, memory.inject_budget, memory.scope)
+        if not result.ok or result.value is None:
+            self.stats.failures += 1
+            self.last = LastInjection(prompt_id, (), (), failed=result.error or result.failure)
+            self._debug(f"memory: recall failed ({result.error}); this prompt goes without it")
+            return None
+        return await self._words(client, text, memory, result.value)
+
+    async def _words(self, client: PlurClient, text: str, memory: MemoryConfig, inject: InjectResult) -> Recalled:
+        """Every selected engram in words: constraints first (the server fills them first too),
+        then directives, then consider; ids the text leaves out or cuts come from the cache or recall."""
+        directive_text = {line.id: line.text for line in inject.directives}
+        consider_text = {line.id: line.text for line in inject.consider}
+        for engram_id, words in directive_text.items():
+            self.statements.setdefault(engram_id, words)
+        wanted = [i for i in inject.ids_without_text if i not in self.statements]
+        wanted += [i for i, words in consider_text.items()
+                   if len(words) >= _CONSIDER_CUT and i not in self.statements]
+        if wanted:
+            limit = max(20, 4 * len(wanted))
+            recall = await client.recall(text, limit, memory.scope)
+            if recall.ok and recall.value is not None:
+                for engram in recall.value:
+                    if engram.statement.strip():
+                        self.statements[engram.id] = engram.statement
+                self.stats.resolved_by_recall += sum(1 for i in wanted if i in self.statements)
+        order = list(inject.ids_without_text)
+        order += [line.id for line in inject.directives] + [line.id for line in inject.consider]
+        notes, unresolved, seen = [], [], set()
+        for engram_id in order:
+            if engram_id in seen:
+                continue
+            seen.add(engram_id)
+            words = self.statements.get(engram_id) or directive_text.get(engram_id) or consider_text.get(engram_id)
+            if words and words.strip():
+                notes.append(Note(engram_id, _one_line(words)))
+            else:
+                unresolved.append(engram_id)
+        if unresolved:
+            self._debug(f"memory: no words found for {', '.join(unresolved)}; left out of the block")
+        return Recalled(tuple(notes), tuple(unresolved))
+
+
+def render_block(notes: tuple[Note, ...] | list[Note], budget_chars: int) -> Rendered | None:
+    """The block for `notes` within `budget_chars` characters (markers and note included).
+
+    Notes are added whole while they fit; the first that does not fit is cut at a character
+    boundary (marked with `…`) if any of its words fit, and the rest are left out.
+    None when not even the markers and one character of one note fit.
+    """
+    head = f"{START_MARKER}\n{NOTE}\n"
+    tail = END_MARKER
+    room = budget_chars - len(head) - len(tail)
+    lines: list[str] = []
+    ids: list[str] = []
+    for index, note in enumerate(notes):
+        line = f"- {note.words}\n"
+        if len(line) <= room:
+            lines.append(line)
+            ids.append(note.id)
+            room -= len(line)
+            continue
+        keep = room - len("- …\n")
+        if keep >= 1:
+            lines.append(f"- {note.words[:keep].rstrip()}…\n")
+            ids.append(note.id)
+        left_out = tuple(n.id for n in notes[index:] if n.id not in ids)
+        return Rendered(head + "".join(lines) + tail, tuple(ids), left_out) if ids else None
+    if not ids:
+        return None
+    return Rendered(head + "".join(lines) + tail, tuple(ids))
+
+
+def find_block(text: str) -> bool:
+    """Whether `text` holds a memory block (or the start of one)."""
+    return _OPEN_BLOCK.search(text) is not None
+
+
+def replace_block(text: str, block: str | None) -> str:
+    """`text` with its memory block replaced in place by `block` (appended when there was none),
+    or removed when `block` is None. An unterminated block is removed to the end of the text."""
+    match = _BLOCK.search(text) or _OPEN_BLOCK.search(text)
+    if match is None:
+        if block is None:
+            return text
+        return f"{text.rstrip()}\n\n{block}" if text.strip() else block
+    before, after = text[: match.start()], text[match.end():]
+    if block is not None:
+        return before + block + ("\n" + after if after else "")
+    kept = before.rstrip("\n")
+    if after.strip():
+        kept = f"{kept}\n\n{after.lstrip(chr(10))}" if kept.strip() else after.lstrip("\n")
+    return kept
+
+
+def _edit_system(messages: list[Message], block: str | None) -> bool:
+    """Put `block` into the system message (creating one if needed) or strip it (None).
+
+    The message dict is replaced, never mutated (it may be the stored history's own). Returns
+    whether anything changed; a system message left empty by a strip is removed.
+    """
+    index = next((i for i, m in enumerate(messages) if m.get("role") == "system"), None)
+    if index is None:
+        if block is None:
+            return False
+        messages.insert(0, {"role": "system", "content": block})
+        return True
+    message = messages[index]
+    content = message.get("content")
+    if isinstance(content, list):
+        new_content: Any = _edit_parts(content, block)
+        empty = not new_content
+    else:
+        text = content if isinstance(content, str) else ""
+        new_content = replace_block(text, block)
+        empty = not new_content.strip()
+    if new_content == content:
+        return False
+    if empty:
+        del messages[index]
+    else:
+        messages[index] = {**message, "content": new_content}
+    return True
+
+
+def _edit_parts(parts: list[Any], block: str | None) -> list[Any]:
+    """The same edit for a list-of-parts system message: the block is one text part of its own."""
+    out: list[Any] = []
+    placed = False
+    for part in parts:
+        text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
+        if isinstance(text, str) and find_block(text):
+            if block is not None and not placed:
+                out.append({**part, "text": replace_block(text, block)})
+                placed = True
+            else:
+                rest = replace_block(text, None)
+                if rest.strip():
+                    out.append({**part, "text": rest})
+            continue
+        out.append(part)
+    if block is not None and not placed:
+        out.append({"type": "text", "text": block})
+    return out
+
+
+def _one_line(words: str) -> str:
+    # One line per note: a statement can then never look like a marker line.
+    return " ".join(words.split())
+
+
+def _preview(words: str) -> str:
+    parts = words.split()
+    return " ".join(parts[:_PREVIEW_WORDS]) + (" …" if len(parts) > _PREVIEW_WORDS else "")

@@ -1,0 +1,194 @@
+"""`MemoryRuntime`: the memory server's connection for one session, from start to a quick close.
+
+The server is started in the background as soon as the session opens (PLUR takes 0.4 to 0.9 s
+to initialize), so the first prompt rarely waits for it. Whoever needs a client asks with a
+bound: the injector asks with a short one and skips recall for that turn if the server is not
+ready yet; writes run detached and may wait for the whole start. A server that fails to start
+costs one warning and turns memory off for the session; the chat goes on (memory.md §2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from tmg.config.model import Config, McpServerConfig
+from tmg.mcp_servers.outcome import McpStartError
+from tmg.mcp_servers.spec import ServerSpec, child_environment
+from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller
+
+State = Literal["off", "starting", "ready", "failed", "closed"]
+# Tools tmg cannot do without: recall for the injector. Writes are checked per call.
+_NEEDED = ("plur_inject_hybrid",)
+
+
+class ClientSource(Protocol):
+    """Where the seams get their PlurClient: None when memory has no live server (yet)."""
+
+    async def client(self, wait: float) -> PlurClient | None: ...
+
+
+class StartableCaller(ToolCaller, Protocol):
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class ReadyClient:
+    """A ClientSource over a client that is already connected (tests, embedding)."""
+
+    def __init__(self, client: PlurClient | None) -> None:
+        self._client = client
+
+    async def client(self, wait: float) -> PlurClient | None:
+        return self._client
+
+
+def memory_server_spec(config: Config, errlog: Path | None = None) -> ServerSpec | None:
+    """The ServerSpec of MEMORY.SERVER, or None when memory is off or the entry is missing."""
+    memory = config.memory
+    entry = config.mcp_servers.get(memory.server)
+    if not memory.enabled or entry is None:
+        return None
+    return server_spec(entry, errlog)
+
+
+def server_spec(entry: McpServerConfig, errlog: Path | None = None) -> ServerSpec:
+    """An MCP_SERVERS entry as a ServerSpec: its ENV over the minimal base, nothing more."""
+    if entry.url:
+        return ServerSpec(name=entry.name, url=entry.url)
+    return ServerSpec(
+        name=entry.name,
+        command=entry.command,
+        args=tuple(entry.args),
+        env=child_environment(entry.env),
+        cwd=entry.dir or None,
+        errlog=str(errlog) if errlog else None,
+    )
+
+
+def _connect(spec: ServerSpec, start_timeout: float) -> StartableCaller:
+    from tmg.mcp_servers.connection import McpConnection
+
+    return McpConnection(spec, start_timeout=start_timeout)
+
+
+class MemoryRuntime:
+    """Owns the memory server's connection; hands out one PlurClient once it is up."""
+
+    def __init__(
+        self,
+        spec: ServerSpec | None,
+        *,
+        on_result: Callable[[CallResult[Any]], None] | None = None,
+        call_timeout: float = DEFAULT_TIMEOUT_S,
+        start_timeout: float = 15.0,
+        warn: Callable[[str], None] = lambda _m: None,
+        debug: Callable[[str], None] = lambda _m: None,
+        connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
+    ) -> None:
+        """Args:
+            spec: the memory server, or None when memory is off at session start.
+            on_result: told about every memory call (the session's WriteReport.record).
+            call_timeout: bound of each memory call.
+            start_timeout: bound of spawn + initialize + tools/list.
+            warn: the one user-visible line when the server cannot be used.
+            connect: builds the connection (tests pass fakeplur in-process or a failing one).
+        """
+        self.spec = spec
+        self._on_result = on_result
+        self._call_timeout = call_timeout
+        self._start_timeout = start_timeout
+        self._warn = warn
+        self._debug = debug
+        self._connect = connect
+        self._conn: StartableCaller | None = None
+        self._client: PlurClient | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.state: State = "off" if spec is None else "starting"
+        self.failure: str | None = None
+
+    @property
+    def start_timeout(self) -> float:
+        return self._start_timeout
+
+    def start(self) -> None:
+        """Start connecting in the background (call on the session's event loop). Idempotent."""
+        if self.spec is None or self._task is not None:
+            return
+        self._task = asyncio.get_running_loop().create_task(self._start(self.spec), name="memory-start")
+
+    async def _start(self, spec: ServerSpec) -> None:
+        conn = self._connect(spec, self._start_timeout)
+        self._conn = conn
+        try:
+            await conn.start()
+        except (McpStartError, OSError) as exc:
+            self._fail(f"memory server {spec.name!r} did not start ({exc}); memory is off for this session")
+            return
+        except Exception as exc:  # noqa: BLE001 - whatever broke, the chat goes on without memory
+            self._fail(f"memory server {spec.name!r} did not start ({type(exc).__name__}: {exc}); "
+                       "memory is off for this session")
+            return
+        client = PlurClient(conn, timeout=self._call_timeout, on_result=self._on_result)
+        missing = [tool for tool in _NEEDED if not client.surface.can_call(tool)]
+        if missing:
+            await conn.close()
+            self._fail(f"memory server {spec.name!r} offers neither {', '.join(missing)} nor plur_admin "
+                       "(is it PLUR?); memory is off for this session")
+            return
+        self._client = client
+        self.state = "ready"
+        route = "directly" if client.surface.is_direct("plur_inject_hybrid") else "through plur_admin"
+        self._debug(f"memory server {spec.name!r} ready ({len(conn.tool_names)} tools, recall {route})")
+
+    def _fail(self, message: str) -> None:
+        self.state = "failed"
+        self.failure = message
+        self._warn(message)
+
+    async def client(self, wait: float) -> PlurClient | None:
+        """The client, waiting at most `wait` seconds for the start to finish; None if not usable."""
+        task = self._task
+        if self._client is None and task is not None and not task.done() and wait > 0:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), wait)
+            except asyncio.TimeoutError:
+                return None
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # our caller is being cancelled, not the start
+                return None  # the start was cancelled by close()
+        return self._client
+
+    def describe(self) -> str:
+        """One line for `/memory`."""
+        name = self.spec.name if self.spec else "-"
+        if self.state == "ready" and self._client is not None:
+            gateway = "" if self._client.surface.is_direct("plur_inject_hybrid") else ", tools through plur_admin"
+            return f"server {name}: ready{gateway}"
+        if self.state == "failed":
+            return f"server {name}: failed — {self.failure}"
+        if self.state == "off":
+            return "server: none (memory was off when the session started)"
+        return f"server {name}: {self.state}"
+
+    async def close(self) -> None:
+        """Stop the server without waiting for it to exit by itself (the connection is quick)."""
+        self.state = "closed"
+        self._client = None
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await asyncio.wait_for(task, 2.0)
+            except BaseException:  # noqa: BLE001 - closing must not raise
+                pass
+        if self._conn is not None:
+            try:
+                await self._conn.close()
+            except Exception as exc:  # noqa: BLE001
+                self._debug(f"closing the memory server: {exc}")
