@@ -1,0 +1,225 @@
+"""Seam B, `LearningHook`: what each finished turn taught, written per the LEARN tier (memory.md §4).
+
+Classification is by the hook's own `error` argument, never a stale field:
+1. the turn has a response -> its text (non-thought text parts joined by newlines);
+2. no response and an error -> an error episode `{error, prompt}`, unless the error is transient
+   (rate limit, provider timeout after retries) or the user interrupted: those are skipped;
+3. neither -> the last model message stored this turn; a tool-call-only turn has no text: skipped.
+
+Tiers, read from the live config on every turn (LEARN is hot):
+- `capture`: every episode -> `plur_capture`, detached;
+- `batch`: learnable text (never error episodes) -> the session's ring of 20, sent at session end;
+- `full`: batch, plus a gated `plur_learn` of corrections and instructions, capped and deduped.
+Writes are detached tasks (the next prompt never waits for them), tracked so the session end
+can await them; learns take the advisory write lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import deque
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from tmg.config.model import Config
+from tmg.engine.turn import Turn
+from tmg.llm.gateway import ErrorKind, GatewayError
+from tmg.memory import payloads
+from tmg.memory.lock import WriteLock
+from tmg.memory.runtime import ClientSource
+
+RING_SIZE = 20
+# A write waits this long for a server that is still starting (it is detached: nobody waits on it).
+CLIENT_WAIT_S = 15.0
+_THOUGHT_TYPES = frozenset({"thinking", "reasoning", "redacted_thinking"})
+_SENTENCE_START = r"(?:^|[.!?;\n]\s*)(?:please\s+)?"
+_GATE = re.compile(
+    r"\bplease\s+remember\b|\bfrom\s+now\s+on\b"
+    + rf"|{_SENTENCE_START}(?:always|never|don['’]?t|do\s+not|stop)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """What a turn taught: its text, or an error with the prompt that caused it."""
+
+    text: str | None = None
+    error: str | None = None
+    prompt: str = ""
+
+    @property
+    def summary(self) -> str:
+        """The capture summary: the text, or `error: <error> | user: <prompt>`; at most 2000 bytes."""
+        if self.text is not None:
+            return payloads.capture_summary(self.text)
+        return payloads.capture_summary(error=self.error or "error", prompt=self.prompt)
+
+
+def is_transient(error: BaseException) -> bool:
+    """Rate limits and timeouts that outlived the retries: not worth remembering."""
+    if isinstance(error, GatewayError):
+        return error.kind in (ErrorKind.RATE_LIMIT, ErrorKind.TRANSIENT)
+    return isinstance(error, TimeoutError)  # asyncio.TimeoutError is TimeoutError since 3.11
+
+
+def content_text(content: Any) -> str:
+    """A message's text: a string, or its non-thought text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for part in content:
+        if not isinstance(part, dict) or part.get("thought") or part.get("type") in _THOUGHT_TYPES:
+            continue
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def classify(turn: Turn, error: BaseException | None) -> Episode | None:
+    """The turn's episode, or None when it taught nothing worth writing."""
+    completion = turn.completion
+    if completion is not None and not completion.is_empty:
+        text = completion.text
+        return Episode(text=text) if text.strip() else None  # tool calls only: nothing to learn
+    if error is not None:
+        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)) or is_transient(error):
+            return None
+        return Episode(error=str(error) or type(error).__name__, prompt=turn.user_text)
+    for message in reversed(turn.stored):
+        if message.get("role") == "assistant":
+            text = content_text(message.get("content"))
+            return Episode(text=text) if text.strip() else None
+    return None
+
+
+def is_instruction(text: str) -> bool:
+    """A correction or standing instruction worth a learn of its own (`full` tier)."""
+    return bool(_GATE.search(text))
+
+
+class LearningHook:
+    """The after-turn hook. Register once per session in the engine's HookSet."""
+
+    def __init__(
+        self,
+        clients: ClientSource,
+        config: Callable[[], Config],
+        *,
+        lock: WriteLock | None = None,
+        statements: MutableMapping[str, str] | None = None,
+        ring_size: int = RING_SIZE,
+        client_wait: float = CLIENT_WAIT_S,
+        debug: Callable[[str], None] = lambda _m: None,
+    ) -> None:
+        """Args:
+            clients: gives the PlurClient, or None when memory has no live server.
+            config: the live config (read on every turn: ENABLED, LEARN, SCOPE and the cap are hot).
+            lock: the advisory write lock taken by learns (None: no lock, for tests).
+            statements: id -> statement cache shared with the injector (learned ones are added).
+        """
+        self._clients = clients
+        self._config = config
+        self._lock = lock
+        self.statements: MutableMapping[str, str] = {} if statements is None else statements
+        self._ring_size = ring_size
+        self._client_wait = client_wait
+        self._debug = debug
+        self._rings: dict[str, deque[dict[str, Any]]] = {}
+        self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
+        """Classify the turn and hand its episode to the live tier; never waits for a write."""
+        config = self._config()
+        memory = config.memory
+        if not memory.enabled or memory.learn == "off":
+            return
+        episode = classify(turn, error)
+        if memory.learn == "capture":
+            if episode is not None:
+                self._detach(self._capture(episode.summary, turn.mode, turn.session_id))
+            return
+        if episode is not None and episode.text is not None:
+            self._append(turn.session_id, episode.text, payloads.session_tags(turn.session_id, turn.mode),
+                         memory.scope)
+        if memory.learn == "full":
+            self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
+
+    def _append(self, session_id: str, text: str, tags: list[str], scope: str) -> None:
+        """Skip-at-append: blank text never enters; each item is cut to 2000 bytes here."""
+        if not text.strip():
+            return
+        ring = self._rings.setdefault(session_id, deque(maxlen=self._ring_size))
+        ring.append(payloads.batch_item(text, tags, scope))
+
+    def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
+        statement = payloads.cut_utf8(turn.user_text.strip(), payloads.STATEMENT_MAX_BYTES)
+        if not statement or not is_instruction(statement):
+            return
+        sent = self._learned.setdefault(turn.session_id, set())
+        key = statement.casefold()
+        if key in sent:
+            return  # the same instruction again (or the same prompt's next tool iteration)
+        if len(sent) >= cap:
+            self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
+            return
+        sent.add(key)
+        self._detach(self._learn(statement, payloads.session_tags(turn.session_id, turn.mode), scope))
+
+    def batch(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's ring, oldest first (a copy)."""
+        return list(self._rings.get(session_id, ()))
+
+    def take_batch(self, session_id: str) -> list[dict[str, Any]]:
+        """Empty the session's ring and return what it held (the session end's flush)."""
+        ring = self._rings.pop(session_id, None)
+        return list(ring or ())
+
+    def learned_count(self, session_id: str) -> int:
+        return len(self._learned.get(session_id, ()))
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    async def drain(self, timeout: float) -> None:
+        """Wait for the detached writes, at most `timeout` seconds; cancel what is left."""
+        tasks = list(self._tasks)
+        if not tasks:
+            return
+        done, late = await asyncio.wait(tasks, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            self._debug(f"memory: {len(late)} write(s) still running at the session end were cancelled")
+            await asyncio.wait(late, timeout=0.5)
+
+    def _detach(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro, name="memory-write")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _capture(self, summary: str, agent: str, session_id: str) -> None:
+        client = await self._clients.client(self._client_wait)
+        if client is None:
+            self._debug("memory: no live memory server; an episode was not captured")
+            return
+        await client.capture(summary, agent, session_id)  # counted by the write report
+
+    async def _learn(self, statement: str, tags: list[str], scope: str) -> None:
+        client = await self._clients.client(self._client_wait)
+        if client is None:
+            self._debug("memory: no live memory server; an instruction was not learned")
+            return
+        if self._lock is None:
+            result = await client.learn(statement, tags, scope)
+        else:
+            async with self._lock.held():
+                result = await client.learn(statement, tags, scope)
+        if result.ok and result.value:
+            self.statements[result.value] = statement
