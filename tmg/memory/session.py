@@ -1,0 +1,111 @@
+"""`SessionMemory`: one session's memory, assembled (runtime, injector, hook, report, spool, end).
+
+The composition root builds one per session and wires three things: the injector into the
+pipeline, the hook into the HookSet, and `end_steps(notify)` into the SessionEnd (before the
+transcript closes). `/memory` prints `describe()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from tmg.config.model import Config
+from tmg.mcp_servers.spec import ServerSpec
+from tmg.memory.health import WriteReport
+from tmg.memory.injector import READY_WAIT_S, MemoryInjector
+from tmg.memory.learning import RING_SIZE, LearningHook
+from tmg.memory.lock import WriteLock
+from tmg.memory.runtime import MemoryRuntime, StartableCaller, _connect, memory_server_spec
+from tmg.memory.session_end import MemoryEnd
+from tmg.memory.spool import BatchSpool, spool_dir
+
+
+class SessionMemory:
+    """Everything memory does for one session, built from the config at session open."""
+
+    def __init__(
+        self,
+        config: Callable[[], Config],
+        session_id: str,
+        home: Path,
+        *,
+        warn: Callable[[str], None] = lambda _m: None,
+        debug: Callable[[str], None] = lambda _m: None,
+        errlog: Path | None = None,
+        lock_path: Path | None = None,
+        ready_wait: float = READY_WAIT_S,
+        connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
+    ) -> None:
+        """Args:
+            config: the live config (the seams read MEMORY from it every turn).
+            session_id: this session's id (tags, the batch ring, the flush).
+            home: TMG_HOME (the spool lives under it).
+            warn: user-visible warnings (stderr): a server that cannot start, lost engrams.
+            debug: `--debug` lines.
+            errlog: where the memory server's stderr goes (None: discarded).
+            lock_path: the advisory write lock (default `~/.plur/.tmg-write.lock`).
+        """
+        current = config()
+        self.session_id = session_id
+        self._config = config
+        self.report = WriteReport()
+        self.statements: dict[str, str] = {}
+        entry = current.mcp_servers.get(current.memory.server)
+        self.runtime = MemoryRuntime(
+            memory_server_spec(current, errlog),
+            on_result=self.report.record,
+            start_timeout=entry.timeout if entry else 15.0,
+            warn=warn,
+            debug=debug,
+            connect=connect,
+        )
+        self.lock = WriteLock(lock_path, debug=debug)
+        self.injector = MemoryInjector(self.runtime, statements=self.statements, ready_wait=ready_wait, debug=debug)
+        self.hook = LearningHook(
+            self.runtime, config, lock=self.lock, statements=self.statements,
+            client_wait=self.runtime.start_timeout, debug=debug,
+        )
+        self.spool = BatchSpool(spool_dir(home), warn=warn)
+        self.end = MemoryEnd(
+            session_id=session_id, config=config, clients=self.runtime, hook=self.hook, spool=self.spool,
+            report=self.report, runtime=self.runtime, lock=self.lock, warn=warn, debug=debug,
+        )
+
+    def start(self) -> None:
+        """Start the memory server in the background; call on the session's event loop."""
+        self.runtime.start()
+
+    def end_steps(self, notify: Callable[[str], None]) -> list[tuple[str, Callable[[], Awaitable[Any] | Any]]]:
+        """Memory's SessionEnd steps: finish writes, flush, notice (via `notify`), close."""
+        return self.end.steps(notify)
+
+    def describe(self) -> list[str]:
+        """The `/memory` lines: server, last injection, learning tier, write health."""
+        memory = self._config().memory
+        lines = [f"memory: {'on' if memory.enabled else 'off'} · {self.runtime.describe()}"]
+        last = self.injector.last
+        if last is None:
+            lines.append("last injection: none yet")
+        elif last.failed:
+            lines.append(f"last injection (prompt {last.prompt_id}): failed — {last.failed}")
+        else:
+            lines.append(f"last injection (prompt {last.prompt_id}): {len(last.ids)} engram(s)")
+            lines += [f"  {i}  {p}" for i, p in zip(last.ids, last.previews)]
+            if last.unresolved:
+                lines.append(f"  no words found for: {', '.join(last.unresolved)}")
+            if last.left_out:
+                lines.append(f"  over the budget, left out: {', '.join(last.left_out)}")
+        ring = len(self.hook.batch(self.session_id))
+        learn = f"learning: {memory.learn}"
+        if memory.learn in ("batch", "full"):
+            learn += f" · batch {ring}/{RING_SIZE} waiting for the session end"
+        if memory.learn == "full":
+            learn += f" · learned {self.hook.learned_count(self.session_id)}/{memory.max_learns_per_session}"
+        lines.append(learn)
+        stats = self.injector.stats
+        if stats.not_ready:
+            lines.append(f"recall skipped {stats.not_ready} time(s): the memory server was not ready")
+        lines += [f"  {line}" for line in self.report.lines()]
+        return lines
