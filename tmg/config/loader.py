@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
-from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _type_name, validate_block
+from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -184,16 +185,22 @@ def _locate(path: str, lines: Mapping[str, int]) -> int | None:
     return None
 
 
+def _quoted(text: str) -> str:
+    """A name in double quotes, control characters escaped so a message stays one line."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _cross_check(clean: dict[str, Any], out: Findings) -> None:
     providers = clean.get("PROVIDERS", {})
     selected = clean.get("SELECTED_PROVIDER", "")
-    available = ", ".join(providers) or "none"
+    available = ", ".join(_segment(n) for n in providers) or "none"
     if selected and selected not in providers:
-        out.error("SELECTED_PROVIDER", f'SELECTED_PROVIDER "{selected}" is not a key of PROVIDERS (available: {available})')
+        out.error("SELECTED_PROVIDER", f'SELECTED_PROVIDER {_quoted(selected)} is not a key of PROVIDERS (available: {available})')
     for name in clean.get("FAILOVER_ORDER", []):
         if name not in providers:
-            out.error("FAILOVER_ORDER", f'FAILOVER_ORDER names "{name}", which is not a key of PROVIDERS (available: {available})')
-    for name, server in clean.get("MCP_SERVERS", {}).items():
+            out.error("FAILOVER_ORDER", f'FAILOVER_ORDER names {_quoted(name)}, which is not a key of PROVIDERS (available: {available})')
+    for raw_name, server in clean.get("MCP_SERVERS", {}).items():
+        name = _segment(raw_name)
         has_command, has_url = bool(server.get("COMMAND")), bool(server.get("URL"))
         if has_command == has_url:
             out.error(f"MCP_SERVERS.{name}", f"MCP_SERVERS.{name} needs exactly one of COMMAND (a stdio server) "
@@ -204,7 +211,8 @@ def _cross_check(clean: dict[str, Any], out: Findings) -> None:
             for extra in ("ARGS", "ENV", "DIR"):
                 if server.get(extra):
                     out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
-    for name, provider in providers.items():
+    for raw_name, provider in providers.items():
+        name = _segment(raw_name)
         url = provider.get("URL", "")
         if url and not url.startswith(("http://", "https://")):
             out.error(f"PROVIDERS.{name}.URL", f"PROVIDERS.{name}.URL must start with http:// or https:// "
@@ -213,8 +221,8 @@ def _cross_check(clean: dict[str, Any], out: Findings) -> None:
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     if memory.get("ENABLED") and server not in clean.get("MCP_SERVERS", {}):
         out.warnings.append(
-            f'MEMORY.SERVER "{server}" is not a key of MCP_SERVERS; memory is off for this session '
-            f"(add MCP_SERVERS.{server} or set MEMORY.ENABLED: false)"
+            f'MEMORY.SERVER {_quoted(server)} is not a key of MCP_SERVERS; memory is off for this session '
+            f"(add MCP_SERVERS.{_segment(server)} or set MEMORY.ENABLED: false)"
         )
 
 

@@ -6,6 +6,7 @@ Keys are upper-case, as in tell-me-go, so its MEMORY and MCP_SERVERS blocks carr
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -183,6 +184,11 @@ def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
     raise AssertionError(f"unknown kind {key.kind}")  # pragma: no cover - schema bug
 
 
+def _segment(name: str) -> str:
+    """A key or entry name as shown in a path: quoted when blank or holding control characters."""
+    return name if name.isprintable() and name.strip() == name and name else json.dumps(name)
+
+
 def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -> dict[str, Any]:
     """Validate one mapping against ``fields``; unknown keys warn with the closest known key."""
     if raw is None:
@@ -193,7 +199,7 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
     clean: dict[str, Any] = {}
     for name, value in raw.items():
         name = str(name)
-        where = f"{path}.{name}" if path else name
+        where = f"{path}.{_segment(name)}" if path else _segment(name)
         key = fields.get(name) or fields.get(name.upper())
         if key is None:
             close = difflib.get_close_matches(name.upper(), fields, n=1, cutoff=0.6)
@@ -210,7 +216,7 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
             if not isinstance(value, dict):
                 out.error(where, f"{where} must be a mapping of names to settings")
                 continue
-            clean[name] = {str(n): validate_block(b, key.fields, f"{where}.{n}", out)
+            clean[name] = {str(n): validate_block(b, key.fields, f"{where}.{_segment(str(n))}", out)
                            for n, b in value.items()}
         else:
             checked = _check_scalar(where, key, value, out)
