@@ -54,7 +54,8 @@ def _parse_yaml(text: str, path: Path) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
+        # The end of the stream is one line past the last: point at the last line instead.
+        where = f" line {min(mark.line + 1, max(1, len(text.splitlines())))}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"config file {path}{where}: {problem}; fix the YAML syntax there") from exc
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
