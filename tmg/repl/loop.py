@@ -26,7 +26,7 @@ from tmg.environment import Environment
 from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.repl import commands
-from tmg.repl.screen import ReplScreen, quiet_typing
+from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.usage import UsageMeter
 from tmg.session.store import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
@@ -143,8 +143,9 @@ class Repl:
             self.session = self.open(self.options)
             self._greet()
             reader = self._make_reader(self)
-            while not self.done:
-                await self._one_entry(reader)
+            with typeahead_mode(_stdin_fd(self.envr)):
+                while not self.done:
+                    await self._one_entry(reader)
             return EXIT_OK
         except asyncio.CancelledError:
             if self._ending_signal is None or main is None:
@@ -196,8 +197,7 @@ class Repl:
         task = asyncio.create_task(session.engine.run_prompt(text))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
-            with quiet_typing(_stdin_fd(self.envr)):
-                await task
+            await task
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():

@@ -56,9 +56,12 @@ class ReplScreen:
 
 
 @contextlib.contextmanager
-def quiet_typing(stdin_fd: int | None) -> Iterator[None]:
-    """While an answer streams, keys typed ahead are kept for the next prompt but not echoed
-    into the rendered answer. Ctrl-C still raises SIGINT (ISIG stays on)."""
+def typeahead_mode(stdin_fd: int | None) -> Iterator[None]:
+    """Between prompts (an answer streaming, a command running) keys typed ahead are kept for
+    the next prompt exactly as typed: not echoed into the output, Enter not turned into a
+    newline (the tty's ICRNL would make it Ctrl-J, which adds a line), Ctrl-D not an end of
+    file. Ctrl-C still raises SIGINT. prompt-toolkit switches to raw mode for each prompt and
+    back to this mode after it; the terminal's own settings come back when the REPL ends."""
     saved = None
     if stdin_fd is not None:
         try:
@@ -66,9 +69,11 @@ def quiet_typing(stdin_fd: int | None) -> Iterator[None]:
 
             if os.isatty(stdin_fd):
                 saved = termios.tcgetattr(stdin_fd)
-                quiet = list(saved)
-                quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
-                termios.tcsetattr(stdin_fd, termios.TCSANOW, quiet)
+                mode = [list(x) if isinstance(x, list) else x for x in saved]
+                mode[0] &= ~(termios.ICRNL | termios.INLCR | termios.IGNCR)
+                mode[3] &= ~(termios.ECHO | termios.ECHOCTL | termios.ICANON)
+                mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+                termios.tcsetattr(stdin_fd, termios.TCSANOW, mode)  # TCSANOW: keep what was typed
         except (ImportError, OSError, ValueError):
             saved = None
     try:

@@ -1,0 +1,159 @@
+"""The interactive chat in a real terminal: the real ``tmg`` driven through tmux, against the mock API.
+
+The screen is polled with a bounded wait (never a blind sleep); nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+
+import pytest
+
+from e2e.conftest import API_KEY, tmg_command
+from e2e.mock_llm import Text
+from e2e.tmux import Terminal, tmux_available
+
+pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
+
+PROMPT = r"^default · openai/mock-model >"
+ANSWER = (
+    "# Rivers\n\n"
+    "The three longest rivers are listed below, with a short note on each of them so that "
+    "this paragraph wraps over more than one line of the terminal.\n\n"
+    "- the Nile, in Africa\n"
+    "- the Amazon, in South America\n"
+    "- the Yangtze, in Asia\n\n"
+    "```python\nlongest = 'Nile'\n```\n\n"
+    "That is all about rivers."
+)
+ANSWER_LINES = ["Rivers", "the Nile, in Africa", "the Amazon, in South America", "the Yangtze, in Asia",
+                "longest = 'Nile'", "That is all about rivers."]
+
+
+@pytest.fixture
+def term(tmg):
+    t = Terminal(width=100, height=30)
+    yield t
+    t.close()
+
+
+def launch(term: Terminal, tmg, *args: str) -> str:
+    env = tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8")
+    term.start(tmg_command() + list(args), env, tmg.work)
+    return term.wait_for(PROMPT)
+
+
+def prompts(screen: str) -> int:
+    return len(re.findall(PROMPT, screen, re.M))
+
+
+def ask(term: Terminal, text: str) -> None:
+    term.type(text)
+    term.send("Enter")
+
+
+def test_prompt_appears_and_a_streamed_answer_shows_each_line_once(term, tmg, llm):
+    llm.enqueue(Text(ANSWER, chunks=60, chunk_delay=0.03, usage=(321, 45)))
+    screen = launch(term, tmg)
+    assert "/help" in screen  # the greeting says where to start
+    ask(term, "which rivers are longest?")
+    # While it streams, the start of the answer is on screen before its end.
+    term.wait_for(lambda s: "Rivers" in s and "That is all about rivers." not in s)
+    screen = term.wait_for(r"321 in / 45 out · ")
+    term.wait_for(lambda s: prompts(s) == 2)
+    full = term.scrollback()
+    for line in ANSWER_LINES:
+        assert full.count(line) == 1, f"{line!r} shown {full.count(line)} times:\n{full}"
+    assert "# Rivers" not in full and "```" not in full  # rendered, not raw Markdown
+    assert API_KEY not in full
+    assert llm.requests[0]["messages"][-1]["content"] == "which rivers are longest?"
+
+
+def test_help_works_and_an_unknown_command_gets_a_suggestion(term, tmg, llm):
+    launch(term, tmg)
+    ask(term, "/help")
+    screen = term.wait_for(r"/transcript")
+    for name in ("/new", "/mode", "/model", "/cost", "/config", "/memory", "/exit"):
+        assert name in screen
+    ask(term, "/hepl")
+    term.wait_for(r"did you mean /help\?")
+    ask(term, "/exit")
+    assert term.exit_status() == 0
+    assert llm.requests == []
+
+
+def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(term, tmg, llm):
+    words = " ".join(f"word{i}" for i in range(300))
+    llm.enqueue(Text(words, chunks=150, chunk_delay=0.05), Text("The second answer."), Text("In the new session."))
+    first = re.search(r"session (\S+) \(new\)", launch(term, tmg)).group(1)
+    ask(term, "tell me a long story")
+    term.wait_for(r"word1\d")
+    term.send("C-c")
+    term.wait_for(r"answer interrupted")
+    assert llm.wait_outcome(0) == "client_closed"  # the HTTP stream was closed, not read to its end
+    term.wait_for(lambda s: prompts(s) == 2)
+
+    ask(term, "and now?")
+    term.wait_for(r"The second answer\.")
+    assert llm.requests[1]["messages"][-1]["content"] == "and now?"
+
+    ask(term, "/new")
+    term.wait_for(r"new session \d{8}-\d{6}-[0-9a-f]{4}")
+    ask(term, "fresh start")
+    term.wait_for(r"In the new session\.")
+    assert [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "user"] == ["fresh start"]
+
+    ask(term, "/exit")
+    assert term.exit_status() == 0
+
+    assert len(tmg.session_dirs()) == 2
+    shown = tmg.run("-t", first)
+    assert shown.code == 0, shown.err
+    assert "tell me a long story" in shown.out and "[interrupted]" in shown.out
+    assert "word1" in shown.out and "word299" not in shown.out
+    assert "and now?" in shown.out and "The second answer." in shown.out
+    current = tmg.run("-t")
+    assert "fresh start" in current.out and "tell me a long story" not in current.out
+
+
+def test_ctrl_c_at_an_empty_prompt_says_how_to_quit_and_ctrl_d_quits(term, tmg, llm):
+    launch(term, tmg)
+    term.send("C-c")
+    term.wait_for(r"press Ctrl-D or type /exit to quit")
+    term.send("C-d")
+    assert term.exit_status() == 0
+
+
+def test_input_history_survives_a_restart(term, tmg, llm):
+    llm.enqueue(Text("first answer"))
+    launch(term, tmg)
+    ask(term, "a question worth repeating")
+    term.wait_for(r"first answer")
+    ask(term, "/exit")
+    assert term.exit_status() == 0
+    term.close()
+
+    again = Terminal()
+    try:
+        launch(again, tmg)
+        again.send("Up")  # the last entry first: /exit
+        again.wait_for(PROMPT + r" /exit$")
+        again.send("Up")
+        again.wait_for(PROMPT + r" a question worth repeating$")
+    finally:
+        again.close()
+
+
+def test_sigterm_ends_the_session_cleanly(term, tmg, llm):
+    llm.enqueue(Text("an answer"), Text("after the restart"))
+    launch(term, tmg)
+    ask(term, "hello")
+    term.wait_for(r"an answer")
+    os.kill(term.pid(), signal.SIGTERM)
+    assert term.exit_status() == 130
+    # The session's lock was released: the next run resumes the same session at once.
+    result = tmg.run("and again")
+    assert result.code == 0, result.err
+    assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "user"] == ["hello", "and again"]
