@@ -36,7 +36,7 @@ class CompletionRequest:
     provider: ProviderSpec
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)  # OpenAI "function" tool schemas
-    timeout: float = 120.0
+    timeout: float = 120.0  # seconds the provider may stay silent: to connect, or between streamed bytes
 
 
 @dataclass(frozen=True)
