@@ -157,3 +157,16 @@ def test_sigterm_ends_the_session_cleanly(term, tmg, llm):
     result = tmg.run("and again")
     assert result.code == 0, result.err
     assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "user"] == ["hello", "and again"]
+
+
+def test_a_question_typed_during_an_answer_is_kept_for_the_next_prompt(term, tmg, llm):
+    llm.enqueue(Text("alpha " * 60 + "omega", chunks=40, chunk_delay=0.04), Text("The typed-ahead answer."))
+    launch(term, tmg)
+    ask(term, "first")
+    term.wait_for(r"alpha")
+    ask(term, "typed ahead")  # while the first answer still streams
+    term.wait_for(r"The typed-ahead answer\.")
+    assert llm.requests[1]["messages"][-1]["content"] == "typed ahead"  # sent by its Enter, as one line
+    full = term.scrollback()
+    assert full.count("typed ahead") == 1  # not echoed into the streaming answer, shown once at its prompt
+    assert re.search(PROMPT + r" typed ahead$", full, re.M)

@@ -128,6 +128,17 @@ class PromptInput:
             output=output,
         )
 
+    def when_shown(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once, right after the prompt is first drawn (to start slow work
+        such as importing the gateway without delaying the prompt itself)."""
+        app = self._session.app
+
+        def fire(_app) -> None:
+            app.after_render -= fire
+            callback()
+
+        app.after_render += fire
+
     def _message(self) -> FormattedText:
         mode, model = self._label()
         return FormattedText([

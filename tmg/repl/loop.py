@@ -87,7 +87,7 @@ class Repl:
 
     # -- sessions -------------------------------------------------------------------------
 
-    def open(self, options: ChatOptions) -> ChatSession:
+    def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
@@ -96,7 +96,8 @@ class Repl:
         watcher = getattr(session, "config_watcher", None)
         if watcher is not None:
             watcher.start()  # config saves apply at the next phase boundary (SPEC §3)
-        self._prewarm(session)
+        if prewarm:
+            self._prewarm(session)
         return session
 
     async def switch(self, options: ChatOptions) -> bool:
@@ -140,9 +141,15 @@ class Repl:
         for sig in _ENDING_SIGNALS:
             loop.add_signal_handler(sig, self._end_by_signal, sig, main)
         try:
-            self.session = self.open(self.options)
+            self.session = self.open(self.options, prewarm=False)
             self._greet()
             reader = self._make_reader(self)
+            session = self.session
+            when_shown = getattr(reader, "when_shown", None)
+            if when_shown is not None:  # warm up once the prompt is drawn: it must not wait for us
+                when_shown(lambda: self._prewarm(session))
+            else:
+                self._prewarm(session)
             with typeahead_mode(_stdin_fd(self.envr)):
                 while not self.done:
                     await self._one_entry(reader)
