@@ -43,7 +43,8 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     if task is not None:
         loop.add_signal_handler(signal.SIGTERM, task.cancel)  # end through the same path as Ctrl-C
     if session.config_watcher is not None:
-        session.config_watcher.start()  # a long tool loop picks up config saves (SPEC §3)
+        # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
+        session.config_watcher.start(delay=1.0)
     try:
         session.transcript.prompt(prompt)
         await session.engine.run_prompt(prompt)
