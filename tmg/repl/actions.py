@@ -69,7 +69,7 @@ async def _model(repl: Repl, arg: str) -> None:
         repl.screen.error(str(exc))
         return
     repl.options = replace(repl.options, model=arg)  # /new and /mode keep it
-    repl._prewarm(session)
+    repl.prewarm(session)
     repl.screen.info(f"model {spec.model} (provider {spec.name}) from the next prompt on")
 
 

@@ -97,7 +97,7 @@ class Repl:
         if watcher is not None:
             watcher.start()  # config saves apply at the next phase boundary (SPEC §3)
         if prewarm:
-            self._prewarm(session)
+            self.prewarm(session)
         return session
 
     async def switch(self, options: ChatOptions) -> bool:
@@ -112,7 +112,7 @@ class Repl:
             await old.end.run()
         return True
 
-    def _prewarm(self, session: ChatSession) -> None:
+    def prewarm(self, session: ChatSession) -> None:
         """Start importing the gateway backend now, so a person typing never waits for it."""
         try:
             from tmg.llm.select import prewarm
@@ -147,9 +147,9 @@ class Repl:
             session = self.session
             when_shown = getattr(reader, "when_shown", None)
             if when_shown is not None:  # warm up once the prompt is drawn: it must not wait for us
-                when_shown(lambda: self._prewarm(session))
+                when_shown(lambda: self.prewarm(session))
             else:
-                self._prewarm(session)
+                self.prewarm(session)
             with typeahead_mode(_stdin_fd(self.envr)):
                 while not self.done:
                     await self._one_entry(reader)
