@@ -111,5 +111,8 @@ class Terminal:
 
     def close(self) -> None:
         if self.started:
+            socket_path = self._tmux("display-message", "-p", "#{socket_path}", check=False).strip()
             self._tmux("kill-server", check=False)
+            if socket_path:  # tmux 3.3a leaves the socket file behind after kill-server
+                Path(socket_path).unlink(missing_ok=True)
             self.started = False
