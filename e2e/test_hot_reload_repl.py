@@ -1,0 +1,66 @@
+"""Hot reload in the interactive chat: the real tmg in tmux, its config saved between prompts.
+
+The watcher thread reports a save while tmg waits at the prompt; the next prompt uses it.
+Screens are polled with a bounded wait; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from e2e.conftest import tmg_command
+from e2e.mock_llm import Text
+from e2e.tmux import Terminal, tmux_available
+
+pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
+
+PROMPT = r"default · openai/mock-model >"
+
+
+@pytest.fixture
+def term(tmg):
+    t = Terminal(width=160, height=40)
+    yield t
+    t.close()
+
+
+def ask(term: Terminal, text: str) -> None:
+    term.type(text)
+    term.send("Enter")
+
+
+def system_text(request) -> str:
+    first = request["messages"][0]
+    return first["content"] if first["role"] == "system" else ""
+
+
+def test_a_changed_person_reaches_the_next_prompt_and_a_broken_save_is_survived(term, tmg, llm):
+    tmg.write_config("PERSON: You are the first persona.\n")
+    good = tmg.config.read_text()
+    llm.enqueue(Text("First answer."), Text("Second answer."), Text("Third answer."))
+    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
+    term.wait_for(PROMPT)
+
+    ask(term, "one")
+    term.wait_for("First answer.")
+    tmg.config.write_text(good.replace("the first persona", "the second persona"))
+    term.wait_for("config reloaded from")  # said while idle, by the watcher thread
+    ask(term, "two")
+    term.wait_for("Second answer.")
+    assert "the first persona" in system_text(llm.requests[0])
+    assert "the second persona" in system_text(llm.requests[1])
+
+    tmg.config.write_text(good + "MAX_TURNS: [\n")
+    screen = term.wait_for("config reload failed")
+    assert "tmg.yaml line 8: " in screen.replace("\n", "")  # the file and line (wrapped on screen)
+    ask(term, "three")
+    term.wait_for("Third answer.")
+    assert "the second persona" in system_text(llm.requests[2])  # the last good config goes on
+    assert term.scrollback().count("config reload failed") == 1
+
+    tmg.config.write_text(good.replace("the first persona", "the third persona"))
+    term.wait_for("the third persona")
+    ask(term, "/exit")
+    assert term.exit_status() == 0
