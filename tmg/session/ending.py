@@ -30,4 +30,7 @@ class SessionEnd:
                 if inspect.isawaitable(result):
                     await result
             except Exception as exc:  # the remaining steps (closing files, locks) must still run
-                self._report(f"while ending the session, {name} failed: {exc}")
+                try:
+                    self._report(f"while ending the session, {name} failed: {exc}")
+                except (OSError, ValueError):
+                    pass  # the terminal is gone (SIGHUP): the report cannot be shown, go on
