@@ -71,21 +71,3 @@ def test_replace_all_is_atomic_and_appends_continue(tmp_path):
     h.close()
     assert [m["content"] for m in History(path).messages] == ["A", "b"]
 
-
-async def test_session_end_goes_on_when_its_report_cannot_be_shown():
-    from tmg.session.ending import SessionEnd
-
-    ran = []
-
-    def dead_terminal(_message):
-        raise OSError("EIO: the terminal hung up")
-
-    def failing():
-        raise RuntimeError("boom")
-
-    end = SessionEnd(report=dead_terminal)
-    end.add("failing step", failing)
-    end.add("release the lock", lambda: ran.append("released"))
-    await end.run()
-    await end.run()
-    assert ran == ["released"]
