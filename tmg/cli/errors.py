@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from typing import Any, Callable
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -45,6 +44,8 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
             _say(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for details)")
             code = EXIT_FAILURE
         if debug and typer_code is None:
+            import traceback  # only with --debug: it costs every start ~10 ms otherwise
+
             traceback.print_exc()
     sys.exit(code)
 

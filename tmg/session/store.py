@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,8 @@ def tmg_home(env: Mapping[str, str]) -> Path:
 
 
 def new_session_id() -> str:
+    import secrets  # only when a session is created: `tmg -t` never needs it
+
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
