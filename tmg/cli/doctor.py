@@ -91,17 +91,13 @@ async def _check_servers(config: Config) -> list[tuple[str, str, str]]:
 
 async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:
     from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.spec import ServerSpec, child_environment
+    from tmg.mcp_servers.spec import spec_from_config
 
     item = f"mcp server {server.name}"
     key = f"MCP_SERVERS.{server.name}"
     with tempfile.TemporaryDirectory(prefix="tmg-doctor-") as tmp:
         errlog = os.path.join(tmp, "stderr.log")
-        if server.url:
-            spec = ServerSpec(server.name, url=server.url)
-        else:
-            spec = ServerSpec(server.name, command=server.command, args=server.args,
-                              env=child_environment(server.env), cwd=server.dir or None, errlog=errlog)
+        spec = spec_from_config(server, errlog)
         conn = McpConnection(spec, start_timeout=server.timeout, client_name="tmg-doctor")
         try:
             await asyncio.wait_for(conn.start(), server.timeout + 2)

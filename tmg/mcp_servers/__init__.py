@@ -6,7 +6,7 @@ imports `mcp` at module level: tmg's fast paths (`-t`, `--help`) must never pay 
 """
 
 from tmg.mcp_servers.outcome import McpCallError, McpStartError, ToolOutcome, ToolSpec
-from tmg.mcp_servers.spec import ServerSpec, child_environment
+from tmg.mcp_servers.spec import ServerSpec, child_environment, spec_from_config
 
 __all__ = [
     "McpCallError",
@@ -15,4 +15,5 @@ __all__ = [
     "ToolOutcome",
     "ToolSpec",
     "child_environment",
+    "spec_from_config",
 ]

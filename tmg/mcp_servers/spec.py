@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tmg.config.model import McpServerConfig
 
 # The only variables a server inherits from tmg. Everything else (provider API keys above all)
 # stays out: a server gets its declared ENV over this base, never tmg's whole environment.
@@ -59,3 +64,21 @@ class ServerSpec:
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
             raise ValueError(f"MCP server {self.name!r}: set exactly one of COMMAND or URL")
+
+
+def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None) -> ServerSpec:
+    """An `MCP_SERVERS` entry as a ServerSpec: the one mapping from config to a server to start.
+
+    A stdio server gets its declared ENV over the minimal base (never tmg's own environment),
+    its DIR as the working directory, and `errlog` for its stderr.
+    """
+    if entry.url:
+        return ServerSpec(name=entry.name, url=entry.url)
+    return ServerSpec(
+        name=entry.name,
+        command=entry.command,
+        args=tuple(entry.args),
+        env=child_environment(entry.env),
+        cwd=entry.dir or None,
+        errlog=str(errlog) if errlog else None,
+    )

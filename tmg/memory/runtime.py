@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from tmg.config.model import Config, McpServerConfig
+from tmg.config.model import Config
 from tmg.mcp_servers.outcome import McpStartError
-from tmg.mcp_servers.spec import ServerSpec, child_environment
+from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller
 
 State = Literal["off", "starting", "ready", "failed", "closed"]
@@ -52,21 +52,7 @@ def memory_server_spec(config: Config, errlog: Path | None = None) -> ServerSpec
     entry = config.mcp_servers.get(memory.server)
     if not memory.enabled or entry is None:
         return None
-    return server_spec(entry, errlog)
-
-
-def server_spec(entry: McpServerConfig, errlog: Path | None = None) -> ServerSpec:
-    """An MCP_SERVERS entry as a ServerSpec: its ENV over the minimal base, nothing more."""
-    if entry.url:
-        return ServerSpec(name=entry.name, url=entry.url)
-    return ServerSpec(
-        name=entry.name,
-        command=entry.command,
-        args=tuple(entry.args),
-        env=child_environment(entry.env),
-        cwd=entry.dir or None,
-        errlog=str(errlog) if errlog else None,
-    )
+    return spec_from_config(entry, errlog)
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> StartableCaller:

@@ -1,0 +1,30 @@
+"""The one mapping from an MCP_SERVERS entry to a server to start (doctor and memory share it)."""
+
+from __future__ import annotations
+
+from tmg.config.model import McpServerConfig
+from tmg.mcp_servers.spec import spec_from_config
+
+
+def test_a_stdio_entry_gets_its_env_over_a_minimal_base_and_never_a_provider_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-2")
+    monkeypatch.setenv("PATH", "/usr/bin")
+    entry = McpServerConfig(name="plur", command="node", args=("plur.js",), env={"PLUR_TOOL_PROFILE": "full"},
+                            dir="/srv", timeout=5)
+    spec = spec_from_config(entry, "/tmp/err.log")
+    assert (spec.name, spec.command, spec.args, spec.cwd, spec.errlog) == (
+        "plur", "node", ("plur.js",), "/srv", "/tmp/err.log")
+    assert spec.env["PLUR_TOOL_PROFILE"] == "full" and spec.env["PATH"] == "/usr/bin"
+    assert "sk-secret" not in " ".join(spec.env.values())
+    assert not any(k.endswith("_API_KEY") for k in spec.env)
+
+
+def test_a_url_entry_is_an_http_server_without_a_process():
+    spec = spec_from_config(McpServerConfig(name="remote", url="https://mcp.example/mcp"))
+    assert spec.url == "https://mcp.example/mcp" and spec.command is None and spec.env == {}
+
+
+def test_no_dir_and_no_errlog_mean_none():
+    spec = spec_from_config(McpServerConfig(name="x", command="srv"))
+    assert spec.cwd is None and spec.errlog is None
