@@ -52,7 +52,8 @@ class TmgRunner:
             f"    BACKEND: {backend}\n" + extra
         )
 
-    def env(self, **extra: str) -> dict[str, str]:
+    def env(self, memory: bool = False, **extra: str) -> dict[str, str]:
+        """tmg's environment; ``memory=True`` leaves MEMORY to the config (and its defaults)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TMG_", "OPENAI_", "ANTHROPIC_"))}
         env.update(
             TMG_HOME=str(self.home),
@@ -61,7 +62,12 @@ class TmgRunner:
             TMG_RETRY_BASE_DELAY="0.01",
             XDG_CONFIG_HOME=str(self.root / "xdg"),
             PYTHONPATH=str(Path(__file__).resolve().parent.parent),
+            # Memory is on by default with the real PLUR; tests opt in (memory=True) so that
+            # no other test starts a server, or writes to a store, by accident.
+            TMG_MEMORY_ENABLED="false",
         )
+        if memory:
+            del env["TMG_MEMORY_ENABLED"]
         env.update(extra)
         return env
 

@@ -46,7 +46,7 @@ def test_config_names_the_file_line_and_key_of_an_invalid_value(tmg):
 
 def test_doctor_gives_a_verdict_per_item_and_starts_each_mcp_server(tmg, tmp_path):
     tmg.write_config("MCP_SERVERS:\n" + fakeplur_server(tmp_path) + "MEMORY:\n  ENABLED: true\n")
-    r = tmg.run("doctor")
+    r = tmg.run("doctor", env=tmg.env(memory=True))
     assert r.code == 0, r.out + r.err
     out = r.out.splitlines()
     assert out[0] == f"ok    config: {tmg.config} is valid"

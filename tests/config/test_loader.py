@@ -95,10 +95,10 @@ def test_unknown_keys_warn_with_the_closest_key(tmp_path):
 
 
 def test_memory_on_without_its_server_warns_and_stays_off(tmp_path):
-    path = write(tmp_path, "MEMORY:\n  ENABLED: true\n")
+    path = write(tmp_path, "MEMORY:\n  ENABLED: true\n  SERVER: mine\n")
     config, warnings = load_config(str(path), {}, tmp_path)
     assert config.memory.enabled is False
-    assert any('MEMORY.SERVER "plur" is not a key of MCP_SERVERS' in w for w in warnings)
+    assert any('MEMORY.SERVER "mine" is not a key of MCP_SERVERS' in w for w in warnings)
 
 
 def test_provider_chosen_automatically_by_key(tmp_path):
@@ -121,3 +121,11 @@ def test_secrets_are_collected_for_redaction(tmp_path):
     path = write(tmp_path, BASE + "MCP_SERVERS:\n  s:\n    COMMAND: x\n    ENV: {API_TOKEN: tok-123456, PLUR_TOOL_PROFILE: full}\n")
     config, _ = load_config(str(path), {"MOCK_KEY": "sekrit-key"}, tmp_path)
     assert set(config.secrets()) == {"sekrit-key", "tok-123456"}
+
+
+def test_a_bare_learn_off_means_the_tier_off_not_a_boolean(tmp_path):
+    path = write(tmp_path, "MEMORY:\n  LEARN: off\n  SERVER: x\n")
+    config, _ = load_config(str(path), {}, tmp_path)
+    assert config.memory.learn == "off"
+    with pytest.raises(ConfigError, match="MEMORY.LEARN"):
+        load_config(str(write(tmp_path, "MEMORY:\n  LEARN: yes\n")), {}, tmp_path)

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
+from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -191,7 +192,7 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _cross_check(clean: dict[str, Any], out: Findings) -> None:
+def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = False) -> None:
     providers = clean.get("PROVIDERS", {})
     selected = clean.get("SELECTED_PROVIDER", "")
     available = ", ".join(_segment(n) for n in providers) or "none"
@@ -220,7 +221,11 @@ def _cross_check(clean: dict[str, Any], out: Findings) -> None:
                       "(the API base, e.g. http://localhost:11434/v1)")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
-    if memory.get("ENABLED") and server not in clean.get("MCP_SERVERS", {}):
+    enabled = memory.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default)
+    if enabled and server not in clean.get("MCP_SERVERS", {}):
+        if shipped_missing and server == SHIPPED_SERVER:
+            out.warnings.append(HOW_TO_GET_IT)
+            return
         out.warnings.append(
             f'MEMORY.SERVER {_quoted(server)} is not a key of MCP_SERVERS; memory is off for this session '
             f"(add MCP_SERVERS.{_segment(server)} or set MEMORY.ENABLED: false)"
@@ -256,7 +261,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
     }
     m = clean.get("MEMORY", {})
     memory = MemoryConfig(
-        enabled=m.get("ENABLED", False) and m.get("SERVER", "plur") in servers,
+        enabled=m.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default) and m.get("SERVER", "plur") in servers,
         server=m.get("SERVER", "plur"),
         inject_budget=m.get("INJECT_BUDGET", 2000),
         learn=m.get("LEARN", "batch"),
@@ -315,8 +320,9 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
     for name, path in _apply_env_overrides(raw, env):
         origins = {p: o for p, o in origins.items() if p != path and not p.startswith(path + ".")}
         origins[path] = f"env {name}"
+    shipped_missing = _add_shipped_memory_server(raw, env, origins)
     clean = validate_block(raw, SCHEMA, "", findings)
-    _cross_check(clean, findings)
+    _cross_check(clean, findings, shipped_missing)
     if findings.errors:
         lines = _key_lines(text) if text else {}
         problems = []
@@ -332,6 +338,32 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
     return build_config(clean, source, origins), findings.warnings
+
+
+def _entry(raw: Mapping[Any, Any], name: str) -> tuple[Any, Any]:
+    """(key, value) of ``name`` in ``raw``, matched case-insensitively as the schema does."""
+    return next(((k, v) for k, v in raw.items() if str(k).upper() == name), (name, None))
+
+
+def _add_shipped_memory_server(raw: dict[str, Any], env: Mapping[str, str], origins: dict[str, str]) -> bool:
+    """Add the shipped PLUR as ``MCP_SERVERS.plur`` when MEMORY.SERVER is ``plur`` and the
+    config has no such entry (see :mod:`tmg.config.shipped`). Returns True when it was
+    wanted for memory but is not installed, so the warning can say how to get it."""
+    _, memory = _entry(raw, "MEMORY")
+    memory = memory if isinstance(memory, dict) else {}
+    if _entry(memory, "SERVER")[1] not in (None, SHIPPED_SERVER):
+        return False
+    servers_key, servers = _entry(raw, "MCP_SERVERS")
+    if servers is None:
+        servers = {}
+    if not isinstance(servers, dict) or SHIPPED_SERVER in servers:
+        return False  # a malformed block is validation's to report; an own entry wins
+    entry = shipped_plur(env)
+    if entry is None:
+        return _entry(memory, "ENABLED")[1] in (None, True)
+    raw[servers_key] = {**servers, SHIPPED_SERVER: entry}
+    _collect_origins({"MCP_SERVERS": {SHIPPED_SERVER: entry}}, SCHEMA, "", "default", env, origins)
+    return False
 
 
 def _origin_of(path: str, origins: Mapping[str, str]) -> str:

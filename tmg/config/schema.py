@@ -52,7 +52,7 @@ MCP_SERVER = {
 }
 
 MEMORY = {
-    "ENABLED": Key("bool", False),
+    "ENABLED": Key("bool", True),  # the shipped PLUR serves it when MCP_SERVERS has no entry
     "SERVER": Key("str", "plur", hot=False),
     "INJECT_BUDGET": Key("int", 2000, minimum=1),
     "LEARN": Key("choice", "batch", choices=LEARN_TIERS),
@@ -125,6 +125,8 @@ def _example(path: str, key: Key) -> str:
 
 def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
     if key.kind in ("str", "choice"):
+        if isinstance(value, bool) and key.kind == "choice" and ("on" if value else "off") in key.choices:
+            value = "on" if value else "off"  # YAML 1.1 reads a bare `LEARN: off` as false
         if isinstance(value, (int, float)) and not isinstance(value, bool) and key.kind == "str":
             value = str(value)  # MODE: 2 or MODEL: 4 are meant as text
         if not isinstance(value, str):
