@@ -22,15 +22,15 @@ def tmg_bin() -> str:
     return found
 
 
-def timed(cmd: list[str] | str, *, stdin: str | None = None, env: dict | None = None, cwd: str | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KB, of the child) of one run; fails loudly on a non-zero exit."""
+def timed(cmd: list[str] | str, *, stdin: str | None = None, env: dict | None = None, cwd: str | None = None) -> float:
+    """Wall seconds of one run; fails loudly on a non-zero exit."""
     start = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd,
                           shell=isinstance(cmd, str))
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"bench: {cmd} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    return wall, 0
+    return wall
 
 
 def interleaved(cases: dict[str, dict], rounds: int) -> dict[str, list[float]]:
@@ -38,16 +38,20 @@ def interleaved(cases: dict[str, dict], rounds: int) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, case in cases.items():
-            samples[name].append(timed(**case)[0])
+            samples[name].append(timed(**case))
     return samples
 
 
-def report(title: str, samples: dict[str, list[float]], floor: str) -> str:
+def report(title: str, samples: dict[str, list[float]], floor: str, *, ms: bool = False, code: bool = True) -> str:
+    """A Markdown table of medians and their ratios to ``floor`` (seconds, or ms with ``ms``)."""
     base = statistics.median(samples[floor])
-    lines = [f"### {title}", "", f"| command | median wall (s) | ratio to `{floor}` |", "|---|---|---|"]
+    unit = "median (ms)" if ms else "median wall (s)"
+    lines = [f"### {title}", "", f"| case | {unit} | ratio to `{floor}` |", "|---|---|---|"]
     for name, values in samples.items():
         med = statistics.median(values)
-        lines.append(f"| `{name}` | {med:.3f} | {med / base:.2f}x |")
+        shown = f"{med * 1000:.0f}" if ms else f"{med:.3f}"
+        label = f"`{name}`" if code else name
+        lines.append(f"| {label} | {shown} | {med / base:.2f}x |")
     return "\n".join(lines) + "\n"
 
 

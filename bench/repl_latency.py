@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, scratch_env, tmg_bin
+from _common import ROOT, report, scratch_env, tmg_bin
 
 from e2e.mock_llm import Echo, MockLLM
 from e2e.tmux import Terminal
@@ -90,15 +89,6 @@ def enter_times(command: list[str], env: dict, cwd: Path, rounds: int) -> list[f
     return samples
 
 
-def table(title: str, samples: dict[str, list[float]], floor: str) -> str:
-    base = statistics.median(samples[floor])
-    lines = [f"### {title}", "", f"| case | median (ms) | ratio to `{floor}` |", "|---|---|---|"]
-    for name, values in samples.items():
-        med = statistics.median(values)
-        lines.append(f"| {name} | {med * 1000:.0f} | {med / base:.2f}x |")
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
@@ -123,7 +113,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, (cmd, e) in launch_cases.items():
                 launch[name].append(launch_time(cmd, e, cwd))
-        print(table("REPL: launch -> usable prompt", launch, "bare prompt-toolkit prompt"))
+        print(report("REPL: launch -> usable prompt", launch, "bare prompt-toolkit prompt", ms=True, code=False))
 
         enter = {
             "prompt-toolkit loop, fixed reply": enter_times([py, "-c", ECHO_LOOP], env, cwd, args.rounds),
@@ -131,7 +121,7 @@ def main() -> None:
             "tmg (native backend)": enter_times([tmg, "--new"], env_native, cwd, args.rounds),
             "tmg (litellm backend)": enter_times([tmg, "--new"], env_litellm, cwd, args.rounds),
         }
-        print(table("REPL: Enter -> first rendered character (warm)", enter, "prompt-toolkit loop, fixed reply"))
+        print(report("REPL: Enter -> first rendered character (warm)", enter, "prompt-toolkit loop, fixed reply", ms=True, code=False))
 
 
 if __name__ == "__main__":
