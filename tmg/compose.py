@@ -18,7 +18,7 @@ from tmg.config.secrets import Redactor
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
-from tmg.context.pipeline import Pipeline
+from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
 from tmg.context.validator import FinalValidator
@@ -27,6 +27,8 @@ from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.llm.gateway import ModelGateway, ProviderSpec
+from tmg.memory.runtime import MemoryServers
+from tmg.memory.session import SessionMemory
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
@@ -46,9 +48,10 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) 
     return live
 
 
-def build_pipeline() -> Pipeline:
-    # Seams for later: skills (10), memory injector (15), budget gatekeeper (80), notices (110).
+def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
+    # Seams for later: skills (10), budget gatekeeper (80), notices (110).
     return Pipeline([
+        *([memory_injector] if memory_injector is not None else []),
         RepairTransformer(),
         CleanersTransformer(),
         PersonaTransformer(),
@@ -108,6 +111,15 @@ class ChatSession:
     end: SessionEnd
     redact: Callable[[str], str] = field(default=lambda s: s)
     config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
+    memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
+
+    def start(self, watcher_delay: float = 0.0) -> None:
+        """Start what runs beside the session: its memory server first (the slowest), then the
+        config watcher. Call on the session's event loop."""
+        if self.memory is not None:
+            self.memory.start()
+        if self.config_watcher is not None:
+            self.config_watcher.start(delay=watcher_delay)
 
 
 def open_session(
@@ -116,8 +128,14 @@ def open_session(
     live: LiveConfig,
     notices: Notices,
     screen: EngineEvents,
+    memory_servers: MemoryServers | None = None,
 ) -> ChatSession:
-    """Open (or resume) the mode's session, locked, with its engine wired."""
+    """Open (or resume) the mode's session, locked, with its engine wired.
+
+    ``memory_servers`` is the process's: a session opened after another in the same process
+    (the REPL's /new and /mode) shares its running memory server. None: the session starts its
+    own and closes it at its end.
+    """
     config = live.get()
     redact = Redactor(config.secrets())  # grows when a reload brings new secrets
     notices.set_redactor(redact)
@@ -144,17 +162,23 @@ def open_session(
     end.add("close the model gateway", gateways.aclose)
     try:
         history = History(ref.history_path, warn=notices.warn, redact=redact)
-        end.add("close the history", history.close)
         transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
-        end.add("close the transcript", transcript.close)
-        end.add("release the session lock", lock.release)
+        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
     except BaseException:
         lock.release()
         raise
+    # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
+    # while the transcript is still open, so the notice lands in it too.
+    for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
+        end.add(name, step)
+    end.add("close the history", history.close)
+    end.add("close the transcript", transcript.close)
+    end.add("release the session lock", lock.release)
     hooks = HookSet(report=notices.warn)
+    hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(),
+        pipeline=build_pipeline(memory.injector),
         history=history,
         tools=build_tools(envr),
         hooks=hooks,
@@ -162,7 +186,26 @@ def open_session(
         gateway_for=gateways,
         session_id=ref.id,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher)
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory)
+
+
+def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
+                    servers: MemoryServers | None) -> SessionMemory:
+    home = tmg_home(envr.env)
+    errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
+    debug = notices.notice if envr.debug else (lambda _m: None)
+    runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
+                         runtime=runtime)
+
+
+def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:
+    """The session-end line `memory write failures: ...` (memory.md §6), exactly as specified
+    after tmg's usual `tmg:` prefix on stderr, and as a notice in the transcript."""
+    try:
+        notices.notice(text)
+    finally:
+        transcript.notice(text)
 
 
 def session_home(envr: Environment) -> Path:

@@ -137,3 +137,33 @@ def test_the_spec_comes_from_memory_server_with_a_minimal_environment(monkeypatc
     off = Config(mcp_servers={"plur": server}, memory=MemoryConfig(enabled=False))
     missing = Config(memory=MemoryConfig(enabled=True, server="plur"))
     assert memory_server_spec(off) is None and memory_server_spec(missing) is None
+
+
+async def test_sessions_of_one_process_share_one_server_and_keep_their_own_write_reports() -> None:
+    from tmg.memory.runtime import MemoryServers
+
+    started: list[InProcess] = []
+
+    def connect(_spec: ServerSpec, _timeout: float) -> InProcess:
+        started.append(InProcess("full"))
+        return started[-1]
+
+    servers = MemoryServers(connect=connect)
+    server = McpServerConfig(name="plur", command="node", args=("plur.js",))
+    config = Config(mcp_servers={"plur": server}, memory=MemoryConfig(enabled=True))
+    first, second = servers.runtime_for(config), servers.runtime_for(config)
+    assert first is second
+    first.start()
+    second.start()  # idempotent: a second session does not start another server
+    reports = WriteReport(), WriteReport()
+    clients = [first.for_session(r.record) for r in reports]
+    a, b = [await c.client(wait=5) for c in clients]
+    assert a is not None and b is not None and len(started) == 1
+    await a.capture("one", "default", "s-1")
+    await b.capture("two", "default", "s-2")
+    await b.capture("three", "default", "s-2")
+    assert [r.writes["plur_capture"].attempts for r in reports] == [1, 2]
+    off = servers.runtime_for(Config(mcp_servers={"plur": server}, memory=MemoryConfig(enabled=False)))
+    assert off.spec is None and off is not first
+    await servers.aclose()
+    assert started[0].closed and await clients[0].client(wait=1) is None

@@ -126,12 +126,12 @@ class Rig:
         monkeypatch.setattr("tmg.llm.select.make_gateway", lambda spec: self.model)
 
     def envr(self) -> Environment:
-        env = {"TMG_HOME": str(self.home), "TMG_CONFIG": str(self.config)}
+        env = {"TMG_HOME": str(self.home), "TMG_CONFIG": str(self.config), "TMG_MEMORY_ENABLED": "false"}
         return Environment(stdin=None, stdout=self.out, stderr=self.err, env=env, cwd=self.root / "work",
                            stdin_isatty=False, stdout_isatty=False)
 
-    def _open(self, *args):
-        session = open_session(*args)
+    def _open(self, *args, **kwargs):
+        session = open_session(*args, **kwargs)
         session.end.add("count the end", lambda: self.ended.append(session.ref.id))
         self.opened.append(session)
         return session

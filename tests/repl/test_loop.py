@@ -164,10 +164,11 @@ def test_transcript_prints_this_sessions_transcript(tmp_path, monkeypatch):
     assert str(rig.opened[0].ref.transcript_path) in rig.err.getvalue()
 
 
-def test_memory_says_it_is_not_configured(tmp_path, monkeypatch):
+def test_memory_says_it_is_off_when_the_session_started_without_it(tmp_path, monkeypatch):
     rig = Rig(tmp_path, monkeypatch)
     rig.run("/memory", "/exit")
-    assert "memory: not configured" in rig.out.getvalue()
+    assert rig.out.getvalue().strip().endswith(
+        "memory: off · server: none (memory was off when the session started)")
     assert rig.model.requests == []
 
 

@@ -42,9 +42,12 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     loop = asyncio.get_running_loop()
     if task is not None:
         loop.add_signal_handler(signal.SIGTERM, task.cancel)  # end through the same path as Ctrl-C
-    if session.config_watcher is not None:
-        # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
-        session.config_watcher.start(delay=1.0)
+    # The memory server starts first: its spawn and the SDK import overlap the gateway's import
+    # (warmed up on a thread) and the first recall waits only for what is left of its start.
+    # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
+    session.start(watcher_delay=1.0)
+    if session.memory is not None and session.memory.runtime.spec is not None:
+        _prewarm(session)
     try:
         session.transcript.prompt(prompt)
         await session.engine.run_prompt(prompt)
@@ -58,3 +61,12 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
         await session.end.run()
+
+
+def _prewarm(session: ChatSession) -> None:
+    from tmg.llm.select import prewarm
+
+    try:
+        prewarm(session.gateways.spec_for(session.live.get()))
+    except Exception:  # noqa: BLE001 - the call itself reports a broken provider properly
+        pass

@@ -126,14 +126,17 @@ class McpConnection:
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         """Owns the transport and session contexts for the connection's whole life."""
-        from mcp import ClientSession  # lazy: tmg's fast paths never import mcp
-        from mcp_types import Implementation
-
         assert self._closing is not None
         errlog: Any = None
         try:
             async with AsyncExitStack() as stack:
                 read, write, errlog = await self._open_transport(stack)
+                # The server is starting meanwhile; the SDK's import (most of a second of CPU)
+                # runs off the loop, so a prompt being drawn or a turn being refined goes on.
+                await asyncio.to_thread(import_sdk)
+                from mcp import ClientSession  # lazy: tmg's fast paths never import mcp
+                from mcp_types import Implementation
+
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,
@@ -178,6 +181,13 @@ class McpConnection:
             quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog)
         )
         return read, write, errlog
+
+
+def import_sdk() -> None:
+    """Import the parts of the mcp SDK a connection uses (idempotent; cheap once done)."""
+    import mcp.client.session  # noqa: F401
+    import mcp.shared.message  # noqa: F401
+    import mcp_types  # noqa: F401
 
 
 async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:

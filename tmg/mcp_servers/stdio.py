@@ -34,11 +34,12 @@ async def quick_stdio_transport(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn the server and yield the (read, write) stream pair a ClientSession expects.
 
+    The process is spawned before anything of the mcp SDK is imported: a server such as PLUR
+    takes most of a second to initialize, and the SDK's import (about as long) overlaps it.
+
     Raises:
         OSError: the command could not be spawned (FileNotFoundError for a missing command).
     """
-    from mcp.shared.message import SessionMessage
-
     process = await anyio.open_process(
         [command, *args],
         env=dict(env),
@@ -46,8 +47,9 @@ async def quick_stdio_transport(
         stderr=errlog,
         start_new_session=True,  # own process group: Ctrl-C in tmg's terminal does not reach it
     )
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    # Items: SessionMessage | Exception one way, SessionMessage the other (untyped: no SDK import yet).
+    read_writer, read_stream = anyio.create_memory_object_stream(0)
+    write_stream, write_reader = anyio.create_memory_object_stream(0)
 
     async def pump_stdout() -> None:
         assert process.stdout is not None

@@ -77,11 +77,11 @@ class WriteReport:
         out = []
         for tool in sorted(self.writes):
             t = self.writes[tool]
-            state = " (dead)" if t.dead else ""
+            state = " (failing: learning through it is disabled)" if t.dead else ""
             last = f"; last error: {t.last_error}" if t.failures and t.last_error else ""
-            out.append(f"{tool}: {t.attempts - t.failures}/{t.attempts} landed{state}{last}")
+            out.append(f"{tool}: {t.attempts} attempt(s), {t.failures} failed{state}{last}")
         if self.injection.attempts:
             i = self.injection
             last = f"; last error: {i.last_error}" if i.failures and i.last_error else ""
             out.append(f"recall for injection: {i.failures} failed of {i.attempts}{last}")
-        return out or ["no memory calls yet"]
+        return out or ["writes: none yet this session"]

@@ -100,6 +100,10 @@ class MemoryRuntime:
     def start_timeout(self) -> float:
         return self._start_timeout
 
+    @property
+    def call_timeout(self) -> float:
+        return self._call_timeout
+
     def start(self) -> None:
         """Start connecting in the background (call on the session's event loop). Idempotent."""
         if self.spec is None or self._task is not None:
@@ -134,6 +138,15 @@ class MemoryRuntime:
         self.state = "failed"
         self.failure = message
         self._warn(message)
+
+    def for_session(self, on_result: Callable[[CallResult[Any]], None] | None) -> ClientSource:
+        """A ClientSource over this (shared) server whose calls are counted by `on_result`:
+        each session keeps its own write report while the process keeps one server."""
+        return SessionClients(self, on_result)
+
+    async def ready(self, wait: float) -> StartableCaller | None:
+        """The started connection, waiting at most `wait` seconds; None if not usable."""
+        return self._conn if await self.client(wait) is not None else None
 
     async def client(self, wait: float) -> PlurClient | None:
         """The client, waiting at most `wait` seconds for the start to finish; None if not usable."""
@@ -178,3 +191,58 @@ class MemoryRuntime:
                 await self._conn.close()
             except Exception as exc:  # noqa: BLE001
                 self._debug(f"closing the memory server: {exc}")
+
+
+class SessionClients:
+    """One session's view of a shared MemoryRuntime: its own PlurClient, counted by its own report."""
+
+    def __init__(self, runtime: MemoryRuntime, on_result: Callable[[CallResult[Any]], None] | None) -> None:
+        self._runtime = runtime
+        self._on_result = on_result
+        self._client: PlurClient | None = None
+        self._over: StartableCaller | None = None
+
+    async def client(self, wait: float) -> PlurClient | None:
+        conn = await self._runtime.ready(wait)
+        if conn is None:
+            return None
+        if self._client is None or self._over is not conn:
+            self._client = PlurClient(conn, timeout=self._runtime.call_timeout, on_result=self._on_result)
+            self._over = conn
+        return self._client
+
+
+class MemoryServers:
+    """The process's memory servers: each started once, shared by the sessions that follow (the
+    REPL's /new and /mode), and closed when the process is done with them."""
+
+    def __init__(
+        self,
+        *,
+        warn: Callable[[str], None] = lambda _m: None,
+        debug: Callable[[str], None] = lambda _m: None,
+        connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
+    ) -> None:
+        self._warn = warn
+        self._debug = debug
+        self._connect = connect
+        self._runtimes: list[MemoryRuntime] = []
+
+    def runtime_for(self, config: Config, errlog: Path | None = None) -> MemoryRuntime:
+        """The runtime of `config`'s memory server: the running one when the spec is the same."""
+        spec = memory_server_spec(config, errlog)
+        if spec is None:
+            return MemoryRuntime(None)
+        for runtime in self._runtimes:
+            if runtime.spec == spec and runtime.state in ("starting", "ready", "failed"):
+                return runtime
+        entry = config.mcp_servers[config.memory.server]
+        runtime = MemoryRuntime(spec, start_timeout=entry.timeout, warn=self._warn, debug=self._debug,
+                                connect=self._connect)
+        self._runtimes.append(runtime)
+        return runtime
+
+    async def aclose(self) -> None:
+        """Stop every server without waiting for it to exit by itself."""
+        runtimes, self._runtimes = self._runtimes, []
+        await asyncio.gather(*(r.close() for r in runtimes))

@@ -17,7 +17,7 @@ from tmg.memory.health import WriteReport
 from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
-from tmg.memory.runtime import MemoryRuntime, StartableCaller, _connect, memory_server_spec
+from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.session_end import MemoryEnd
 from tmg.memory.spool import BatchSpool, spool_dir
 
@@ -37,6 +37,7 @@ class SessionMemory:
         lock_path: Path | None = None,
         ready_wait: float = READY_WAIT_S,
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
+        runtime: MemoryRuntime | None = None,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -46,35 +47,44 @@ class SessionMemory:
             debug: `--debug` lines.
             errlog: where the memory server's stderr goes (None: discarded).
             lock_path: the advisory write lock (default `~/.plur/.tmg-write.lock`).
+            runtime: the process's running memory server (`MemoryServers.runtime_for`), shared
+                with other sessions and closed by its owner; None: this session starts its own
+                and closes it at its end.
         """
         current = config()
         self.session_id = session_id
         self._config = config
         self.report = WriteReport()
         self.statements: dict[str, str] = {}
-        entry = current.mcp_servers.get(current.memory.server)
-        self.runtime = MemoryRuntime(
-            memory_server_spec(current, errlog),
-            on_result=self.report.record,
-            start_timeout=entry.timeout if entry else 15.0,
-            warn=warn,
-            debug=debug,
-            connect=connect,
-        )
+        owned = runtime is None
+        if runtime is None:
+            entry = current.mcp_servers.get(current.memory.server)
+            runtime = MemoryRuntime(
+                memory_server_spec(current, errlog),
+                on_result=self.report.record,
+                start_timeout=entry.timeout if entry else 15.0,
+                warn=warn,
+                debug=debug,
+                connect=connect,
+            )
+            clients: ClientSource = runtime
+        else:
+            clients = runtime.for_session(self.report.record)
+        self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
-        self.injector = MemoryInjector(self.runtime, statements=self.statements, ready_wait=ready_wait, debug=debug)
+        self.injector = MemoryInjector(clients, statements=self.statements, ready_wait=ready_wait, debug=debug)
         self.hook = LearningHook(
-            self.runtime, config, lock=self.lock, statements=self.statements,
+            clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug,
         )
         self.spool = BatchSpool(spool_dir(home), warn=warn)
         self.end = MemoryEnd(
-            session_id=session_id, config=config, clients=self.runtime, hook=self.hook, spool=self.spool,
-            report=self.report, runtime=self.runtime, lock=self.lock, warn=warn, debug=debug,
+            session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
+            report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,
         )
 
     def start(self) -> None:
-        """Start the memory server in the background; call on the session's event loop."""
+        """Start the memory server in the background (idempotent); call on the session's event loop."""
         self.runtime.start()
 
     def end_steps(self, notify: Callable[[str], None]) -> list[tuple[str, Callable[[], Awaitable[Any] | Any]]]:
@@ -85,6 +95,8 @@ class SessionMemory:
         """The `/memory` lines: server, last injection, learning tier, write health."""
         memory = self._config().memory
         lines = [f"memory: {'on' if memory.enabled else 'off'} · {self.runtime.describe()}"]
+        if self.runtime.spec is None:
+            return lines  # nothing was or can be recalled or written in this session
         last = self.injector.last
         if last is None:
             lines.append("last injection: none yet")
@@ -107,5 +119,6 @@ class SessionMemory:
         stats = self.injector.stats
         if stats.not_ready:
             lines.append(f"recall skipped {stats.not_ready} time(s): the memory server was not ready")
+        lines.append("write health (this session):")
         lines += [f"  {line}" for line in self.report.lines()]
         return lines

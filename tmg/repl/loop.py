@@ -25,6 +25,7 @@ from tmg.engine.turn import Turn
 from tmg.environment import Environment
 from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
+from tmg.memory.runtime import MemoryServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.usage import UsageMeter
@@ -84,6 +85,9 @@ class Repl:
         self._interrupt = _InterruptSeen()
         self._ending_signal: int | None = None
         self.done = False
+        # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
+        self.memory_servers = MemoryServers(
+            warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -91,11 +95,11 @@ class Repl:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
-        session = self._opener(options, self.envr, live, self.notices, screen)
+        session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers)
         self.screen.redact = session.redact
-        watcher = getattr(session, "config_watcher", None)
-        if watcher is not None:
-            watcher.start()  # config saves apply at the next phase boundary (SPEC §3)
+        # The memory server starts now, beside the prompt; config saves apply at the next phase
+        # boundary (SPEC §3).
+        session.start()
         if prewarm:
             self.prewarm(session)
         return session
@@ -162,8 +166,11 @@ class Repl:
         finally:
             for sig in _ENDING_SIGNALS:
                 loop.remove_signal_handler(sig)
-            if self.session is not None:
-                await self.session.end.run()
+            try:
+                if self.session is not None:
+                    await self.session.end.run()
+            finally:
+                await self.memory_servers.aclose()
 
     def _end_by_signal(self, sig: int, main: asyncio.Task | None) -> None:
         if self._ending_signal is None and main is not None:

@@ -11,11 +11,17 @@ from tmg.tools.registry import ToolResult
 class TranscriptRecorder:
     def __init__(self, transcript: Transcript) -> None:
         self._t = transcript
+        self._memory_for: int | None = None  # the prompt whose recall is written already
 
     def on_text(self, delta: str) -> None:
         pass  # the whole answer is written once, at on_answer
 
     def on_answer(self, turn: Turn) -> None:
+        ids = turn.meta.get("memory_ids")
+        if ids and self._memory_for != turn.prompt_id:
+            # Once per prompt (the injector asks once per prompt), before the answer it shaped.
+            self._memory_for = turn.prompt_id
+            self._t.memory(ids)
         if turn.response_text.strip():
             self._t.answer(turn.response_text, turn.model, turn.index)
 

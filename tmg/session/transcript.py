@@ -39,6 +39,10 @@ class Transcript:
         body = partial.rstrip() + "\n\n" if partial.strip() else ""
         self._write(f"### {_clock()} · {model} (turn {turn}) [interrupted]\n\n{body}_answer interrupted by the user_\n")
 
+    def memory(self, ids: list[str]) -> None:
+        """The engrams recalled into this prompt's context, by id."""
+        self._write(f"> memory: recalled {', '.join(ids)}\n")
+
     def tool_call(self, name: str, arguments: str, outcome: str) -> None:
         args = arguments if len(arguments) <= 200 else arguments[:200] + "…"
         self._write(f"> tool `{name}` `{args}` → {outcome}\n")
