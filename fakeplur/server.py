@@ -57,15 +57,26 @@ class Fake:
         return name
 
     async def call(self, name: str, args: dict[str, Any] | None) -> Answer:
-        """Delay knob, then reject knob, then the real server's dispatch."""
+        """Delay knob, then reject knob, then the real server's dispatch; logged when asked."""
         args = args if isinstance(args, dict) else {}
         target = self.effective_tool(name, args)
         delay = self.config.delay_for(target)
         if delay > 0:
             await asyncio.sleep(delay)
         if name in self.config.reject or target in self.config.reject:
-            return compact({"error": f"fakeplur: {target} rejected by FAKE_PLUR_REJECT", "success": False}), True
-        return self.dispatch(name, args)
+            answer = compact({"error": f"fakeplur: {target} rejected by FAKE_PLUR_REJECT", "success": False}), True
+        else:
+            answer = self.dispatch(name, args)
+        self._log(name, target, args, answer[1])
+        return answer
+
+    def _log(self, name: str, target: str, args: dict[str, Any], is_error: bool) -> None:
+        """FAKE_PLUR_LOG: one JSON line per call, so a test can count what a client sent."""
+        if not self.config.log_path:
+            return
+        line = json.dumps({"tool": target, "called": name, "args": args, "is_error": is_error}, ensure_ascii=False)
+        with open(self.config.log_path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
 
     def dispatch(self, name: str, args: dict[str, Any]) -> Answer:
         """Answer one tools/call exactly the way the real server shapes it."""

@@ -153,3 +153,14 @@ def test_env_knobs_parse() -> None:
     assert FakeConfig.from_env({"PLUR_TOOL_PROFILE": "cursor"}).profile == "lean"
     with pytest.raises(ValueError):
         parse_delays("plur_learn")
+
+
+async def test_log_knob_records_every_call_with_its_real_target(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    fake = Fake(FakeConfig.from_env({"FAKE_PLUR_LOG": str(log), "FAKE_PLUR_REJECT": "plur_capture"}))
+    await fake.call("plur_admin", {"action": "plur_learn_batch", "args": {"engrams": [{"statement": "x"}]}})
+    await fake.call("plur_admin", {"action": "plur_capture", "args": {"summary": "s"}})
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(c["tool"], c["called"], c["is_error"]) for c in calls] == [
+        ("plur_learn_batch", "plur_admin", False), ("plur_capture", "plur_admin", True)]
+    assert calls[0]["args"]["args"]["engrams"] == [{"statement": "x"}]
