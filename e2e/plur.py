@@ -1,0 +1,81 @@
+"""fakeplur for end-to-end runs: a config entry pointing tmg at it, and its store and call log
+read back the way a test asserts on what the server observed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+START, END = "## PLUR MEMORY", "[/PLUR-MEMORY]"
+
+
+class FakePlur:
+    """One fakeplur store (and call log) under ``root``, shared by every tmg run of a test."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "plur-home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.store = root / "plur-store.json"
+        self.log = root / "plur-calls.jsonl"
+        self.seed_file = root / "plur-seed.json"
+
+    def entry(self, *, reject: tuple[str, ...] = (), seed: list[Any] | None = None, profile: str = "lean") -> str:
+        """The `MCP_SERVERS.plur` block of a config."""
+        env = {"PYTHONPATH": str(REPO), "HOME": str(self.home), "FAKE_PLUR_STORE": str(self.store),
+               "FAKE_PLUR_LOG": str(self.log), "PLUR_TOOL_PROFILE": profile}
+        if reject:
+            env["FAKE_PLUR_REJECT"] = ",".join(reject)
+        if seed is not None:
+            self.seed_file.write_text(json.dumps(seed))
+            env["FAKE_PLUR_SEED"] = str(self.seed_file)
+        lines = "".join(f"      {k}: {json.dumps(v)}\n" for k, v in env.items())
+        return (f"MCP_SERVERS:\n  plur:\n    COMMAND: {json.dumps(sys.executable)}\n    ARGS: [-m, fakeplur]\n"
+                f"    ENV:\n{lines}    TIMEOUT: 20\n")
+
+    def config(self, learn: str = "batch", **entry: Any) -> str:
+        return self.entry(**entry) + f"MEMORY:\n  LEARN: {learn}\n"
+
+    def _data(self) -> dict[str, Any]:
+        return json.loads(self.store.read_text()) if self.store.exists() else {}
+
+    def engrams(self) -> list[dict[str, Any]]:
+        return list(self._data().get("engrams", []))
+
+    def statements(self) -> list[str]:
+        return [e["statement"] for e in self.engrams()]
+
+    def episodes(self) -> list[dict[str, Any]]:
+        return list(self._data().get("episodes", []))
+
+    def calls(self, tool: str | None = None) -> list[dict[str, Any]]:
+        """What tmg sent, as fakeplur logged it (`tool` is the real target, through plur_admin or not)."""
+        if not self.log.exists():
+            return []
+        calls = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [c for c in calls if tool is None or c["tool"] == tool]
+
+    @staticmethod
+    def payload(call: dict[str, Any]) -> dict[str, Any]:
+        """A logged call's arguments to the tool itself (unwrapped from plur_admin)."""
+        return call["args"]["args"] if call["called"] == "plur_admin" else call["args"]
+
+
+def system_text(request: Any) -> str:
+    first = request["messages"][0]
+    return first["content"] if first["role"] == "system" else ""
+
+
+def memory_blocks(request: Any) -> list[str]:
+    """The memory blocks in a request's messages (the text between each pair of markers)."""
+    blocks = []
+    for message in request["messages"]:
+        text = message["content"] if isinstance(message.get("content"), str) else ""
+        rest = text
+        while START in rest:
+            rest = rest[rest.index(START) + len(START):]
+            blocks.append(rest[: rest.index(END)] if END in rest else rest)
+    return blocks

@@ -1,0 +1,142 @@
+"""Memory end to end: the real `tmg` one-shot against the mock API and fakeplur (memory.md §8).
+
+Every assertion is on what the server stored or was sent (its store and call log), what the
+model was sent (the mock's requests), or what the user sees (stdout, stderr, the transcript).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from e2e.mock_llm import Text, ToolCall
+from e2e.plur import FakePlur, memory_blocks, system_text
+
+SEED = "Never deploy the zebrafish service on Fridays"
+BATCH_DEAD = "plur_learn_batch failing — learning is disabled"
+
+
+@pytest.fixture
+def plur(tmp_path) -> FakePlur:
+    return FakePlur(tmp_path)
+
+
+def run(tmg, *args, **env):
+    return tmg.run("-r", *args, env=tmg.env(memory=True, **env))
+
+
+def session_id(tmg) -> str:
+    (session,) = tmg.session_dirs()
+    return session.name
+
+
+def transcript(tmg) -> str:
+    (session,) = tmg.session_dirs()
+    return (session / "transcript.md").read_text()
+
+
+def history(tmg) -> list[dict]:
+    (session,) = tmg.session_dirs()
+    return [json.loads(line) for line in (session / "history.jsonl").read_text().splitlines()]
+
+
+def test_capture_stores_each_answer_as_an_episode_and_nothing_else(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="capture"))
+    llm.enqueue(Text("Use git revert for a pushed commit."), Text("Then push again."))
+    assert run(tmg, "undo a pushed commit?").code == 0
+    assert run(tmg, "and then?").code == 0
+    episodes = plur.episodes()
+    assert [e["summary"] for e in episodes] == ["Use git revert for a pushed commit.", "Then push again."]
+    assert {(e["agent"], e["session_id"]) for e in episodes} == {("default", session_id(tmg))}
+    assert plur.engrams() == [] and plur.calls("plur_learn_batch") == [] and plur.calls("plur_learn") == []
+
+
+def test_batch_lands_the_sessions_answers_in_one_call_at_its_end(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="batch"))
+    llm.enqueue(ToolCall("list_folder", {"path": "."}), Text("There are no files here."))
+    r = run(tmg, "what is in this folder?")
+    assert r.code == 0, r.err
+    (batch,) = plur.calls("plur_learn_batch")
+    assert FakePlur.payload(batch) == {
+        "engrams": [{"statement": "There are no files here.",
+                     "tags": [f"session:{session_id(tmg)}", "mode:default"]}],
+        "max_llm_calls": 0,
+    }
+    assert plur.statements() == ["There are no files here."]
+    assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn") == []
+
+
+def test_full_learns_an_instruction_by_itself_and_batches_the_answer(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="full"))
+    llm.enqueue(Text("Understood: tabs are out."), Text("Two spaces."))
+    instruction = "From now on, never indent YAML with tabs (marker QX17)"
+    assert run(tmg, instruction).code == 0
+    assert run(tmg, "how should I indent YAML?").code == 0
+    (learn,) = plur.calls("plur_learn")
+    assert FakePlur.payload(learn)["statement"] == instruction
+    assert sorted(plur.statements()) == sorted([instruction, "Understood: tabs are out.", "Two spaces."])
+    assert len(plur.calls("plur_learn_batch")) == 2  # one per one-shot session end
+    # the learned instruction came back in the next prompt's memory block, in words
+    assert any(instruction in block for block in memory_blocks(llm.requests[-1]))
+
+
+def test_the_seeded_engram_is_in_exactly_one_block_of_every_request_and_its_id_is_recorded(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="off", seed=[SEED]))
+    llm.enqueue(ToolCall("list_folder", {"path": "."}), ToolCall("list_folder", {"path": "."}),
+                Text("Not on a Friday."), Text("Still not on a Friday."))
+    assert run(tmg, "can I deploy the zebrafish service today, a Friday?").code == 0
+    assert run(tmg, "and the zebrafish service next Friday?").code == 0
+    assert len(llm.requests) == 4
+    for request in llm.requests:
+        blocks = memory_blocks(request)
+        assert len(blocks) == 1 and SEED in blocks[0], system_text(request)
+        assert system_text(request).count("## PLUR MEMORY") == 1
+    (engram,) = plur.engrams()
+    assert len(plur.calls("plur_inject_hybrid")) == 2  # once per prompt, not per tool iteration
+    answers = [m for m in history(tmg) if m["role"] == "assistant"]
+    assert all(m["meta"]["memory_ids"] == [engram["id"]] for m in answers)
+    assert transcript(tmg).count(f"memory: recalled {engram['id']}") == 2
+
+
+def test_a_rejected_batch_names_exactly_that_tool_injection_goes_on_and_the_next_session_lands_it(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="batch", seed=[SEED], reject=("plur_learn_batch",)))
+    llm.enqueue(Text("Fridays are for reading logs."))
+    r = run(tmg, "what about the zebrafish service on Fridays?")
+    assert r.code == 0 and r.out == "Fridays are for reading logs.\n"
+    notices = [line for line in r.err.splitlines() if "memory write failures" in line]
+    assert notices == [f"tmg: memory write failures: 1; {BATCH_DEAD}"]
+    assert r.err.count(BATCH_DEAD) == 1
+    assert f"memory write failures: 1; {BATCH_DEAD}" in transcript(tmg)
+    assert SEED in memory_blocks(llm.requests[0])[0]  # injection kept working
+    assert plur.statements() == [SEED]
+
+    tmg.write_config(plur.config(learn="batch"))  # the outage is over
+    llm.enqueue(Text("Deploy on Monday."))
+    r = run(tmg, "so when do I deploy the zebrafish service?")
+    assert r.code == 0 and "memory write failures" not in r.err
+    assert sorted(plur.statements()) == sorted([SEED, "Fridays are for reading logs.", "Deploy on Monday."])
+    assert [c["is_error"] for c in plur.calls("plur_learn_batch")] == [True, False, False]  # spool first
+
+
+def test_a_rejected_capture_names_only_plur_capture(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="capture", reject=("plur_capture",)))
+    llm.enqueue(Text("An answer."))
+    r = run(tmg, "a question")
+    assert r.code == 0
+    notices = [line for line in r.err.splitlines() if "memory write failures" in line]
+    assert notices == ["tmg: memory write failures: 1; plur_capture failing — learning is disabled"]
+    assert "plur_learn_batch" not in r.err and plur.episodes() == []
+
+
+def test_a_rejected_inject_never_puts_error_text_in_the_prompt(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="batch", seed=[SEED], reject=("plur_inject_hybrid",)))
+    llm.enqueue(Text("Answered without memory."))
+    r = run(tmg, "zebrafish service on Fridays?")
+    assert r.code == 0 and r.out == "Answered without memory.\n"
+    (request,) = llm.requests
+    sent = json.dumps(request["messages"])
+    assert memory_blocks(request) == [] and "rejected" not in sent and "FAKE_PLUR" not in sent
+    assert len(plur.calls("plur_inject_hybrid")) == 1
+    assert "memory write failures" not in r.err  # injection failures never count as write failures
+    assert "Answered without memory." in plur.statements()
