@@ -19,6 +19,13 @@ def tool_call(name: str, args: dict[str, Any], call_id: str = "call_1") -> Compl
                       usage=Usage(10, 5, 0.001), finish_reason="tool_calls")
 
 
+class CutOff:
+    """Streams ``text``, then fails with ``error`` (a connection dropped mid-answer)."""
+
+    def __init__(self, text: str, error: GatewayError) -> None:
+        self.text, self.error = text, error
+
+
 class FakeModel:
     """Replies from a FIFO queue: a Completion is streamed word by word, a GatewayError raised.
 
@@ -26,8 +33,8 @@ class FakeModel:
     forever (an endless tool loop).
     """
 
-    def __init__(self, *replies: Completion | GatewayError, repeat_last: bool = False, delay: float = 0.0) -> None:
-        self.queue: list[Completion | GatewayError] = list(replies)
+    def __init__(self, *replies: Completion | GatewayError | CutOff, repeat_last: bool = False, delay: float = 0.0) -> None:
+        self.queue: list[Completion | GatewayError | CutOff] = list(replies)
         self.repeat_last = repeat_last
         self.delay = delay
         self.requests: list[CompletionRequest] = []
@@ -49,6 +56,9 @@ class FakeModel:
             await asyncio.sleep(self.delay)
         if isinstance(reply, GatewayError):
             raise reply
+        if isinstance(reply, CutOff):
+            on_text(reply.text)
+            raise reply.error
         for i, word in enumerate(reply.text.split(" ")):
             on_text(word if i == 0 else " " + word)
         return reply

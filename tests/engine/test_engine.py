@@ -16,7 +16,7 @@ from tmg.engine.phases import Phase
 from tmg.errors import TmgError, TurnLimitError
 from tmg.llm.gateway import ErrorKind, GatewayError, ProviderSpec
 from tmg.session.history import History
-from tmg.tools.files import ReadFileTool, RootGuard
+from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import ToolRegistry
 from tests.doubles.model import FakeModel, text, tool_call
 
@@ -55,7 +55,7 @@ def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks:
         config=holder.get,
         pipeline=build_pipeline(),
         history=History(tmp_path / "history.jsonl"),
-        tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path]))]),
+        tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path])), ListFolderTool(RootGuard([tmp_path]))]),
         hooks=hooks or HookSet(),
         events=events,
         gateway_for=lambda cfg: (SPEC, model),
@@ -219,3 +219,62 @@ async def test_second_prompt_sends_the_first_exchange(tmp_path):
     await engine.run_prompt("second")
     contents = [m.get("content") for m in model.sent_messages(1)[1:]]
     assert contents == ["first", "first answer", "second"]
+
+
+async def test_a_cut_off_stream_is_retried_where_the_screen_can_show_it(tmp_path):
+    from tests.doubles.model import CutOff
+
+    drop = GatewayError(ErrorKind.TRANSIENT, "the connection dropped")
+    model = FakeModel(CutOff("The answer is forty", drop), text("The answer is forty-two."))
+    engine, events, _ = make_engine(tmp_path, model)
+    assert (await engine.run_prompt("q")).text == "The answer is forty-two."
+    assert model.calls == 2 and any("retry 1/" in n for n in events.notices)
+
+
+async def test_a_cut_off_stream_into_a_pipe_fails_instead_of_writing_the_answer_twice(tmp_path):
+    from tests.doubles.model import CutOff
+
+    drop = GatewayError(ErrorKind.TRANSIENT, "the connection dropped")
+    model = FakeModel(CutOff("The answer is forty", drop), text("never sent"))
+    engine, events, _ = make_engine(tmp_path, model)
+    engine.retry_after_partial = False
+    with pytest.raises(GatewayError, match="cut off .*connection dropped"):
+        await engine.run_prompt("q")
+    assert model.calls == 1 and "".join(events.deltas) == "The answer is forty"
+    # A drop before any text reached the user is still retried.
+    model = FakeModel(drop, text("fine"))
+    engine, _, _ = make_engine(tmp_path, model)
+    engine.retry_after_partial = False
+    assert (await engine.run_prompt("q")).text == "fine"
+
+
+async def test_a_conversation_over_the_token_limit_is_compacted_once_not_refused(tmp_path):
+    model = FakeModel(text("a" * 2000), text("b" * 2000), text("c" * 2000), text("still here"))
+    engine, events, _ = make_engine(tmp_path, model, Config(max_history_tokens=1000))
+    for q in ("one", "two", "three"):
+        await engine.run_prompt(q)
+    assert (await engine.run_prompt("four")).text == "still here"
+    assert any("sending only the latest turns" in n for n in events.notices)
+    assert [m["content"][:5] for m in model.sent_messages()[1:]] == ["three", "ccccc", "four"]
+
+
+async def test_a_repair_that_persists_never_stores_the_system_prompt(tmp_path):
+    history = tmp_path / "history.jsonl"
+    history.write_text('{"role":"user","content":"q"}\n'
+                       '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",'
+                       '"function":{"name":"read_file","arguments":"{}"}}]}\n')
+    model = FakeModel(text("recovered"))
+    engine, _, _ = make_engine(tmp_path, model, Config(person="You are a pirate."))
+    await engine.run_prompt("again")
+    stored = History(history).messages
+    assert [m["role"] for m in stored] == ["user", "assistant", "tool", "user", "assistant"]
+    assert model.sent_messages()[0]["content"].startswith("You are a pirate.")
+
+
+async def test_alternating_tool_calls_are_caught_as_a_loop(tmp_path):
+    a = tool_call("read_file", {"path": "notes.txt"})
+    b = tool_call("list_folder", {"path": "."})
+    model = FakeModel(a, b, a, b, a, text("done"))
+    engine, events, _ = make_engine(tmp_path, model)
+    await engine.run_prompt("loop")
+    assert [t[2] for t in events.tools] == [False, False, False, False, True]

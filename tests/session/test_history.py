@@ -71,3 +71,28 @@ def test_replace_all_is_atomic_and_appends_continue(tmp_path):
     h.close()
     assert [m["content"] for m in History(path).messages] == ["A", "b"]
 
+
+
+def test_a_whole_last_record_without_its_newline_is_kept(tmp_path):
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"role":"user","content":"a"}\n{"role":"assistant","content":"b"}')
+    warnings: list[str] = []
+    h = History(path, warn=warnings.append)
+    h.append({"role": "user", "content": "c"})
+    h.close()
+    assert warnings == []
+    assert [m["content"] for m in History(path).messages] == ["a", "b", "c"]
+
+
+def test_sync_makes_the_turn_durable_with_fsync(tmp_path, monkeypatch):
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    h = History(tmp_path / "h.jsonl")
+    h.sync()  # nothing appended yet: nothing to sync
+    assert synced == []
+    h.append({"role": "user", "content": "a"})
+    h.sync()
+    assert len(synced) == 1 and synced[0] == h._file.fileno()

@@ -8,6 +8,7 @@ from typing import Any, Awaitable, Callable
 
 from tmg.config.model import Config
 from tmg.context.pipeline import Pipeline, TurnContext
+from tmg.context.validator import ContextLimitError
 from tmg.engine.events import EngineEvents
 from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
@@ -59,7 +60,11 @@ class PhaseEngine:
         session_id: str,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        retry_after_partial: bool = True,
     ) -> None:
+        """``retry_after_partial`` False: a stream that fails after text reached the user is not
+        retried (text already written to a pipe cannot be taken back, and a retry would write
+        the answer twice); the prompt fails with a clear error instead."""
         self._config = config
         self._pipeline = pipeline
         self.history = history
@@ -70,6 +75,7 @@ class PhaseEngine:
         self.session_id = session_id
         self._retry = retry or RetryPolicy.from_env()
         self._sleep = sleep
+        self.retry_after_partial = retry_after_partial
         self._prompt_id = 0
         self.phase = Phase.IDLE
 
@@ -130,7 +136,8 @@ class PhaseEngine:
         for notice in ctx.notices:
             self._events.on_notice(notice)
         if refined.persist:
-            self.history.replace_all(refined.canonical)
+            # The system message is rebuilt every turn (persona, memory): it is never stored.
+            self.history.replace_all([m for m in refined.canonical if m.get("role") != "system"])
         turn.meta.update(ctx.meta)
         return [for_model(m) for m in refined.payload]
 
@@ -139,7 +146,14 @@ class PhaseEngine:
         retries = empties = 0
         force_compact = False
         while True:
-            payload = await self._refine(turn, cfg, force_compact)
+            try:
+                payload = await self._refine(turn, cfg, force_compact)
+            except ContextLimitError as err:
+                if force_compact:
+                    raise
+                force_compact = True
+                self._events.on_notice(f"{err}; sending only the latest turns this time")
+                continue
             provider, gateway = self._gateway_for(cfg)
             turn.model = provider.model
             await self._enter(Phase.INFERENCE, turn)
@@ -156,6 +170,13 @@ class PhaseEngine:
                 self._events.on_interrupted("".join(partial), turn)
                 raise
             except GatewayError as err:
+                if partial and not self.retry_after_partial:
+                    self._events.on_interrupted("".join(partial), turn)
+                    raise GatewayError(
+                        ErrorKind.TERMINAL,
+                        f"the answer was cut off ({err}); what was printed is incomplete, ask again",
+                        status=err.status,
+                    ) from err
                 if err.kind is ErrorKind.CONTEXT_OVERFLOW and not force_compact:
                     force_compact = True
                     self._events.on_notice(f"{err}; compacting the context and trying once more")

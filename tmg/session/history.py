@@ -33,7 +33,8 @@ class History:
             return
         with self.path.open("rb") as f:
             lines = f.read().split(b"\n")
-        torn_tail = lines and lines[-1] != b""  # no newline after the last record: a torn write
+        unterminated = bool(lines) and lines[-1] != b""  # no newline after the last record
+        torn_tail = False
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -42,16 +43,19 @@ class History:
                 if not isinstance(record, dict) or "role" not in record:
                     raise ValueError("not a message")
             except ValueError:
-                last = number == len(lines) and torn_tail
+                last = number == len(lines) and unterminated
+                torn_tail |= last
                 what = "a torn last line (an interrupted write)" if last else f"malformed line {number}"
                 self._warn(f"history {self.path}: skipped {what}; the messages before it are kept")
                 continue
             self.messages.append(record)
-        if torn_tail and self._writable:
-            # Cut the torn bytes so the next append starts on a line of its own.
-            keep = sum(len(line) + 1 for line in lines[:-1])
+        if unterminated and self._writable:
             with self.path.open("r+b") as f:
-                f.truncate(keep)
+                if torn_tail:  # cut the torn bytes so the next append starts on a line of its own
+                    f.truncate(sum(len(line) + 1 for line in lines[:-1]))
+                else:  # a whole record whose newline never made it to disk: keep it, end its line
+                    f.seek(0, os.SEEK_END)
+                    f.write(b"\n")
 
     def append(self, message: Message) -> Message:
         """Append one message (buffered write, no fsync: :meth:`sync` makes the turn durable)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from tmg.errors import SessionBusyError, UsageError
+from tmg.errors import SessionBusyError, TmgError, UsageError
 
 _SAFE_MODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -80,7 +80,13 @@ class SessionStore:
         return ref
 
     def resume_or_start(self, mode: str, new: bool = False) -> SessionRef:
-        return (None if new else self.current(mode)) or self.start_new(mode)
+        try:
+            return (None if new else self.current(mode)) or self.start_new(mode)
+        except OSError as exc:
+            raise TmgError(
+                f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
+                "set TMG_HOME to a folder you can write to"
+            ) from exc
 
     def find(self, session: str, mode: str | None = None) -> SessionRef:
         """A session by id or unique id prefix, in ``mode`` first, then in any mode."""

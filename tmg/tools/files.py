@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,12 @@ from tmg.tools.registry import ToolResult
 
 MAX_READ_BYTES = 200_000
 MAX_ENTRIES = 500
+
+
+def _read_head(path: Path, size: int) -> bytes:
+    """At most ``size`` bytes: a multi-GB log is never read whole (and never on the event loop)."""
+    with path.open("rb") as f:
+        return f.read(size)
 
 
 class RootGuard:
@@ -42,7 +49,7 @@ class ReadFileTool:
             path = self._guard.resolve(str(arguments.get("path", "")))
             if not path.is_file():
                 return ToolResult(f"error: {arguments.get('path')} is not a file", is_error=True)
-            data = path.read_bytes()[: MAX_READ_BYTES + 1]
+            data = await asyncio.to_thread(_read_head, path, MAX_READ_BYTES + 1)
         except (OSError, PermissionError) as exc:
             return ToolResult(f"error: {exc}", is_error=True)
         text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
