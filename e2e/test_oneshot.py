@@ -111,13 +111,15 @@ def test_torn_history_line_loads_with_a_warning(tmg, llm):
     assert contents == ["q1", "one", "q2"]
 
 
-def test_secrets_never_reach_history_transcript_or_output(tmg, llm):
+def test_secrets_never_reach_history_or_transcript(tmg, llm):
     llm.enqueue(Text(f"echoing a key: {API_KEY}"))
-    r = tmg.run("hello")
+    r = tmg.run(f"is {API_KEY} my key?")
     assert r.code == 0
     session = tmg.session_dirs()[0]
-    assert API_KEY not in (session / "transcript.md").read_text()
-    assert API_KEY not in tmg.run("config").out
+    for name in ("history.jsonl", "transcript.md"):
+        text = (session / name).read_text()
+        assert API_KEY not in text and "***" in text
+    assert API_KEY not in r.err
 
 
 def test_no_prompt_on_devnull_is_a_usage_error_not_a_hang(tmg):
@@ -142,3 +144,37 @@ def test_unknown_option_is_a_usage_error(tmg):
     for args in (["--bogus"], ["-t", "--bogus"]):
         r = tmg.run(*args)
         assert r.code == 2 and "No such option: --bogus" in r.err and r.out == ""
+
+
+def test_a_cut_off_answer_in_a_pipe_is_not_written_twice(tmg, llm):
+    from e2e.mock_llm import DropStream
+
+    llm.enqueue(DropStream("The answer is forty"), Text("The answer is forty-two."))
+    r = tmg.run("q")
+    assert r.code == 1
+    assert r.out.count("The answer is forty") == 1 and "forty-two" not in r.out
+    assert "cut off" in r.err and len(llm.requests) == 1
+    assert "[interrupted]" in tmg.run("-t").out
+
+
+def test_non_utf8_piped_text_is_sent_with_replacement_characters(tmg, llm):
+    llm.enqueue(Text("ok"))
+    proc_input = b"caf\xe9 au lait\n"
+    import subprocess
+
+    from e2e.conftest import tmg_command
+
+    r = subprocess.run(tmg_command() + ["what is this"], input=proc_input, capture_output=True,
+                       cwd=tmg.work, env=tmg.env(), timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert llm.requests[0]["messages"][-1]["content"] == "what is this\n\ncaf\ufffd au lait"
+
+
+def test_binary_piped_input_is_a_usage_error(tmg, llm):
+    import subprocess
+
+    from e2e.conftest import tmg_command
+
+    r = subprocess.run(tmg_command() + ["describe"], input=b"\x7fELF\x00\x01", capture_output=True,
+                       cwd=tmg.work, env=tmg.env(), timeout=60)
+    assert r.returncode == 2 and b"binary" in r.stderr and llm.requests == []

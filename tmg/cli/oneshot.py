@@ -13,11 +13,14 @@ from tmg.ui.console_events import ConsoleEvents
 from tmg.ui.notices import Notices
 
 
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 def gather_prompt(words: list[str], envr: Environment) -> str:
     """The argument, then piped stdin after it. Never reads a terminal stdin."""
     text = " ".join(words).strip()
     if envr.stdin is not None and not envr.stdin_isatty:
-        piped = envr.stdin.read().strip()
+        piped = _read_piped(envr.stdin).strip()
         if piped:
             text = f"{text}\n\n{piped}" if text else piped
     if not text:
@@ -28,12 +31,25 @@ def gather_prompt(words: list[str], envr: Environment) -> str:
     return text
 
 
+def _read_piped(stdin) -> str:
+    """Piped text in any encoding tmg can show: UTF-8, with undecodable bytes replaced."""
+    raw = getattr(stdin, "buffer", None)
+    if raw is None:  # a text stream handed in by a test or an embedding program
+        return stdin.read()
+    data = raw.read()
+    if b"\0" in data:
+        raise UsageError("the piped input is binary (it contains NUL bytes); pipe text instead")
+    return data.decode("utf-8", errors="replace")
+
+
 def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> int:
     notices = Notices(envr.stderr, color=False)
     prompt = gather_prompt(words, envr)
     live = load_live_config(options, envr, notices)
     answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
     session = open_session(options, envr, live, notices, ConsoleEvents(answer, notices))
+    # Text already written to a pipe or file cannot be taken back: no retry after it.
+    session.engine.retry_after_partial = bool(envr.stdout_isatty)
     return asyncio.run(_answer_once(session, prompt))
 
 
@@ -41,7 +57,8 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)  # end through the same path as Ctrl-C
+        for sig in _ENDING_SIGNALS:  # end through the same path as Ctrl-C
+            loop.add_signal_handler(sig, task.cancel)
     # The memory server starts first: its spawn and the SDK import overlap the gateway's import
     # (warmed up on a thread) and the first recall waits only for what is left of its start.
     # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
@@ -59,7 +76,8 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
         session.transcript.error(str(exc))
         raise
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        for sig in _ENDING_SIGNALS:
+            loop.remove_signal_handler(sig)
         await session.end.run()
 
 
