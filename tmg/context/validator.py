@@ -14,18 +14,45 @@ class ContextLimitError(TmgError):
     """The payload cannot fit the model's context window."""
 
 
-def estimate_tokens(messages: list[dict]) -> int:
-    total = 0
-    for m in messages:
-        total += 4 + len(content_text(m)) // CHARS_PER_TOKEN
-        if m.get("tool_calls"):
-            total += len(json.dumps(m["tool_calls"])) // CHARS_PER_TOKEN
+def message_tokens(m: dict) -> int:
+    total = 4 + len(content_text(m)) // CHARS_PER_TOKEN
+    if m.get("tool_calls"):
+        total += len(json.dumps(m["tool_calls"])) // CHARS_PER_TOKEN
     return total
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+class _TokenCache:
+    """Per-message estimates, so a long session is not re-measured in full every turn.
+
+    Keyed by identity: stored messages are the same dict objects from turn to turn. Each entry
+    holds its message, so an id cannot be reused while cached; entries not seen in a turn go.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[dict, int]] = {}
+
+    def total(self, messages: list[dict]) -> int:
+        entries, fresh = self._entries, {}
+        total = 0
+        for m in messages:
+            hit = entries.get(id(m))
+            tokens = hit[1] if hit is not None and hit[0] is m else message_tokens(m)
+            fresh[id(m)] = (m, tokens)
+            total += tokens
+        self._entries = fresh
+        return total
 
 
 class FinalValidator:
     name = "final-validator"
     priority = 130
+
+    def __init__(self) -> None:
+        self._tokens = _TokenCache()
 
     async def apply(self, ctx: TurnContext) -> None:
         # A tool result whose call was pruned away is rejected by every provider: drop it.
@@ -38,7 +65,7 @@ class FinalValidator:
                 continue
             kept.append(m)
         ctx.messages[:] = kept
-        estimate = estimate_tokens(ctx.messages)
+        estimate = self._tokens.total(ctx.messages)
         if estimate > ctx.config.max_history_tokens:
             raise ContextLimitError(
                 f"the conversation is about {estimate} tokens, over MAX_HISTORY_TOKENS "

@@ -24,7 +24,7 @@ from tmg.llm.gateway import (
     ModelGateway,
     ProviderSpec,
 )
-from tmg.session.history import History, for_model
+from tmg.session.history import History
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
@@ -131,7 +131,7 @@ class PhaseEngine:
 
     async def _refine(self, turn: Turn, cfg: Config, force_compact: bool) -> list[dict[str, Any]]:
         await self._enter(Phase.REFINING, turn)
-        ctx = TurnContext(list(self.history.messages), cfg, self._prompt_id, turn.index, force_compact)
+        ctx = TurnContext(list(self.history.model_view), cfg, self._prompt_id, turn.index, force_compact)
         refined = await self._pipeline.run(ctx)
         for notice in ctx.notices:
             self._events.on_notice(notice)
@@ -139,7 +139,7 @@ class PhaseEngine:
             # The system message is rebuilt every turn (persona, memory): it is never stored.
             self.history.replace_all([m for m in refined.canonical if m.get("role") != "system"])
         turn.meta.update(ctx.meta)
-        return [for_model(m) for m in refined.payload]
+        return refined.payload
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""

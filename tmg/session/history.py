@@ -24,6 +24,8 @@ class History:
         self._redact = redact  # config secrets never reach the file (the messages in memory keep them)
         self._writable = writable  # readers (`tmg -t`) never touch the file
         self.messages: list[Message] = []
+        # The same messages as a provider sees them, built once per message rather than per turn.
+        self.model_view: list[Message] = []
         self._warn = warn
         self._file = None
         self._load()
@@ -48,7 +50,7 @@ class History:
                 what = "a torn last line (an interrupted write)" if last else f"malformed line {number}"
                 self._warn(f"history {self.path}: skipped {what}; the messages before it are kept")
                 continue
-            self.messages.append(record)
+            self._add(record)
         if unterminated and self._writable:
             with self.path.open("r+b") as f:
                 if torn_tail:  # cut the torn bytes so the next append starts on a line of its own
@@ -65,8 +67,12 @@ class History:
             self._file = self.path.open("a", encoding="utf-8")
         self._file.write(self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n")
         self._file.flush()
-        self.messages.append(record)
+        self._add(record)
         return record
+
+    def _add(self, record: Message) -> None:
+        self.messages.append(record)
+        self.model_view.append(for_model(record))
 
     def sync(self) -> None:
         """Make everything appended so far durable (called at each turn end)."""
@@ -83,7 +89,9 @@ class History:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
-        self.messages = list(messages)
+        self.messages, self.model_view = [], []
+        for m in messages:
+            self._add(m)
 
     def close(self) -> None:
         if self._file is not None:
