@@ -1,0 +1,115 @@
+"""Memory in the interactive chat: the real tmg in tmux, against the mock API and fakeplur.
+
+Each way a session ends (Ctrl-D, /exit, SIGTERM) flushes the batch exactly once: fakeplur's
+call log shows one plur_learn_batch carrying every answer. A LEARN change saved mid-session
+applies from the next prompt; /memory shows what was recalled, the tier and the write health.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from e2e.conftest import tmg_command
+from e2e.mock_llm import Text
+from e2e.plur import FakePlur
+from e2e.tmux import Terminal, tmux_available
+
+pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
+
+PROMPT = r"default · openai/mock-model >"
+SEED = "Always tag releases of the heron project with a date"
+
+
+@pytest.fixture
+def term():
+    t = Terminal(width=160, height=40)
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def plur(tmp_path) -> FakePlur:
+    return FakePlur(tmp_path)
+
+
+def launch(term: Terminal, tmg) -> None:
+    term.start(tmg_command(), tmg.env(memory=True, LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
+    term.wait_for(PROMPT)
+
+
+def wait_until(check, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def prompts(screen: str) -> int:
+    return screen.count("default · openai/mock-model >")
+
+
+def ask(term: Terminal, text: str, answer: str) -> None:
+    """Ask, and wait until the answer is shown and the turn is over (the next prompt is drawn)."""
+    before = prompts(term.scrollback())
+    term.type(text)
+    term.send("Enter")
+    term.wait_for(answer)
+    term.wait_for(lambda s: prompts(s) > before, scrollback=True)
+
+
+@pytest.mark.parametrize("ending", ["ctrl-d", "/exit", "sigterm"])
+def test_each_way_of_ending_flushes_the_batch_exactly_once(term, tmg, llm, plur, ending):
+    tmg.write_config(plur.config(learn="batch"))
+    llm.enqueue(Text("The first answer."), Text("The second answer."))
+    launch(term, tmg)
+    ask(term, "first question", "The first answer.")
+    ask(term, "second question", "The second answer.")
+    if ending == "ctrl-d":
+        term.send("C-d")
+    elif ending == "/exit":
+        term.type("/exit")
+        term.send("Enter")
+    else:
+        os.kill(term.pid(), signal.SIGTERM)
+    assert term.exit_status() == (130 if ending == "sigterm" else 0)
+    (batch,) = plur.calls("plur_learn_batch")
+    sent = [e["statement"] for e in FakePlur.payload(batch)["engrams"]]
+    assert sent == ["The first answer.", "The second answer."] and not batch["is_error"]
+    assert sorted(plur.statements()) == ["The first answer.", "The second answer."]
+
+
+def test_learn_saved_from_off_to_batch_mid_session_applies_from_the_next_prompt(term, tmg, llm, plur):
+    tmg.write_config(plur.config(learn="off"))
+    llm.enqueue(Text("Said while learning was off."), Text("Said once learning was on."))
+    launch(term, tmg)
+    ask(term, "one", "Said while learning was off.")
+    tmg.write_config(plur.config(learn="batch"))
+    term.wait_for("MEMORY.LEARN 'off' -> 'batch'")
+    ask(term, "two", "Said once learning was on.")
+    term.type("/exit")
+    term.send("Enter")
+    assert term.exit_status() == 0
+    assert plur.statements() == ["Said once learning was on."]
+
+
+def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg, llm, plur):
+    tmg.write_config(plur.config(learn="capture", seed=[SEED]))
+    llm.enqueue(Text("Use the date, e.g. heron-2026-05-01."))
+    launch(term, tmg)
+    ask(term, "how do I tag releases of the heron project?", "heron-2026-05-01")
+    (engram,) = plur.engrams()
+    wait_until(lambda: plur.episodes())  # the capture is detached: the prompt never waits for it
+    term.type("/memory")
+    term.send("Enter")
+    screen = term.wait_for("plur_capture: 1 attempt")
+    assert "memory: on · server plur: ready, tools through plur_admin" in screen
+    assert "last injection (prompt 1): 1 engram(s)" in screen
+    assert f"{engram['id']}  Always tag releases of the heron project with" in screen
+    assert "learning: capture" in screen
+    assert "plur_capture: 1 attempt(s), 0 failed" in screen
+    term.send("C-d")
+    assert term.exit_status() == 0
