@@ -113,3 +113,21 @@ def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg,
     assert "plur_capture: 1 attempt(s), 0 failed" in screen
     term.send("C-d")
     assert term.exit_status() == 0
+
+
+def test_new_ends_the_first_session_through_its_own_end_and_the_second_flushes_its_own(term, tmg, llm, plur):
+    tmg.write_config(plur.config(learn="batch"))
+    llm.enqueue(Text("Answer in the first session."), Text("Answer in the second session."))
+    launch(term, tmg)
+    ask(term, "one", "Answer in the first session.")
+    term.type("/new")
+    term.send("Enter")
+    term.wait_for("new session")
+    ask(term, "two", "Answer in the second session.")
+    term.send("C-d")
+    assert term.exit_status() == 0
+    batches = [FakePlur.payload(c)["engrams"] for c in plur.calls("plur_learn_batch")]
+    assert [[e["statement"] for e in b] for b in batches] == [["Answer in the first session."],
+                                                            ["Answer in the second session."]]
+    tags = [b[0]["tags"][0] for b in batches]
+    assert tags[0] != tags[1] and {t.removeprefix("session:") for t in tags} == {s.name for s in tmg.session_dirs()}
