@@ -1,0 +1,109 @@
+"""Live legs: the real tmg against the real `@plur-ai/mcp` (pinned, installed by scripts/install-plur).
+
+Both profiles: `full` named in the config, and the default `lean` through the shipped config
+(no MEMORY or MCP_SERVERS in the file). What tmg wrote is read back through a second client of
+the same store (`plur_recall`, `plur_timeline`, `plur_status`). These skip only when node or
+npm are missing; once a server is up, every mismatch is a hard failure.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from e2e.mock_llm import Text
+from e2e.plur import memory_blocks
+from tests.support.plur_server import PlurUnavailable, real_plur_entry, running
+from tmg.mcp_servers import ServerSpec, child_environment
+
+pytestmark = pytest.mark.live
+
+PROFILES = ["full", "lean"]
+
+
+@pytest.fixture(scope="module")
+def plur_entry() -> Path:
+    try:
+        return real_plur_entry()
+    except PlurUnavailable as exc:
+        pytest.skip(f"real PLUR server unavailable: {exc}")
+
+
+class LivePlur:
+    """tmg runs sharing one real PLUR store (a HOME of their own), and a reader of that store."""
+
+    def __init__(self, tmg, root: Path, entry: Path, profile: str) -> None:
+        self.tmg, self.entry, self.profile = tmg, entry, profile
+        self.home = root / "plur-home"
+        self.neutral = root / "neutral"
+        self.neutral.mkdir(parents=True)
+        self.home.mkdir()
+        if profile == "full":
+            tmg.write_config(
+                "MCP_SERVERS:\n  plur:\n    COMMAND: node\n"
+                f"    ARGS: [{json.dumps(str(entry))}]\n"
+                f"    ENV: {{HOME: {json.dumps(str(self.home))}, PLUR_TOOL_PROFILE: full, PLUR_DISABLE_EMBEDDINGS: '1'}}\n"
+                f"    DIR: {json.dumps(str(self.neutral))}\n"
+            )
+        # lean: the file names no memory server; the shipped PLUR starts with the user's HOME.
+
+    def run(self, learn: str, *args: str):
+        env = self.tmg.env(memory=True, HOME=str(self.home), TMG_MEMORY_LEARN=learn)
+        r = self.tmg.run("-r", *args, env=env, timeout=90)
+        assert r.code == 0, r.err
+        assert "memory" not in r.err, r.err  # no warning, no write failure
+        return r
+
+    def reader(self):
+        """A second client of the same store, all tools direct."""
+        env = child_environment({"HOME": str(self.home), "PLUR_TOOL_PROFILE": "full", "PLUR_DISABLE_EMBEDDINGS": "1"})
+        spec = ServerSpec(name="reader", command="node", args=(str(self.entry),), env=env, cwd=str(self.neutral))
+        return running(spec)
+
+
+def call(server, tool: str, args: dict) -> dict:
+    outcome = server.call(tool, args)
+    assert not outcome.is_error, outcome.text
+    return outcome.data
+
+
+@pytest.fixture(params=PROFILES)
+def live(request, tmg, tmp_path, plur_entry) -> LivePlur:
+    return LivePlur(tmg, tmp_path, plur_entry, request.param)
+
+
+def test_a_correction_from_session_one_is_in_words_in_session_twos_memory_block(live, llm):
+    marker = f"kestrel{uuid.uuid4().hex[:8]}"
+    correction = f"From now on, never push the {marker} branch without running the linter"
+    llm.enqueue(Text("Understood."), Text("Run the linter first."))
+    live.run("full", correction)
+    live.run("full", "--new", f"may I push the {marker} branch now?")
+    second = llm.requests[-1]
+    blocks = memory_blocks(second)
+    assert len(blocks) == 1, second["messages"][0]
+    assert correction in blocks[0]
+
+
+def test_capture_learn_and_batch_each_land_and_read_back_through_a_second_client(live, llm):
+    marker = uuid.uuid4().hex[:8]
+    captured = f"The osprey{marker} report is due on Thursdays."
+    instruction = f"Please remember that the heron{marker} cluster lives in Frankfurt"
+    batched = f"The ibis{marker} queue drains every night."
+    llm.enqueue(Text(captured), Text("Noted."), Text(batched))
+    live.run("capture", f"when is the osprey{marker} report due?")
+    live.run("full", instruction)
+    live.run("batch", f"when does the ibis{marker} queue drain?")
+    with live.reader() as reader:
+        episodes = call(reader, "plur_timeline", {"search": f"osprey{marker}"})["episodes"]
+        assert [(e["summary"], e["agent"]) for e in episodes] == [(captured, "default")]
+        learned = call(reader, "plur_recall", {"query": f"heron{marker} cluster Frankfurt"})
+        assert instruction in [r["statement"] for r in learned["results"]]
+        recalled = call(reader, "plur_recall", {"query": f"ibis{marker} queue drains"})
+        assert batched in [r["statement"] for r in recalled["results"]]
+        status = call(reader, "plur_status", {})
+        assert status["storage_root"] == str(live.home / ".plur")
+        # the instruction (learn), the answer to it and the last answer (batch); one episode (capture)
+        assert (status["engram_count"], status["episode_count"]) == (3, 1)
