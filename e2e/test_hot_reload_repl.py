@@ -61,6 +61,27 @@ def test_a_changed_person_reaches_the_next_prompt_and_a_broken_save_is_survived(
     assert term.scrollback().count("config reload failed") == 1
 
     tmg.config.write_text(good.replace("the first persona", "the third persona"))
-    term.wait_for("the third persona")
+    term.wait_for(lambda s: "the third persona" in s.replace("\n", ""))  # however the notice wraps
     ask(term, "/exit")
     assert term.exit_status() == 0
+
+
+def test_a_save_said_while_typing_prints_above_the_prompt_and_keeps_the_typed_line(term, tmg, llm):
+    tmg.write_config("PERSON: You are the first persona.\n")
+    llm.enqueue(Text("Answered."))
+    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
+    term.wait_for(PROMPT)
+    term.type("half a question")
+    term.wait_for("half a question")
+    tmg.write_config("PERSON: You are the second persona.\n")
+    term.wait_for(r"^tmg: config reloaded from .*$")
+    term.type(" and the rest")
+    screen = term.wait_for(PROMPT + " half a question and the rest$")
+    lines = screen.splitlines()
+    notice = next(i for i, line in enumerate(lines) if line.startswith("tmg: config reloaded"))
+    prompt = next(i for i, line in enumerate(lines) if "half a question and the rest" in line)
+    assert notice < prompt  # the notice above, the line being typed intact below it
+    term.send("Enter")
+    term.wait_for("Answered.")
+    assert llm.requests[0]["messages"][-1]["content"] == "half a question and the rest"
+    assert "the second persona" in system_text(llm.requests[0])

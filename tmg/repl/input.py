@@ -139,6 +139,17 @@ class PromptInput:
 
         app.after_render += fire
 
+    def print_above(self, write: Callable[[], None]) -> None:
+        """Run ``write`` (it prints lines) above the prompt while one is being edited, then
+        redraw the prompt with what was typed; run it at once when no prompt is showing."""
+        app = self._session.app
+        if not app.is_running or app.is_done:
+            write()
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        run_in_terminal(write, in_executor=False)
+
     def _message(self) -> FormattedText:
         mode, model = self._label()
         return FormattedText([

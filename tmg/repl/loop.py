@@ -148,6 +148,9 @@ class Repl:
             self.session = self.open(self.options, prewarm=False)
             self._greet()
             reader = self._make_reader(self)
+            # Lines said while the user types (a config save, a memory server that failed)
+            # print above the prompt and leave the line being edited intact.
+            self.notices.set_printer(getattr(reader, "print_above", None))
             session = self.session
             when_shown = getattr(reader, "when_shown", None)
             if when_shown is not None:  # warm up once the prompt is drawn: it must not wait for us

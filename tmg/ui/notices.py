@@ -5,22 +5,36 @@ from __future__ import annotations
 from typing import IO, Callable
 
 
+Printer = Callable[[Callable[[], None]], None]
+
+
 class Notices:
     def __init__(self, err: IO[str], redact: Callable[[str], str] = lambda s: s, color: bool = False) -> None:
         self._err = err
         self._redact = redact
         self._color = color
+        self._printer: Printer | None = None
 
     def set_redactor(self, redact: Callable[[str], str]) -> None:
         self._redact = redact
 
+    def set_printer(self, printer: Printer | None) -> None:
+        """Route each line through ``printer(write)``: the REPL's input line uses it to print
+        above a prompt being edited (a hot reload is said while the user types) and redraw it."""
+        self._printer = printer
+
     def _line(self, prefix: str, text: str, style: str) -> None:
         text = self._redact(text)
-        if self._color:
-            self._err.write(f"\x1b[{style}m{prefix}\x1b[0m {text}\n")
+        line = f"\x1b[{style}m{prefix}\x1b[0m {text}\n" if self._color else f"{prefix} {text}\n"
+
+        def write() -> None:
+            self._err.write(line)
+            self._err.flush()
+
+        if self._printer is not None:
+            self._printer(write)
         else:
-            self._err.write(f"{prefix} {text}\n")
-        self._err.flush()
+            write()
 
     def notice(self, text: str) -> None:
         self._line("tmg:", text, "2")
