@@ -140,3 +140,25 @@ def test_a_rejected_inject_never_puts_error_text_in_the_prompt(tmg, llm, plur):
     assert len(plur.calls("plur_inject_hybrid")) == 1
     assert "memory write failures" not in r.err  # injection failures never count as write failures
     assert "Answered without memory." in plur.statements()
+
+
+def test_memory_enabled_by_a_save_mid_run_without_a_server_is_a_quiet_no_op(tmg, llm, plur):
+    import threading
+    import time
+
+    tmg.write_config(plur.entry() + "MEMORY:\n  ENABLED: false\n")
+    llm.enqueue(ToolCall("list_folder", {"path": "."}, delay=0.5), Text("Done without memory."))
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(run(tmg, "list it", TMG_DEBUG="1")), daemon=True)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while not llm.requests:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    tmg.write_config(plur.entry() + "MEMORY:\n  ENABLED: true\n")
+    worker.join(60)
+    (r,) = out
+    assert r.code == 0 and r.out == "Done without memory.\n", r.err
+    assert "MEMORY.ENABLED false -> true" in r.err
+    assert "no live memory server" in r.err and "warning" not in r.err and "Traceback" not in r.err
+    assert [memory_blocks(q) for q in llm.requests] == [[], []] and plur.calls() == []
