@@ -80,3 +80,30 @@ async def test_validator_refuses_a_payload_over_the_limit_with_a_clear_error():
     big = [{"role": "user", "content": "x" * 8000}]
     with pytest.raises(ContextLimitError, match="MAX_HISTORY_TOKENS \\(1000\\).*--new"):
         await build_pipeline().run(ctx(big, max_history_tokens=1000))
+
+
+async def test_transformers_keep_their_verdicts_as_history_grows():
+    """Turn after turn on the same growing list (as the engine does): nothing is re-examined
+    from scratch, and nothing already decided is forgotten."""
+    from tmg.context.cleaners import CleanersTransformer
+    from tmg.context.repair import RepairTransformer
+    from tmg.context.validator import FinalValidator
+
+    stored = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": ""},
+              {"role": "tool", "tool_call_id": "ghost", "content": "orphan"}]
+    pipeline = Pipeline([RepairTransformer(), CleanersTransformer(), FinalValidator()])
+    for turn in range(3):
+        refined = await pipeline.run(TurnContext(list(stored), Config(max_history_tokens=1000), 1, turn))
+        # The empty answer and the orphan result are dropped every turn, not just the first.
+        assert [m["content"] for m in refined.payload] == [f"q{i + 1}" for i in range(turn + 1)]
+        stored.append({"role": "user", "content": f"q{turn + 2}"})
+    # A dangling call appended later is still found and answered.
+    call = {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "c9", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]}
+    stored += [call, {"role": "user", "content": "after crash"}]
+    refined = await pipeline.run(TurnContext(list(stored), Config(), 1, 4))
+    assert refined.persist and refined.canonical[-2]["tool_call_id"] == "c9"
+    # The running estimate still crosses the limit when enough is appended.
+    stored.append({"role": "user", "content": "z" * 8000})
+    with pytest.raises(ContextLimitError):
+        await pipeline.run(TurnContext(list(stored), Config(max_history_tokens=1000), 1, 5))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tmg.context.incremental import SeenPrefix
 from tmg.context.pipeline import TurnContext
 
 INTERRUPTED_TOOL = "error: this tool call never finished (tmg stopped while it ran); its result is unknown"
@@ -11,11 +12,19 @@ class RepairTransformer:
     name = "repair"
     priority = 0
 
+    def __init__(self) -> None:
+        self._seen = SeenPrefix()
+
     async def apply(self, ctx: TurnContext) -> None:
-        answered = {m.get("tool_call_id") for m in ctx.messages if m.get("role") == "tool"}
+        messages = ctx.messages
+        # A turn appends a call together with its results, so an already examined prefix has
+        # none missing: only messages appended since then can hold a dangling call.
+        start = self._seen.unchanged(messages)
+        tail = messages[start:]
+        answered = {m.get("tool_call_id") for m in tail if m.get("role") == "tool"}
         repaired: list = []
         changed = False
-        for i, m in enumerate(ctx.messages):
+        for m in tail:
             repaired.append(m)
             if m.get("role") != "assistant" or not m.get("tool_calls"):
                 continue
@@ -24,5 +33,6 @@ class RepairTransformer:
                     repaired.append({"role": "tool", "tool_call_id": call.get("id"), "content": INTERRUPTED_TOOL})
                     changed = True
         if changed:
-            ctx.messages[:] = repaired
+            messages[start:] = repaired
             ctx.request_persist()
+        self._seen.mark(messages)

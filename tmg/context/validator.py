@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tmg.context.incremental import SeenPrefix
 from tmg.context.pipeline import TurnContext, content_text
 from tmg.errors import TmgError
 
@@ -25,47 +26,43 @@ def estimate_tokens(messages: list[dict]) -> int:
     return sum(message_tokens(m) for m in messages)
 
 
-class _TokenCache:
-    """Per-message estimates, so a long session is not re-measured in full every turn.
+class FinalValidator:
+    """Drops tool results whose call is not in the payload and checks the token estimate.
 
-    Keyed by identity: stored messages are the same dict objects from turn to turn. Each entry
-    holds its message, so an id cannot be reused while cached; entries not seen in a turn go.
+    The leading system message changes every turn; the history after it only grows, so its
+    running estimate and known call ids are carried over and only new messages are measured.
+    A pruned window starts elsewhere each time and is measured afresh (it is small).
     """
 
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[dict, int]] = {}
-
-    def total(self, messages: list[dict]) -> int:
-        entries, fresh = self._entries, {}
-        total = 0
-        for m in messages:
-            hit = entries.get(id(m))
-            tokens = hit[1] if hit is not None and hit[0] is m else message_tokens(m)
-            fresh[id(m)] = (m, tokens)
-            total += tokens
-        self._entries = fresh
-        return total
-
-
-class FinalValidator:
     name = "final-validator"
     priority = 130
 
     def __init__(self) -> None:
-        self._tokens = _TokenCache()
+        self._seen = SeenPrefix()
+        self._body_tokens = 0
+        self._calls: set = set()
+        self._orphans: dict[int, dict] = {}
 
     async def apply(self, ctx: TurnContext) -> None:
-        # A tool result whose call was pruned away is rejected by every provider: drop it.
-        calls = set()
-        kept = []
-        for m in ctx.messages:
-            if m.get("role") == "assistant":
-                calls.update(c.get("id") for c in m.get("tool_calls") or ())
-            if m.get("role") == "tool" and m.get("tool_call_id") not in calls:
+        messages = ctx.messages
+        head = 0
+        while head < len(messages) and messages[head].get("role") == "system":
+            head += 1
+        start = self._seen.unchanged(messages, head)
+        if start == 0:
+            self._body_tokens, self._calls, self._orphans = 0, set(), {}
+        for m in messages[head + start:]:
+            role = m.get("role")
+            if role == "assistant":
+                self._calls.update(c.get("id") for c in m.get("tool_calls") or ())
+            elif role == "tool" and m.get("tool_call_id") not in self._calls:
+                self._orphans[id(m)] = m  # every provider rejects a result without its call
                 continue
-            kept.append(m)
-        ctx.messages[:] = kept
-        estimate = self._tokens.total(ctx.messages)
+            self._body_tokens += message_tokens(m)
+        self._seen.mark(messages, head)
+        if self._orphans:
+            ctx.messages[:] = [m for m in messages if self._orphans.get(id(m)) is not m]
+        estimate = self._body_tokens + sum(message_tokens(m) for m in messages[:head])
         if estimate > ctx.config.max_history_tokens:
             raise ContextLimitError(
                 f"the conversation is about {estimate} tokens, over MAX_HISTORY_TOKENS "
