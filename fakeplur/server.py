@@ -32,6 +32,9 @@ def compact(payload: Any) -> str:
 class Fake:
     """The fake PLUR server's behaviour for one profile and one store."""
 
+    # How the delay knob waits; a test swaps in a recorder to see the delay without waiting it.
+    sleep = staticmethod(asyncio.sleep)
+
     def __init__(self, config: FakeConfig, snapshot: Snapshot | None = None) -> None:
         self.config = config
         self.snapshot = snapshot or load_snapshot()
@@ -62,7 +65,7 @@ class Fake:
         target = self.effective_tool(name, args)
         delay = self.config.delay_for(target)
         if delay > 0:
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
         if name in self.config.reject or target in self.config.reject:
             answer = compact({"error": f"fakeplur: {target} rejected by FAKE_PLUR_REJECT", "success": False}), True
         else:

@@ -11,6 +11,7 @@ import pytest
 
 from fakeplur.config import FakeConfig, parse_delays
 from fakeplur.server import Fake
+from tests.support.waiting import finishes
 
 ID = re.compile(r"^ENG-\d{4}-\d{2}-\d{2}-\d{3}$")
 
@@ -135,14 +136,26 @@ async def test_reject_knob_answers_is_error_before_doing_anything() -> None:
 
 
 async def test_delay_knob() -> None:
-    fake = Fake(FakeConfig(profile="full", delays={"plur_status": 0.2}))
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    await fake.call("plur_status", {})
-    assert loop.time() - start >= 0.2
-    start = loop.time()
+    """The configured tool waits its delay before it answers; other tools do not wait."""
+    fake = Fake(FakeConfig(profile="full", delays={"plur_learn": 0.2}))
+    slept: list[float] = []
+    waiting, done_waiting = asyncio.Event(), asyncio.Event()
+
+    async def sleep(seconds: float) -> None:  # records the delay; the test decides when it is over
+        slept.append(seconds)
+        waiting.set()
+        await done_waiting.wait()
+
+    fake.sleep = sleep
+    call = asyncio.create_task(fake.call("plur_learn", {"statement": "Learned after the delay"}))
+    delayed = asyncio.create_task(waiting.wait())
+    await finishes(asyncio.wait({call, delayed}, return_when=asyncio.FIRST_COMPLETED))  # whichever comes first
+    assert slept == [0.2] and not call.done() and fake.store.engrams == []  # nothing done during the delay
+    done_waiting.set()
+    _, is_error = await finishes(call)
+    assert not is_error and [e["statement"] for e in fake.store.engrams] == ["Learned after the delay"]
     await fake.call("plur_recall", {"query": "x"})
-    assert loop.time() - start < 0.2
+    assert slept == [0.2]
 
 
 def test_env_knobs_parse() -> None:

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from fakeplur.snapshot import load_snapshot
-from tests.support.plur_server import fakeplur_spec, running
+from tests.support.plur_server import fakeplur_spec, lingering, process_gone, running
+from tests.support.waiting import eventually
 from tmg.mcp_servers import McpStartError, ServerSpec, child_environment
 from tmg.mcp_servers.connection import McpConnection
 
 
 def test_serves_the_snapshot_and_persists(tmp_path: Path) -> None:
-    store = tmp_path / "store.json"
+    store, pidfile = tmp_path / "store.json", tmp_path / "pid"
     spec = fakeplur_spec(tmp_path, "lean", store=store, seed=["Seeded before start"], reject=("plur_capture",))
-    with running(spec) as server:
+    with running(lingering(spec, pidfile)) as server:
         assert list(server.tools) == [t["name"] for t in load_snapshot().tools("lean")]
         out = server.call("plur_learn", {"statement": "Learned over stdio"})
         assert not out.is_error and out.data["id"].startswith("ENG-")
         out = server.call("plur_admin", {"action": "plur_capture", "args": {"summary": "x"}})
         assert out.is_error and "rejected" in out.data["error"]
-        started = time.monotonic()
-    assert time.monotonic() - started < 1.5  # closing does not wait for the child on its own
+        pid = int(pidfile.read_text())
+        assert not process_gone(pid)
+    # The child does not exit on stdin EOF: closing stopped it rather than waiting for it.
+    assert eventually(lambda: process_gone(pid))
     assert "Learned over stdio" in store.read_text() and "Seeded before start" in store.read_text()
 
 

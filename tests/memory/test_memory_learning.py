@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.doubles import FakePlurCaller
+from tests.support.doubles import FakePlurCaller, GatedCaller
+from tests.support.waiting import finishes
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, ErrorKind, GatewayError, ToolCallRequest, Usage
 from tmg.memory.client import PlurClient
@@ -141,13 +142,12 @@ async def test_capture_summary_is_bounded_at_a_character_boundary(live) -> None:
 
 async def test_the_write_is_detached_the_turn_does_not_wait_for_it(live) -> None:
     live.set(learn="capture")
-    caller = FakePlurCaller("full")
-    caller.fake.config = type(caller.fake.config)(profile="full", delays={"plur_capture": 0.5})
+    caller = GatedCaller("full")  # holds the write until the test opens the gate
     hook = hook_for(live, caller)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    await hook.after_turn(turn(), None)
-    assert loop.time() - started < 0.1 and hook.pending == 1
+    turn_hook = asyncio.create_task(hook.after_turn(turn(), None))
+    await finishes(caller.entered.wait())  # the write has reached the server and is held there
+    assert turn_hook.done() and hook.pending == 1 and sent(caller, "plur_capture") == []
+    caller.gate.set()
     await settle(hook)
     assert hook.pending == 0 and len(sent(caller, "plur_capture")) == 1
 
@@ -259,11 +259,9 @@ async def test_no_live_server_writes_nothing_and_does_not_raise(live) -> None:
 
 async def test_drain_is_bounded_and_cancels_what_is_left(live) -> None:
     live.set(learn="capture")
-    caller = FakePlurCaller("full")
-    caller.fake.config = type(caller.fake.config)(profile="full", delays={"plur_capture": 10})
-    hook = LearningHook(ReadyClient(PlurClient(caller, timeout=20)), live)
+    caller = GatedCaller("full")  # the gate never opens: the write would wait forever
+    hook = LearningHook(ReadyClient(PlurClient(caller, timeout=3600)), live)
     await hook.after_turn(turn(), None)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    await hook.drain(0.1)
-    assert loop.time() - started < 1 and hook.pending == 0
+    await finishes(caller.entered.wait())
+    await finishes(hook.drain(0.1))  # returns on its own bound, not the write's
+    assert hook.pending == 0 and caller.cancelled == 1 and sent(caller, "plur_capture") == []

@@ -4,20 +4,41 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.support.waiting import finishes
 from tmg.memory.lock import WriteLock
 
 
-async def test_a_second_holder_waits_then_proceeds_unlocked(tmp_path) -> None:
+async def test_a_second_holder_waits_for_the_first(tmp_path) -> None:
     path = tmp_path / "plur" / ".tmg-write.lock"
-    first, second = WriteLock(path, wait=0.2), WriteLock(path, wait=0.2)
-    loop = asyncio.get_running_loop()
-    async with first.held() as locked:
+    entered: list[bool] = []
+
+    async def second() -> None:
+        async with WriteLock(path, wait=3600).held() as locked:
+            entered.append(locked)
+
+    async with WriteLock(path, wait=3600).held() as locked:
         assert locked and path.exists()
-        started = loop.time()
-        async with second.held() as also:
-            waited = loop.time() - started
-        assert not also and 0.15 <= waited < 1.0
-    async with second.held() as now:
+        waiter = asyncio.create_task(second())
+        for _ in range(3):
+            await asyncio.sleep(0)  # the second holder opens the file, finds it locked, and polls
+        assert entered == [] and not waiter.done()
+    await finishes(waiter)
+    assert entered == [True]  # it got the lock once the first released it
+
+
+async def test_a_second_holder_proceeds_unlocked_after_its_wait(tmp_path) -> None:
+    path = tmp_path / "plur" / ".tmg-write.lock"
+    notes: list[str] = []
+
+    async def second() -> bool:
+        async with WriteLock(path, wait=0.05, debug=notes.append).held() as locked:
+            return locked
+
+    async with WriteLock(path, wait=3600).held() as locked:
+        assert locked
+        assert await finishes(second()) is False  # the first never lets go: the write goes on unlocked
+    assert "busy for 0.05 s; writing unlocked" in notes[0]
+    async with WriteLock(path).held() as now:
         assert now  # released with the block
 
 

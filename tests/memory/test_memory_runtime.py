@@ -6,10 +6,12 @@ import asyncio
 from typing import Any
 
 from tests.support.doubles import FakePlurCaller
-from tests.support.plur_server import fakeplur_spec
+from tests.support.plur_server import fakeplur_spec, lingering, process_gone
+from tests.support.waiting import eventually, finishes
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.context.pipeline import TurnContext
 from tmg.mcp_servers import McpStartError, ServerSpec
+from tmg.memory import runtime as runtime_module
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import START_MARKER, MemoryInjector
 from tmg.memory.runtime import MemoryRuntime, memory_server_spec
@@ -18,11 +20,18 @@ SPEC = ServerSpec(name="plur", command="unused")
 
 
 class InProcess(FakePlurCaller):
-    """fakeplur in-process with a start that takes `delay` seconds (or fails)."""
+    """fakeplur in-process with a start the test controls: it finishes once `release` is set (at
+    once unless `gated`), then succeeds or fails. `start_cancelled` records a start cut short."""
 
-    def __init__(self, profile: str = "lean", delay: float = 0.0, fail: bool = False, tools: set[str] | None = None):
+    def __init__(self, profile: str = "lean", gated: bool = False, fail: bool = False,
+                 tools: set[str] | None = None):
         super().__init__(profile)
-        self.delay, self.fail, self._listed = delay, fail, tools
+        self.fail, self._listed = fail, tools
+        self.release = asyncio.Event()
+        if not gated:
+            self.release.set()
+        self.entered = asyncio.Event()
+        self.start_cancelled = False
         self.closed = False
 
     @property
@@ -30,7 +39,12 @@ class InProcess(FakePlurCaller):
         return frozenset(self._listed) if self._listed is not None else super().tool_names
 
     async def start(self) -> None:
-        await asyncio.sleep(self.delay)
+        self.entered.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.start_cancelled = True
+            raise
         if self.fail:
             raise McpStartError("plur: FileNotFoundError: no such command")
 
@@ -44,9 +58,9 @@ def runtime_with(conn: Any, **kw: Any) -> tuple[MemoryRuntime, list[str]]:
 
 
 async def test_a_real_fakeplur_process_starts_in_the_background_and_answers(tmp_path) -> None:
-    report = WriteReport()
-    runtime = MemoryRuntime(fakeplur_spec(tmp_path, "lean", seed=["Never deploy on Fridays"]),
-                            on_result=report.record)
+    report, pidfile = WriteReport(), tmp_path / "pid"
+    spec = lingering(fakeplur_spec(tmp_path, "lean", seed=["Never deploy on Fridays"]), pidfile)
+    runtime = MemoryRuntime(spec, on_result=report.record)
     runtime.start()
     assert runtime.state == "starting"
     client = await runtime.client(wait=30)
@@ -54,10 +68,11 @@ async def test_a_real_fakeplur_process_starts_in_the_background_and_answers(tmp_
     result = await client.inject("can we deploy on Fridays", 2000)
     assert result.ok and len(result.value.injected_ids) == 1
     assert report.injection.attempts == 1
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    await runtime.close()
-    assert loop.time() - started < 1.5  # never the seconds a server takes to exit by itself
+    pid = int(pidfile.read_text())
+    assert not process_gone(pid)
+    # The server does not exit on stdin EOF: close stops it rather than waiting for it.
+    await finishes(runtime.close())
+    assert eventually(lambda: process_gone(pid))
     assert await runtime.client(wait=1) is None
 
 
@@ -82,17 +97,18 @@ async def test_a_server_without_the_memory_tools_is_refused() -> None:
 
 
 async def test_a_prompt_does_not_wait_long_for_a_slow_start() -> None:
-    runtime, _ = runtime_with(InProcess(delay=0.5))
+    conn = InProcess(gated=True)
+    runtime, _ = runtime_with(conn)
     runtime.start()
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    assert await runtime.client(wait=0.05) is None
-    assert loop.time() - started < 0.3
-    assert await runtime.client(wait=2) is not None  # a write may wait for the whole start
+    # The start is held until released: a short wait gives up on it.
+    assert await finishes(runtime.client(wait=0.05)) is None
+    assert runtime.state == "starting" and not conn.start_cancelled  # given up on, not cut short
+    conn.release.set()
+    assert await runtime.client(wait=20) is not None  # a write may wait for the whole start
 
 
 async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() -> None:
-    conn = InProcess("full", delay=0.4)
+    conn = InProcess("full", gated=True)
     await conn.call_tool("plur_learn", {"statement": "Never deploy on Fridays"})
     runtime, _ = runtime_with(conn)
     runtime.start()
@@ -101,21 +117,25 @@ async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() 
     first = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 1)
     await injector.apply(first)
     assert first.messages[0]["role"] == "user" and injector.stats.not_ready == 1
-    await asyncio.sleep(0.5)
+    conn.release.set()
+    assert await runtime.client(wait=20) is not None
     second = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 2)
     await injector.apply(second)
     assert START_MARKER in second.messages[0]["content"] and "Never deploy on Fridays" in second.messages[0]["content"]
 
 
-async def test_close_during_the_start_is_quick_and_quiet() -> None:
-    runtime, warnings = runtime_with(InProcess(delay=30))
+async def test_close_during_the_start_is_quick_and_quiet(monkeypatch) -> None:
+    # However long close would let a cancelled start wind down, it cancels the start instead of
+    # waiting for it: the start below is never released.
+    monkeypatch.setattr(runtime_module, "START_CANCEL_WAIT_S", 3600.0)
+    conn = InProcess(gated=True)
+    runtime, warnings = runtime_with(conn)
     runtime.start()
-    waiter = asyncio.create_task(runtime.client(wait=30))
-    await asyncio.sleep(0.05)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    await runtime.close()
-    assert loop.time() - started < 1 and await waiter is None and warnings == []
+    waiter = asyncio.create_task(runtime.client(wait=3600))
+    await finishes(conn.entered.wait())  # the start is under way, held
+    await finishes(runtime.close())
+    assert conn.start_cancelled and conn.closed and runtime.state == "closed"
+    assert await finishes(waiter) is None and warnings == []
 
 
 async def test_no_spec_means_off_without_a_warning() -> None:

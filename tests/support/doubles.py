@@ -1,4 +1,6 @@
-"""Hand-written test doubles for MCP tool callers: explicit behaviour, never accept-anything mocks."""
+"""Hand-written test doubles for MCP tool callers: explicit behaviour, never accept-anything mocks.
+
+Doubles of the model gateway (FakeModel and its replies) live in `tests/doubles/model.py`."""
 
 from __future__ import annotations
 
@@ -27,6 +29,27 @@ class FakePlurCaller:
         self.calls.append((name, arguments, timeout))
         text, is_error = await self.fake.call(name, arguments)
         return ToolOutcome.from_text(text, is_error=is_error)
+
+
+class GatedCaller(FakePlurCaller):
+    """A FakePlurCaller that holds every call until the test sets `gate` (it ignores its timeout
+    argument, like a hung server). `entered` is set once a call arrives; `cancelled` counts the
+    calls abandoned while held."""
+
+    def __init__(self, profile: str = "full", reject: frozenset[str] = frozenset()) -> None:
+        super().__init__(profile, reject)
+        self.gate = asyncio.Event()
+        self.entered = asyncio.Event()
+        self.cancelled = 0
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+        self.entered.set()
+        try:
+            await self.gate.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return await super().call_tool(name, arguments, timeout)
 
 
 class ScriptedCaller:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +100,39 @@ def fakeplur_spec(
         cwd=str(cwd),
         errlog=str(root / "fakeplur-stderr.log"),
     )
+
+
+# fakeplur, but staying alive once its stdin closes (PLUR takes 2 to 3 s to exit by itself; this one
+# takes minutes, far past any bound of a close), after writing its pid to argv[1]: only a close that
+# stops the child gets rid of it in time.
+_LINGER = """
+import os, sys, time
+with open(sys.argv[1], "w") as f:
+    f.write(str(os.getpid()))
+from fakeplur.server import main
+main()
+time.sleep(120)
+"""
+
+
+def lingering(spec: ServerSpec, pidfile: Path) -> ServerSpec:
+    """`spec` (a `fakeplur_spec`) run so that it does not exit on stdin EOF (for minutes); its pid lands in `pidfile`."""
+    return replace(spec, args=("-c", _LINGER, str(pidfile)))
+
+
+def process_gone(pid: int) -> bool:
+    """True once `pid` has exited (reaped, or a zombie awaiting its parent)."""
+    if not Path("/proc/self").exists():  # no procfs: a zombie counts as alive here
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 class ServerThread:

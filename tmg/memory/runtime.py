@@ -22,6 +22,8 @@ from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCal
 State = Literal["off", "starting", "ready", "failed", "closed"]
 # Tools tmg cannot do without: recall for the injector. Writes are checked per call.
 _NEEDED = ("plur_inject_hybrid",)
+# How long close() lets a start it cancelled wind down (a start that ignores the cancel).
+START_CANCEL_WAIT_S = 2.0
 
 
 class ClientSource(Protocol):
@@ -183,7 +185,7 @@ class MemoryRuntime:
         if task is not None and not task.done():
             task.cancel()
             try:
-                await asyncio.wait_for(task, 2.0)
+                await asyncio.wait_for(task, START_CANCEL_WAIT_S)
             except BaseException:  # noqa: BLE001 - closing must not raise
                 pass
         if self._conn is not None:
