@@ -48,10 +48,13 @@ class LivePlur:
                 f"    ENV: {{HOME: {json.dumps(str(self.home))}, PLUR_TOOL_PROFILE: full, PLUR_DISABLE_EMBEDDINGS: '1'}}\n"
                 f"    DIR: {json.dumps(str(self.neutral))}\n"
             )
-        # lean: the file names no memory server; the shipped PLUR starts with the user's HOME.
+        # lean: the file names no memory server; the shipped PLUR starts with the user's HOME,
+        # from the folder the test setup installed it into (the runner drops inherited TMG_*).
+        self.install_dir = entry.parents[4]  # <dir>/node_modules/@plur-ai/mcp/dist/index.js
 
     def run(self, learn: str, *args: str):
-        env = self.tmg.env(memory=True, HOME=str(self.home), TMG_MEMORY_LEARN=learn)
+        env = self.tmg.env(memory=True, HOME=str(self.home), TMG_MEMORY_LEARN=learn,
+                           TMG_PLUR_DIR=str(self.install_dir))
         r = self.tmg.run("-r", *args, env=env, timeout=90)
         assert r.code == 0, r.err
         assert "memory" not in r.err, r.err  # no warning, no write failure

@@ -89,7 +89,8 @@ def test_yaml_syntax_error_names_the_line(tmp_path):
 
 def test_unknown_keys_warn_with_the_closest_key(tmp_path):
     path = write(tmp_path, "MAX_TURN: 3\n")
-    config, warnings = load_config(str(path), {}, tmp_path)
+    # memory off: whether the shipped PLUR is installed here must not add its own line
+    config, warnings = load_config(str(path), {"TMG_MEMORY_ENABLED": "false"}, tmp_path)
     assert warnings == ["unknown config key MAX_TURN is ignored; did you mean MAX_TURNS?"]
     assert config.max_turns == 200
 
