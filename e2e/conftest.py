@@ -61,6 +61,9 @@ class TmgRunner:
             MOCK_API_KEY=API_KEY,
             TMG_RETRY_BASE_DELAY="0.01",
             XDG_CONFIG_HOME=str(self.root / "xdg"),
+            # A home of its own: a PLUR the shipped config starts (doctor, memory legs) keeps
+            # its store and pid file in $HOME/.plur, never in the real user's.
+            HOME=str(self.root / "user-home"),
             PYTHONPATH=str(Path(__file__).resolve().parent.parent),
             # Memory is on by default with the real PLUR; tests opt in (memory=True) so that
             # no other test starts a server, or writes to a store, by accident.
