@@ -58,5 +58,8 @@ def report(title: str, samples: dict[str, list[float]], floor: str, *, ms: bool 
 def scratch_env(**extra: str) -> tuple[dict[str, str], str]:
     home = tempfile.mkdtemp(prefix="tmg-bench-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TMG_")}
-    env.update(TMG_HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"), **extra)
+    # Memory off unless a bench asks for it, and a HOME of its own so that no PLUR it might
+    # start writes to the real user's store.
+    env.update(TMG_HOME=home, HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"), TMG_MEMORY_ENABLED="false")
+    env.update(extra)
     return env, home
