@@ -71,6 +71,9 @@ class TmgRunner:
         )
         if memory:
             del env["TMG_MEMORY_ENABLED"]
+            # A loaded CI machine can take seconds to start a server; the recall must not be
+            # skipped by chance in a test that checks it (the skip has its own unit test).
+            env["TMG_RECALL_WAIT"] = "30"
         env.update(extra)
         return env
 

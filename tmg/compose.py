@@ -28,6 +28,7 @@ from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.llm.gateway import ModelGateway, ProviderSpec
 from tmg.memory.runtime import MemoryServers
+from tmg.memory.injector import READY_WAIT_S
 from tmg.memory.session import SessionMemory
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
@@ -196,7 +197,16 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime)
+                         runtime=runtime, ready_wait=_ready_wait(envr))
+
+
+def _ready_wait(envr: Environment) -> float:
+    """How long a prompt waits for a memory server still starting (``TMG_RECALL_WAIT``,
+    seconds): tests on a loaded machine lengthen it so recall is never skipped by chance."""
+    try:
+        return max(0.0, float(envr.env.get("TMG_RECALL_WAIT", READY_WAIT_S)))
+    except ValueError:
+        return READY_WAIT_S
 
 
 def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:

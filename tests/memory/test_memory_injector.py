@@ -304,6 +304,8 @@ async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
     caller, _ = await seeded("full")
 
     class Later:
+        starting = True
+
         def __init__(self) -> None:
             self.ready: PlurClient | None = None
             self.waits: list[float] = []
@@ -317,6 +319,8 @@ async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
     assert ctx.messages == [{"role": "user", "content": TASK}] and source.waits == [0.25]
+    # A slow start is said once, in words, so the missing recall is never silent.
+    assert ctx.notices == ["memory: the memory server is still starting after 0.25 s; this prompt goes without recall"]
     source.ready = PlurClient(caller)
     ctx2 = ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1, turn=2)
     await injector.apply(ctx2)

@@ -136,7 +136,13 @@ class MemoryInjector:
                 self.stats.not_ready += 1
                 if not self._said_no_client:
                     self._said_no_client = True
-                    self._debug("memory: no live memory server for this turn; answering without recall")
+                    if self._clients.starting:  # slow, not broken: worth a word, once
+                        ctx.notices.append(
+                            f"memory: the memory server is still starting after {self._ready_wait:g} s; "
+                            "this prompt goes without recall"
+                        )
+                    else:  # a failed start was already reported by the runtime
+                        self._debug("memory: no live memory server for this turn; answering without recall")
                 _edit_system(ctx.messages, None)
                 return
             self._key = key

@@ -29,6 +29,11 @@ START_CANCEL_WAIT_S = 2.0
 class ClientSource(Protocol):
     """Where the seams get their PlurClient: None when memory has no live server (yet)."""
 
+    @property
+    def starting(self) -> bool:
+        """True while the server is still starting (slow, not failed)."""
+        ...
+
     async def client(self, wait: float) -> PlurClient | None: ...
 
 
@@ -40,6 +45,8 @@ class StartableCaller(ToolCaller, Protocol):
 
 class ReadyClient:
     """A ClientSource over a client that is already connected (tests, embedding)."""
+
+    starting = False
 
     def __init__(self, client: PlurClient | None) -> None:
         self._client = client
@@ -146,6 +153,10 @@ class MemoryRuntime:
         each session keeps its own write report while the process keeps one server."""
         return SessionClients(self, on_result)
 
+    @property
+    def starting(self) -> bool:
+        return self.state == "starting"
+
     async def ready(self, wait: float) -> StartableCaller | None:
         """The started connection, waiting at most `wait` seconds; None if not usable."""
         return self._conn if await self.client(wait) is not None else None
@@ -203,6 +214,10 @@ class SessionClients:
         self._on_result = on_result
         self._client: PlurClient | None = None
         self._over: StartableCaller | None = None
+
+    @property
+    def starting(self) -> bool:
+        return self._runtime.starting
 
     async def client(self, wait: float) -> PlurClient | None:
         conn = await self._runtime.ready(wait)
