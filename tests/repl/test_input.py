@@ -121,3 +121,13 @@ def test_tab_completes_a_slash_command(pipe):
 
 def test_tab_does_not_complete_plain_text(pipe):
     assert asyncio.run(_type_tab_then_enter(make(pipe), pipe, "hel")) == "hel"
+
+
+def test_the_history_file_keeps_no_config_secret(tmp_path):
+    from tmg.repl.input import history_at
+
+    path = tmp_path / "input_history"
+    history = history_at(path, lambda s: s.replace("sk-live-123456", "***"))
+    history.store_string("my key is sk-live-123456, is it valid?")
+    text = path.read_text()
+    assert "sk-live-123456" not in text and "my key is ***, is it valid?" in text

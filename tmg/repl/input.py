@@ -79,7 +79,19 @@ def _key_bindings() -> KeyBindings:
     return kb
 
 
-def history_at(path: Path | None) -> History:
+class _RedactedFileHistory(FileHistory):
+    """Input history on disk with config secrets masked, as in history.jsonl: a key pasted
+    at the prompt must not sit in a plain file. This run's in-memory recall keeps the text."""
+
+    def __init__(self, filename: str, redact: Callable[[str], str]) -> None:
+        super().__init__(filename)
+        self._redact = redact
+
+    def store_string(self, string: str) -> None:
+        super().store_string(self._redact(string))
+
+
+def history_at(path: Path | None, redact: Callable[[str], str] = lambda s: s) -> History:
     """Input history in ``path`` (created on first use), or in memory when there is no path."""
     if path is None:
         return InMemoryHistory()
@@ -88,7 +100,7 @@ def history_at(path: Path | None) -> History:
         path.touch(mode=0o600, exist_ok=True)
     except OSError:
         return InMemoryHistory()  # a read-only home must not stop the chat
-    return FileHistory(str(path))
+    return _RedactedFileHistory(str(path), redact)
 
 
 class PromptInput:
@@ -98,6 +110,7 @@ class PromptInput:
         label: called before each prompt, returns ``(mode, model)``.
         history_path: where entries persist across runs (None: this run only).
         commands: slash command names, for Tab completion.
+        redact: masks config secrets in what the history file keeps.
         input, output: prompt-toolkit's; the tests pass a pipe input and a dummy output.
     """
 
@@ -107,6 +120,7 @@ class PromptInput:
         history_path: Path | None,
         commands: Iterable[str] = (),
         *,
+        redact: Callable[[str], str] = lambda s: s,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -116,7 +130,7 @@ class PromptInput:
             multiline=True,  # Enter is rebound to send; Alt-Enter/Ctrl-J add lines
             prompt_continuation=lambda width, _line, _soft: " " * max(0, width - 4) + "... ",
             key_bindings=_key_bindings(),
-            history=history_at(history_path),
+            history=history_at(history_path, redact),
             auto_suggest=AutoSuggestFromHistory(),
             completer=SlashCompleter(commands),
             complete_while_typing=False,
