@@ -18,6 +18,9 @@ DEFAULT_CALL_TIMEOUT_S = 3.0
 DEFAULT_START_TIMEOUT_S = 15.0
 # Extra time on top of the SDK's own read timeout before we give up on a call ourselves.
 _CALL_SLACK_S = 0.5
+# Bounds, not waits: how long a ready connection may take to wind down once told to close (the
+# transport stops its child in well under a second), and how long a cancelled owner may take to
+# finish (it kills the child on the way out). A start never waited for: it is cancelled at once.
 _CLOSE_WAIT_S = 2.0
 
 
@@ -38,6 +41,7 @@ class McpConnection:
         self._session: Any = None
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
+        self._ready = False  # initialize and tools/list answered: the owner is idle until told to close
         self.server_name: str | None = None
         self.server_version: str | None = None
 
@@ -78,7 +82,10 @@ class McpConnection:
         try:
             await ready
         except BaseException:
-            await self._join_owner()
+            if ready.cancelled():  # our caller gave up (close, Ctrl-C): stop the start at once
+                await self._cancel_owner()
+            else:  # the start failed: the owner has stopped the transport and is finishing
+                await self._join_owner()
             raise
 
     async def call_tool(
@@ -105,24 +112,37 @@ class McpConnection:
         return _normalize(result)
 
     async def close(self) -> None:
-        """Stop the server without waiting for it to exit on its own (see `stdio.py`)."""
-        if self._closing is not None:
-            self._closing.set()
-        await self._join_owner()
+        """Stop the server without waiting for it to exit on its own (see `stdio.py`).
+
+        A server that never became ready (hung or slow in initialize) is not waited for at all:
+        the start is cancelled, which kills its process group on the way out.
+        """
+        if not self._ready:
+            await self._cancel_owner()
+        else:
+            if self._closing is not None:
+                self._closing.set()
+            await self._join_owner()
         self._session = None
 
     async def _join_owner(self) -> None:
+        """Let the owner finish by itself (bounded); cancel it if it does not."""
         owner = self._owner
         if owner is None or owner.done():
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), _CLOSE_WAIT_S)
-        except (asyncio.TimeoutError, Exception):
-            owner.cancel()
-            try:
-                await asyncio.wait_for(owner, _CLOSE_WAIT_S)
-            except BaseException:  # noqa: BLE001 - closing must not raise
-                pass
+        done, _ = await asyncio.wait({owner}, timeout=_CLOSE_WAIT_S)
+        if not done:
+            await self._cancel_owner()
+
+    async def _cancel_owner(self) -> None:
+        """Cancel the owner now and give it a bounded moment to stop the transport (and its child)."""
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        owner.cancel()
+        await asyncio.wait({owner}, timeout=_CLOSE_WAIT_S)
+        if owner.done() and not owner.cancelled():
+            owner.exception()  # retrieved: closing must not raise, nor log "never retrieved"
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         """Owns the transport and session contexts for the connection's whole life."""
@@ -152,6 +172,7 @@ class McpConnection:
                 self.server_name = getattr(info, "name", None)
                 self.server_version = getattr(info, "version", None)
                 self._session = session
+                self._ready = True
                 ready.set_result(None)
                 await self._closing.wait()
         except BaseException as exc:

@@ -22,7 +22,7 @@ from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCal
 State = Literal["off", "starting", "ready", "failed", "closed"]
 # Tools tmg cannot do without: recall for the injector. Writes are checked per call.
 _NEEDED = ("plur_inject_hybrid",)
-# How long close() lets a start it cancelled wind down (a start that ignores the cancel).
+# The most close() lets a start it cancelled wind down (only a start that ignores the cancel takes it).
 START_CANCEL_WAIT_S = 2.0
 
 
@@ -193,17 +193,21 @@ class MemoryRuntime:
         self.state = "closed"
         self._client = None
         task = self._task
-        if task is not None and not task.done():
+        starting = task is not None and not task.done()
+        if starting:
             task.cancel()
-            try:
-                await asyncio.wait_for(task, START_CANCEL_WAIT_S)
-            except BaseException:  # noqa: BLE001 - closing must not raise
-                pass
         if self._conn is not None:
+            # A connection that never became ready is cancelled by its close, child and all: a
+            # server hung in its start costs the exit nothing (memory.md §6, quality.md §2).
             try:
                 await self._conn.close()
             except Exception as exc:  # noqa: BLE001
                 self._debug(f"closing the memory server: {exc}")
+        if starting and task is not None:
+            # Bounded: only a start that ignores its cancellation could take this long.
+            await asyncio.wait({task}, timeout=START_CANCEL_WAIT_S)
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: closing must not raise
 
 
 class SessionClients:
