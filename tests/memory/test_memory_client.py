@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -83,6 +84,21 @@ async def test_an_unexpected_shape_is_a_failure(tool, make) -> None:
     caller = ScriptedCaller(ALL_TOOLS, ToolOutcome.from_text("all good!", is_error=False))
     result = await make(PlurClient(caller))
     assert not result.ok and result.failure == "bad_result"
+
+
+async def test_a_malformed_inject_count_is_a_failed_recall_not_a_crash() -> None:
+    body = json.dumps({"directives": "", "consider": "", "injected_ids": [], "count": "many", "tokens_used": 0})
+    result = await PlurClient(ScriptedCaller(ALL_TOOLS, ToolOutcome.from_text(body, is_error=False))).inject("x", 100)
+    assert not result.ok and result.failure == "bad_result" and "count" in (result.error or "")
+
+
+async def test_a_parser_that_trips_on_any_exception_is_a_failed_result() -> None:
+    def parse(_data: Any) -> int:
+        raise TypeError("unforeseen shape")
+
+    caller = ScriptedCaller(ALL_TOOLS, ToolOutcome.from_text("{}", is_error=False))
+    result = await finishes(PlurClient(caller).call("plur_status", {}, parse))
+    assert not result.ok and result.failure == "bad_result" and "TypeError: unforeseen shape" in (result.error or "")
 
 
 async def test_unreachable_tool_fails_without_calling() -> None:

@@ -39,6 +39,21 @@ def test_bad_inject_shapes_raise(bad) -> None:
         results.parse_inject(bad)
 
 
+@pytest.mark.parametrize("key,bad", [("count", "many"), ("count", [3]), ("count", {"n": 3}), ("count", True),
+                                     ("tokens_used", "113 tokens"), ("tokens_used", float("inf")),
+                                     ("tokens_used", "nan")])
+def test_malformed_counts_are_a_bad_result_not_a_crash(key, bad) -> None:
+    with pytest.raises(results.ResultError, match=key):
+        results.parse_inject({**INJECT, key: bad})
+
+
+def test_counts_as_numeric_text_or_missing_are_read() -> None:
+    r = results.parse_inject({**INJECT, "count": "3", "tokens_used": 113.0})
+    assert (r.count, r.tokens_used) == (3, 113)
+    r = results.parse_inject({k: v for k, v in INJECT.items() if k not in ("count", "tokens_used")})
+    assert (r.count, r.tokens_used) == (3, 0)
+
+
 def test_learn_and_batch() -> None:
     assert results.parse_learn({"id": "ENG-2026-11-30-001", "decision": "ADD"}) == "ENG-2026-11-30-001"
     b = results.parse_learn_batch({"ids": ["ENG-1", None], "results": [], "stats": {},

@@ -96,6 +96,9 @@ class PlurClient:
             value = parse(outcome.data)
         except results.ResultError as exc:
             return CallResult(tool, False, failure="bad_result", error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a parser tripped on a shape it did not foresee: fail open
+            return CallResult(tool, False, failure="bad_result",
+                              error=f"{tool}: unreadable result ({type(exc).__name__}: {exc})")
         return CallResult(tool, True, value=value)
 
     async def inject(self, task: str, budget: int, scope: str = "") -> CallResult[results.InjectResult]:

@@ -177,9 +177,22 @@ def parse_inject(data: Any) -> InjectResult:
         directives=parse_inject_text(obj.get("directives") or ""),
         consider=parse_inject_text(obj.get("consider") or ""),
         injected_ids=tuple(ids),
-        count=int(obj.get("count") or len(ids)),
-        tokens_used=int(obj.get("tokens_used") or 0),
+        count=_count(obj, "count", len(ids), "plur_inject_hybrid"),
+        tokens_used=_count(obj, "tokens_used", 0, "plur_inject_hybrid"),
     )
+
+
+def _count(data: dict[str, Any], key: str, default: int, tool: str) -> int:
+    """A whole number (an int, or a numeric string or float); missing or empty is `default`."""
+    value = data.get(key)
+    if value is None or value == "" or value == 0:
+        return default
+    if isinstance(value, bool):
+        raise ResultError(f"{tool}: {key!r} is not a number")
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ResultError(f"{tool}: {key!r} is not a number") from None
 
 
 def parse_status(data: Any) -> Status:
