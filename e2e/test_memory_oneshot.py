@@ -140,6 +140,10 @@ def test_a_rejected_inject_never_puts_error_text_in_the_prompt(tmg, llm, plur):
     assert len(plur.calls("plur_inject_hybrid")) == 1
     assert "memory write failures" not in r.err  # injection failures never count as write failures
     assert "Answered without memory." in plur.statements()
+    # ... but a failed recall is never silent: one notice, on stderr and in the transcript
+    (said,) = [line for line in r.err.splitlines() if "recall failed" in line]
+    assert said.startswith("tmg: memory: recall failed (plur_inject_hybrid: ") and said.endswith("answering without it")
+    assert "memory: recall failed (plur_inject_hybrid: " in transcript(tmg)
 
 
 def test_memory_enabled_by_a_save_mid_run_without_a_server_is_a_quiet_no_op(tmg, llm, plur):

@@ -175,6 +175,37 @@ async def test_failure_strips_the_block_without_persisting(failure) -> None:
     # the failed ask is not repeated within the prompt (once per prompt, not per tool iteration)
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1, turn=2))
     assert report.injection.attempts == 1
+    # ... and it is said, in words, not only logged for --debug
+    assert len(ctx.notices) == 1 and ctx.notices[0].startswith("memory: recall failed (plur_inject_hybrid")
+    assert ctx.notices[0].endswith("; answering without it")
+
+
+async def test_a_recall_failing_on_every_prompt_is_said_once_per_session_and_never_a_write_failure() -> None:
+    caller, _ = await seeded("full", reject=frozenset({"plur_inject_hybrid"}))
+    report = WriteReport()
+    injector = injector_for(caller, report)
+    said: list[str] = []
+    for prompt_id in (1, 2, 3):
+        ctx = ctx_for([{"role": "user", "content": f"{TASK} #{prompt_id}"}], memory_config(), prompt_id=prompt_id)
+        await injector.apply(ctx)
+        assert NEVER not in str(ctx.messages)
+        said += ctx.notices
+    assert report.injection.failures == 3 and report.failed_writes == 0 and report.dead_tools() == []
+    assert report.notice() is None  # the end-of-session write notice stays about writes
+    (notice,) = said
+    assert notice.startswith("memory: recall failed (plur_inject_hybrid: ") and "answering without it" in notice
+    assert "\n" not in notice and len(notice) < 300
+
+
+async def test_a_malformed_count_in_the_recall_result_fails_open_with_the_notice() -> None:
+    body = ('{"directives": "", "consider": "", "injected_ids": ["ENG-1"], "count": "lots", "tokens_used": 0}')
+    injector = injector_for(ScriptedCaller({"plur_inject_hybrid", "plur_recall"},
+                                           ToolOutcome.from_text(body, is_error=False)))
+    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
+    await injector.apply(ctx)
+    assert ctx.messages == [{"role": "user", "content": TASK}]
+    (notice,) = ctx.notices
+    assert "recall failed" in notice and "count" in notice
 
 
 async def test_disable_strips_and_persists_only_when_a_block_was_there() -> None:

@@ -11,7 +11,9 @@ message (pipeline priority 15, memory.md §3).
   English; good enough for a bound, and it needs no tokenizer). The block is trimmed at a
   character boundary; a block whose markers alone do not fit is left out.
 - Failure (raise, timeout, isError, bad result): the block is stripped from this turn's payload,
-  not persisted. ENABLED false: the block is stripped and the strip persisted, only when a
+  not persisted. The session's first failed recall says so in one notice (stderr and the
+  transcript), so a recall that fails on every prompt is never silent; later ones are counted
+  for `/memory` and shown with `--debug`. Never a write failure (memory.md §5). ENABLED false: the block is stripped and the strip persisted, only when a
   block was there (content-driven, so running twice in a turn is harmless).
 """
 
@@ -39,6 +41,8 @@ READY_WAIT_S = 1.5
 # The real server cuts `consider` lines to this many characters: such a line may not be whole.
 _CONSIDER_CUT = 60
 _PREVIEW_WORDS = 8
+# The reason a failed-recall notice quotes is one line of at most this many characters.
+_REASON_CHARS = 160
 _BLOCK = re.compile(
     rf"^{re.escape(START_MARKER)}[ \t]*$.*?^{re.escape(END_MARKER)}[ \t]*$\n?", re.MULTILINE | re.DOTALL
 )
@@ -117,6 +121,7 @@ class MemoryInjector:
         self.last: LastInjection | None = None
         self.stats = InjectorStats()
         self._said_no_client = False
+        self._said_recall_failed = False
 
     async def apply(self, ctx: TurnContext) -> None:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
@@ -147,6 +152,10 @@ class MemoryInjector:
                 return
             self._key = key
             self._recalled = await self._ask(client, text, memory, ctx.prompt_id)
+            failed = self.last.failed if self.last is not None and self._recalled is None else None
+            if failed is not None and not self._said_recall_failed:
+                self._said_recall_failed = True  # once per session: not a line on every prompt
+                ctx.notices.append(f"memory: recall failed ({_reason(failed)}); answering without it")
         recalled = self._recalled
         if recalled is None:
             _edit_system(ctx.messages, None)
@@ -170,7 +179,7 @@ class MemoryInjector:
         result = await client.inject(text, memory.inject_budget, memory.scope)
         if not result.ok or result.value is None:
             self.stats.failures += 1
-            self.last = LastInjection(prompt_id, (), (), failed=result.error or result.failure)
+            self.last = LastInjection(prompt_id, (), (), failed=result.error or result.failure or "no result")
             self._debug(f"memory: recall failed ({result.error}); this prompt goes without it")
             return None
         return await self._words(client, text, memory, result.value)
@@ -316,6 +325,11 @@ def _edit_parts(parts: list[Any], block: str | None) -> list[Any]:
 def _one_line(words: str) -> str:
     # One line per note: a statement can then never look like a marker line.
     return " ".join(words.split())
+
+
+def _reason(error: str) -> str:
+    text = " ".join(error.split()) or "no reason given"
+    return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1].rstrip() + "…"
 
 
 def _preview(words: str) -> str:
