@@ -166,3 +166,13 @@ def test_memory_enabled_by_a_save_mid_run_without_a_server_is_a_quiet_no_op(tmg,
     assert "MEMORY.ENABLED false -> true" in r.err
     assert "no live memory server" in r.err and "warning" not in r.err and "Traceback" not in r.err
     assert [memory_blocks(q) for q in llm.requests] == [[], []] and plur.calls() == []
+
+
+def test_debug_on_the_command_line_shows_memorys_debug_lines_as_tmg_debug_does(tmg, llm, plur):
+    tmg.write_config(plur.config(learn="off"))
+    llm.enqueue(Text("Quiet."), Text("Detailed."))
+    quiet = run(tmg, "a question")
+    assert quiet.code == 0 and "memory server 'plur' ready" not in quiet.err
+    r = run(tmg, "--debug", "a question")
+    assert r.code == 0 and r.out == "Detailed.\n", r.err
+    assert "memory server 'plur' ready" in r.err

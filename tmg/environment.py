@@ -29,6 +29,7 @@ class Environment:
     cwd: Path = field(default_factory=Path.cwd)
     stdin_isatty: bool | None = None
     stdout_isatty: bool | None = None
+    debug_flag: bool = False  # the command line's --debug: the same switch as TMG_DEBUG=1
 
     def __post_init__(self) -> None:
         if self.stdin_isatty is None:
@@ -47,4 +48,5 @@ class Environment:
 
     @property
     def debug(self) -> bool:
-        return self.env.get("TMG_DEBUG", "") not in ("", "0", "false")
+        """Details on (tracebacks, memory's debug lines): `--debug` or TMG_DEBUG set (not 0/false)."""
+        return self.debug_flag or self.env.get("TMG_DEBUG", "") not in ("", "0", "false")

@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> None:
             from tmg.environment import Environment
 
             options, session, as_json = fast
-            run_guarded(lambda: show_transcript(options, Environment(), session, as_json), debug=debug)
+            run_guarded(lambda: show_transcript(options, Environment(debug_flag=debug), session, as_json),
+                        debug=debug)
     if args and args[0] in ADMIN_COMMANDS:
         from tmg.cli.admin import app
     else:

@@ -39,13 +39,13 @@ def chat(
     raw: bool = typer.Option(False, "-r", "--raw", help="Plain text output, no Markdown rendering."),
     transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
     as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
-    debug: bool = typer.Option(False, "--debug", help="Show details (tracebacks) on errors."),
+    debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     from tmg.cli.options import ChatOptions
     from tmg.environment import Environment
 
-    envr = Environment()
+    envr = Environment(debug_flag=debug)  # --debug turns on every debug line, as TMG_DEBUG=1 does
     options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw)
     words = prompt or []
     if transcript:
