@@ -30,6 +30,7 @@ from tmg.llm.gateway import ModelGateway, ProviderSpec
 from tmg.memory.runtime import MemoryServers
 from tmg.memory.injector import READY_WAIT_S
 from tmg.memory.session import SessionMemory
+from tmg.memory.session_end import HURRIABLE_STEPS
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
@@ -171,7 +172,7 @@ def open_session(
     # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
     # while the transcript is still open, so the notice lands in it too.
     for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
-        end.add(name, step)
+        end.add(name, step, hurriable=name in HURRIABLE_STEPS)
     end.add("close the history", history.close)
     end.add("close the transcript", transcript.close)
     end.add("release the session lock", lock.release)

@@ -8,6 +8,7 @@ import signal
 from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
 from tmg.environment import Environment
 from tmg.errors import UsageError
+from tmg.session.signals import ending_signals
 from tmg.ui.answer import make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.ui.notices import Notices
@@ -56,9 +57,15 @@ def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> in
 async def _answer_once(session: ChatSession, prompt: str) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    if task is not None:
-        for sig in _ENDING_SIGNALS:  # end through the same path as Ctrl-C
-            loop.add_signal_handler(sig, task.cancel)
+
+    def on_signal() -> None:
+        if session.end.ran:
+            session.end.hurry()  # already ending: cut the memory flush short (it is spooled first)
+        elif task is not None:
+            task.cancel()  # end through the same path as Ctrl-C
+
+    for sig in _ENDING_SIGNALS:
+        loop.add_signal_handler(sig, on_signal)
     # The memory server starts first: its spawn and the SDK import overlap the gateway's import
     # (warmed up on a thread) and the first recall waits only for what is left of its start.
     # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
@@ -76,9 +83,14 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
         session.transcript.error(str(exc))
         raise
     finally:
-        for sig in _ENDING_SIGNALS:
-            loop.remove_signal_handler(sig)
-        await session.end.run()
+        # The handlers stay for the end (a signal now only hurries it), and Ctrl-C joins them:
+        # the default handler would raise KeyboardInterrupt in the middle of the end.
+        with ending_signals(loop, session.end.hurry):
+            try:
+                await session.end.run()
+            finally:
+                for sig in _ENDING_SIGNALS:
+                    loop.remove_signal_handler(sig)
 
 
 def _prewarm(session: ChatSession) -> None:

@@ -21,6 +21,7 @@ import re
 from collections import deque
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tmg.config.model import Config
@@ -28,6 +29,7 @@ from tmg.engine.turn import Turn
 from tmg.llm.gateway import ErrorKind, GatewayError
 from tmg.memory import payloads
 from tmg.memory.lock import WriteLock
+from tmg.memory.pending import PendingRing
 from tmg.memory.runtime import ClientSource
 
 RING_SIZE = 20
@@ -115,12 +117,15 @@ class LearningHook:
         ring_size: int = RING_SIZE,
         client_wait: float = CLIENT_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
+        pending_root: Path | None = None,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
             config: the live config (read on every turn: ENABLED, LEARN, SCOPE and the cap are hot).
             lock: the advisory write lock taken by learns (None: no lock, for tests).
             statements: id -> statement cache shared with the injector (learned ones are added).
+            pending_root: where each session's ring is also written, item by item, so a crash
+                loses nothing (`tmg.memory.pending`); None: the ring lives in memory only.
         """
         self._clients = clients
         self._config = config
@@ -130,6 +135,9 @@ class LearningHook:
         self._client_wait = client_wait
         self._debug = debug
         self._rings: dict[str, deque[dict[str, Any]]] = {}
+        self._pending_root = pending_root
+        self._pending: dict[str, PendingRing] = {}
+        self._kept: list[PendingRing] = []  # rings left on disk at the end: locked until the process exits
         self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -142,7 +150,7 @@ class LearningHook:
         episode = classify(turn, error)
         if memory.learn == "capture":
             if episode is not None:
-                self._detach(self._capture(episode.summary, turn.mode, turn.session_id))
+                self._detach(self._capture(episode.summary, turn.mode, turn.session_id), "plur_capture")
             return
         if episode is not None and episode.text is not None:
             self._append(turn.session_id, episode.text, payloads.session_tags(turn.session_id, turn.mode),
@@ -155,7 +163,14 @@ class LearningHook:
         if not text.strip():
             return
         ring = self._rings.setdefault(session_id, deque(maxlen=self._ring_size))
-        ring.append(payloads.batch_item(text, tags, scope))
+        item = payloads.batch_item(text, tags, scope)
+        ring.append(item)
+        if self._pending_root is not None:
+            pending = self._pending.get(session_id)
+            if pending is None:
+                pending = self._pending[session_id] = PendingRing(
+                    self._pending_root, session_id, self._ring_size, self._debug)
+            pending.append(item, list(ring))
 
     def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
         statement = payloads.cut_utf8(turn.user_text.strip(), payloads.STATEMENT_MAX_BYTES)
@@ -169,16 +184,30 @@ class LearningHook:
             self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
             return
         sent.add(key)
-        self._detach(self._learn(statement, payloads.session_tags(turn.session_id, turn.mode), scope))
+        self._detach(self._learn(statement, payloads.session_tags(turn.session_id, turn.mode), scope), "plur_learn")
 
     def batch(self, session_id: str) -> list[dict[str, Any]]:
         """The session's ring, oldest first (a copy)."""
         return list(self._rings.get(session_id, ()))
 
-    def take_batch(self, session_id: str) -> list[dict[str, Any]]:
-        """Empty the session's ring and return what it held (the session end's flush)."""
+    def take_batch(self, session_id: str, keep_on_disk: bool = False) -> list[dict[str, Any]]:
+        """Empty the session's ring and return what it held (the session end's flush).
+
+        Its file on disk goes too, unless `keep_on_disk` (the batch is neither landed nor
+        spooled: the file is then what keeps it for a later session)."""
         ring = self._rings.pop(session_id, None)
+        pending = self._pending.pop(session_id, None)
+        if pending is not None:
+            if keep_on_disk:
+                self._kept.append(pending)
+            else:
+                pending.discard()
         return list(ring or ())
+
+    def batch_is_durable(self, session_id: str) -> bool:
+        """The whole ring is in its file on disk (a later session will replay it)."""
+        pending = self._pending.get(session_id)
+        return pending is not None and pending.durable
 
     def learned_count(self, session_id: str) -> int:
         return len(self._learned.get(session_id, ()))
@@ -187,20 +216,23 @@ class LearningHook:
     def pending(self) -> int:
         return len(self._tasks)
 
-    async def drain(self, timeout: float) -> None:
-        """Wait for the detached writes, at most `timeout` seconds; cancel what is left."""
+    async def drain(self, timeout: float) -> list[str]:
+        """Wait for the detached writes, at most `timeout` seconds; cancel what is left.
+
+        Returns the tool of each write cancelled unfinished (the caller counts them as failed)."""
         tasks = list(self._tasks)
         if not tasks:
-            return
+            return []
         done, late = await asyncio.wait(tasks, timeout=timeout)
         for task in late:
             task.cancel()
         if late:
             self._debug(f"memory: {len(late)} write(s) still running at the session end were cancelled")
             await asyncio.wait(late, timeout=0.5)
+        return sorted(task.get_name().partition(":")[2] or "memory write" for task in late)
 
-    def _detach(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro, name="memory-write")
+    def _detach(self, coro: Any, tool: str) -> None:
+        task = asyncio.get_running_loop().create_task(coro, name=f"memory-write:{tool}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

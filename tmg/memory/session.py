@@ -17,6 +17,7 @@ from tmg.memory.health import WriteReport
 from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
+from tmg.memory.pending import pending_dir
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.session_end import MemoryEnd
 from tmg.memory.spool import BatchSpool, spool_dir
@@ -75,7 +76,7 @@ class SessionMemory:
         self.injector = MemoryInjector(clients, statements=self.statements, ready_wait=ready_wait, debug=debug)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
-            client_wait=self.runtime.start_timeout, debug=debug,
+            client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
         )
         self.spool = BatchSpool(spool_dir(home), warn=warn)
         self.end = MemoryEnd(

@@ -1,8 +1,10 @@
 """Memory's part of the single session end (memory.md §6), in its fixed order:
 
-1. finish the detached writes (bounded), so their outcome is counted;
-2. flush the batch: spooled batches of earlier sessions first, then this session's ring, as
-   `plur_learn_batch ... max_llm_calls: 0`; never an empty batch; a batch that fails is spooled;
+1. finish the detached writes (bounded), so their outcome is counted (one cut off counts as failed);
+2. flush the batch: spooled batches of earlier sessions first (and the rings of sessions that
+   died, left in their pending files), then this session's ring, as `plur_learn_batch ...
+   max_llm_calls: 0`; never an empty batch; the ring is spooled before it is sent (write-ahead)
+   and its spool file removed once it lands; no wait for a server when there is nothing to send;
 3. read the write report, so the flush's own outcome is in it, and hand its notice (if any write
    failed) to the sink: stderr and the transcript;
 4. close the memory server without waiting for it to exit by itself.
@@ -17,10 +19,12 @@ from typing import Any
 
 from tmg.config.model import Config
 from tmg.memory.health import WriteReport
-from tmg.memory.learning import LearningHook
+from tmg.memory.client import CallResult
+from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
+from tmg.memory.pending import orphans, pending_dir
 from tmg.memory.runtime import ClientSource, MemoryRuntime
-from tmg.memory.spool import BatchSpool
+from tmg.memory.spool import BatchSpool, SpoolEntry
 
 # How long the end waits for detached writes (one call's bound, plus a little).
 DRAIN_WAIT_S = 3.5
@@ -28,6 +32,10 @@ DRAIN_WAIT_S = 3.5
 FLUSH_CLIENT_WAIT_S = 5.0
 # Spooled batches replayed per session end, so a long outage's backlog cannot make one exit slow.
 MAX_REPLAYS = 10
+# The steps a signal during the end may cut short (SessionEnd.hurry): what they have not sent
+# is on disk by then (the flush spools the ring before its first wait).
+DRAIN_STEP, FLUSH_STEP = "finish memory writes", "flush the memory batch"
+HURRIABLE_STEPS = frozenset({DRAIN_STEP, FLUSH_STEP})
 
 
 @dataclass
@@ -65,6 +73,7 @@ class MemoryEnd:
         self._clients = clients
         self._hook = hook
         self._spool = spool
+        self._pending_root = pending_dir(spool.root)
         self.report = report
         self._runtime = runtime
         self._lock = lock
@@ -77,8 +86,8 @@ class MemoryEnd:
     def steps(self, notify: Callable[[str], None]) -> list[tuple[str, Callable[[], Awaitable[Any] | Any]]]:
         """The SessionEnd steps, in order. `notify` shows a line on stderr and in the transcript."""
         steps: list[tuple[str, Callable[[], Awaitable[Any] | Any]]] = [
-            ("finish memory writes", self.drain),
-            ("flush the memory batch", self.flush),
+            (DRAIN_STEP, self.drain),
+            (FLUSH_STEP, self.flush),
             ("report memory write failures", lambda: self.notify(notify)),
         ]
         if self._runtime is not None:
@@ -86,7 +95,10 @@ class MemoryEnd:
         return steps
 
     async def drain(self) -> None:
-        await self._hook.drain(self._drain_wait)
+        late = await self._hook.drain(self._drain_wait)
+        for tool in late:  # cut off unfinished: a failed write, so the notice names its tool
+            self.report.record(CallResult(tool=tool, ok=False, failure="timeout",
+                                          error="still running at the session end; cancelled"))
 
     def notify(self, sink: Callable[[str], None]) -> str | None:
         """Read the report now (after the flush) and pass its notice on, if any write failed."""
@@ -96,31 +108,66 @@ class MemoryEnd:
         return notice
 
     async def flush(self) -> FlushOutcome:
-        """Replay the spool, then send this session's ring; what fails is spooled, never lost."""
+        """Replay the spool, then send this session's ring; what fails is spooled, never lost.
+
+        Write-ahead: the ring is spooled before it is sent, and its spool file removed once the
+        send lands, so an end cut short anywhere leaves it on disk for the next session. Rings
+        left behind by sessions that died (their pending files) are spooled first.
+        """
         outcome = FlushOutcome()
         self.last_flush = outcome
-        items = self._hook.take_batch(self.session_id)
+        items = self._hook.batch(self.session_id)
         memory = self._config().memory
         if not memory.enabled or memory.learn not in ("batch", "full"):
             # The tier at the end decides: learning switched off means this batch is not written.
+            self._hook.take_batch(self.session_id)
             outcome.dropped = len(items)
             if items:
                 self._debug(f"memory: learning is off at the session end; {len(items)} batch engram(s) not sent")
             return outcome
+        self._adopt_orphans()
+        own: SpoolEntry | None = None
+        if items:
+            try:
+                path = self._spool.put(items)
+            except OSError as exc:
+                self._debug(f"memory: the batch could not be spooled before sending ({exc})")
+                path = None
+            if path is not None:
+                own = SpoolEntry(path, tuple(items))
+                self._hook.take_batch(self.session_id)  # spooled: the ring and its file may go
+            # else the ring's own file keeps it until it lands (or for a later session)
+        if not items and not self._spool.pending(1):
+            return outcome  # nothing to send: do not wait for a server
         client = await self._clients.client(self._client_wait)
         if client is None:
-            self._keep(items, outcome)
+            self._kept(items, own, outcome)
             return outcome
         if self._lock is None:
-            await self._send(client, items, outcome)
+            await self._send(client, items, own, outcome)
         else:
             async with self._lock.held():
-                await self._send(client, items, outcome)
+                await self._send(client, items, own, outcome)
         return outcome
 
-    async def _send(self, client: Any, items: list[dict[str, Any]], outcome: FlushOutcome) -> None:
+    def _adopt_orphans(self) -> None:
+        """Spool the rings of sessions that died before their end, then forget their files."""
+        for orphan in orphans(self._pending_root, RING_SIZE, warn=self._warn):
+            try:
+                if orphan.items:
+                    self._spool.put(orphan.items)
+                    self._debug(f"memory: {len(orphan.items)} engram(s) of a session that did not end spooled")
+                orphan.remove()
+            except OSError as exc:
+                self._debug(f"memory: a pending ring could not be spooled ({exc}); left in place")
+            finally:
+                orphan.close()
+
+    async def _send(self, client: Any, items: list[dict[str, Any]], own: SpoolEntry | None,
+                    outcome: FlushOutcome) -> None:
         server_down = False
-        for entry in self._spool.pending(MAX_REPLAYS):
+        earlier = [e for e in self._spool.pending(MAX_REPLAYS + 1) if own is None or e.path != own.path]
+        for entry in earlier[:MAX_REPLAYS]:
             if not entry.engrams:
                 self._spool.remove(entry)  # nothing sendable in it: keeping it would retry forever
                 continue
@@ -134,25 +181,48 @@ class MemoryEnd:
         if not items:
             return
         if server_down:
-            self._keep(items, outcome)
+            self._kept(items, own, outcome)
             return
         result = await client.learn_batch_items(items)
         if result.ok:
+            if own is not None:
+                self._spool.remove(own)
+            else:
+                self._hook.take_batch(self.session_id)
             outcome.sent = len(items)
             failures = result.value.failures if result.value else ()
             if failures:
                 self._debug(f"memory: the server refused {len(failures)} batch item(s): {failures[:3]}")
         else:
-            self._keep(items, outcome)
+            self._kept(items, own, outcome)
 
-    def _keep(self, items: list[dict[str, Any]], outcome: FlushOutcome) -> None:
+    def _kept(self, items: list[dict[str, Any]], own: SpoolEntry | None, outcome: FlushOutcome) -> None:
+        """The ring did not land: it stays where the write-ahead put it, or is spooled now."""
         if not items:
             return
+        if own is not None:
+            outcome.spooled = len(items)
+            self._debug(f"memory: {len(items)} engram(s) spooled for the next session")
+            return
+        spooled = self._keep(items, outcome)
+        # Spooled now; or, the spool failing, left in the ring's own file (still locked by this
+        # process) for the next session to send once this one is gone.
+        self._hook.take_batch(self.session_id, keep_on_disk=not spooled)
+
+    def _keep(self, items: list[dict[str, Any]], outcome: FlushOutcome) -> bool:
+        """Spool `items`; False when the spool could not be written."""
+        if not items:
+            return True
         try:
             self._spool.put(items)
         except OSError as exc:
+            if self._hook.batch_is_durable(self.session_id):
+                outcome.spooled = len(items)
+                self._debug(f"memory: the spool failed ({exc}); {len(items)} engram(s) stay in the ring's file")
+                return False
             outcome.lost = len(items)
             self._warn(f"memory: {len(items)} engram(s) could not be sent nor spooled ({exc}); they are lost")
-            return
+            return False
         outcome.spooled = len(items)
         self._debug(f"memory: {len(items)} engram(s) spooled for the next session")
+        return True

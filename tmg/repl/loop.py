@@ -10,6 +10,12 @@ Sessions: the REPL holds one open :class:`~tmg.compose.ChatSession` at a time. `
 ``/mode`` open the next session first (so a failure keeps the current one), then end the old one
 through its own ``SessionEnd``. When the REPL stops -- ``/exit``, Ctrl-D, EOF, an exception,
 SIGTERM or SIGHUP -- the open session's end runs, exactly once, in ``run``'s ``finally``.
+
+Signals never abandon an end: one that arrives while an end runs (at exit, or the old
+session's during ``/new``) hurries it -- its memory flush is cut short, the batch being spooled
+before it is sent -- and the end itself is shielded from cancellation. A slash command runs as a task like
+a prompt, so Ctrl-C interrupts it and the REPL goes on; after each, the SIGINT handler that was
+there before is put back.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from tmg.memory.runtime import MemoryServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.usage import UsageMeter
+from tmg.session.ending import SessionEnd
+from tmg.session.signals import ending_signals, restore_sigint
 from tmg.session.store import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
@@ -84,6 +92,7 @@ class Repl:
         self._make_reader = reader or _terminal_reader
         self._interrupt = _InterruptSeen()
         self._ending_signal: int | None = None
+        self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
         self.done = False
         # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
         self.memory_servers = MemoryServers(
@@ -113,8 +122,20 @@ class Repl:
             return False
         old, self.session, self.options = self.session, new, options
         if old is not None:
-            await old.end.run()
+            await self._end(old.end)  # from a command: its Ctrl-C handler hurries the end
         return True
+
+    async def _end(self, end: SessionEnd) -> None:
+        """Run a session's end; SIGTERM and SIGHUP meanwhile only hurry it."""
+        self._running_ends.append(end)
+        try:
+            await end.run()
+        finally:
+            self._running_ends.remove(end)
+
+    def _hurry_ends(self) -> None:
+        for end in list(self._running_ends):
+            end.hurry()
 
     def prewarm(self, session: ChatSession) -> None:
         """Start importing the gateway backend now, so a person typing never waits for it."""
@@ -167,15 +188,21 @@ class Repl:
             main.uncancel()
             return EXIT_INTERRUPTED
         finally:
-            for sig in _ENDING_SIGNALS:
-                loop.remove_signal_handler(sig)
             try:
                 if self.session is not None:
-                    await self.session.end.run()
+                    with ending_signals(loop, self._hurry_ends):  # Ctrl-C now only hurries the end
+                        await self._end(self.session.end)
             finally:
-                await self.memory_servers.aclose()
+                try:
+                    await self.memory_servers.aclose()
+                finally:
+                    for sig in _ENDING_SIGNALS:  # kept until now: during the end they only hurry it
+                        loop.remove_signal_handler(sig)
 
     def _end_by_signal(self, sig: int, main: asyncio.Task | None) -> None:
+        # An end running now (/new's, or the last one) is cut short where it would wait for the
+        # memory server (its batch is spooled before it is sent); it is never abandoned.
+        self._hurry_ends()
         if self._ending_signal is None and main is not None:
             self._ending_signal = sig
             main.cancel()  # unwinds a running prompt (marked interrupted) and the input line
@@ -199,9 +226,31 @@ class Repl:
         if isinstance(parsed, commands.UnknownCommand):
             self.screen.error(parsed.message())
         elif isinstance(parsed, commands.Command):
-            await run_command(self, parsed)
+            await self._command(run_command(self, parsed))
         else:
             await self.ask(parsed.text)
+
+    async def _command(self, coro) -> None:
+        """Run a slash command as a task that Ctrl-C cancels (the REPL goes on)."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.create_task(coro)
+        previous = signal.getsignal(signal.SIGINT)
+        loop.add_signal_handler(signal.SIGINT, self._interrupt_command, task)
+        try:
+            await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the session itself is ending (SIGTERM, SIGHUP)
+            self.notices.notice("interrupted")
+        finally:
+            restore_sigint(loop, previous)
+
+    def _interrupt_command(self, task: asyncio.Task) -> None:
+        if self._running_ends:
+            self._hurry_ends()  # /new or /mode is ending the old session: hurry it, never abandon it
+        else:
+            task.cancel()
 
     async def ask(self, text: str) -> None:
         """Run one prompt as a task that Ctrl-C cancels; report its outcome and usage."""
@@ -212,6 +261,7 @@ class Repl:
         self._interrupt.seen = False
         session.transcript.prompt(text)
         task = asyncio.create_task(session.engine.run_prompt(text))
+        previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             await task
@@ -234,7 +284,7 @@ class Repl:
 
                 traceback.print_exc()
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
+            restore_sigint(loop, previous)  # not Python's default: that would end the REPL
         if self.meter.prompt.calls:
             self.screen.hint(self.meter.prompt.line())
 

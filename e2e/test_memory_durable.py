@@ -1,0 +1,110 @@
+"""A memory outage -- or a signal, or a kill -- loses nothing (memory.md §4, §6; quality.md §2):
+the real `tmg` one-shot against the mock API and fakeplur, stopped while its end is sending the
+batch to a slow server, or killed outright; the next session lands what the first one learned.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from e2e.conftest import tmg_command
+from e2e.mock_llm import Text
+from e2e.plur import FakePlur
+
+ANSWER = "Rotate the heron keys every ninety days."
+SLOW_BATCH = "plur_learn_batch=30"  # far longer than the test waits: the batch cannot land by itself
+
+
+@pytest.fixture
+def plur(tmp_path) -> FakePlur:
+    return FakePlur(tmp_path)
+
+
+def slow_config(plur: FakePlur) -> str:
+    return plur.config(learn="batch").replace("    ENV:\n", f'    ENV:\n      FAKE_PLUR_DELAY: "{SLOW_BATCH}"\n', 1)
+
+
+def wait_until(check, what: str, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def spool_files(tmg) -> list[Path]:
+    root = tmg.home / "memory" / "spool"
+    return sorted(root.glob("*.json")) if root.is_dir() else []
+
+
+def ring_files(tmg) -> list[Path]:
+    root = tmg.home / "memory" / "spool" / "pending"
+    return sorted(root.glob("*.jsonl")) if root.is_dir() else []
+
+
+def start(tmg, tmp_path: Path, prompt: str) -> tuple[subprocess.Popen, Path]:
+    out = tmp_path / "oneshot.out"
+    with out.open("w") as sink:
+        proc = subprocess.Popen(tmg_command() + ["-r", prompt], stdin=subprocess.DEVNULL, stdout=sink,
+                                stderr=subprocess.PIPE, text=True, cwd=tmg.work, env=tmg.env(memory=True))
+    return proc, out
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("tmg did not exit within 30 s of the signal") from None
+    return proc.returncode, err
+
+
+def next_session_lands_it(tmg, llm, plur) -> None:
+    tmg.write_config(plur.config(learn="batch"))  # the server is quick again
+    llm.enqueue(Text("Noted."))
+    r = tmg.run("-r", "anything else?", env=tmg.env(memory=True))
+    assert r.code == 0, r.err
+    assert ANSWER in plur.statements()
+    assert spool_files(tmg) == [] and ring_files(tmg) == []
+    landed = [c for c in plur.calls("plur_learn_batch") if not c["is_error"]
+              and ANSWER in [e["statement"] for e in FakePlur.payload(c)["engrams"]]]
+    assert len(landed) == 1  # once
+
+
+def test_sigterm_while_the_end_sends_the_batch_spools_it_and_the_next_session_lands_it(tmg, llm, plur, tmp_path):
+    tmg.write_config(slow_config(plur))
+    llm.enqueue(Text(ANSWER))
+    proc, out = start(tmg, tmp_path, "how often do we rotate the heron keys?")
+    wait_until(lambda: ANSWER in out.read_text(), "the answer")
+    # The end has begun its flush: the batch is on disk (write-ahead) and being sent, slowly.
+    wait_until(lambda: spool_files(tmg), "the write-ahead spool file")
+    os.kill(proc.pid, signal.SIGTERM)
+    code, err = finish(proc)
+    assert code == 0, err  # the answer was given; the signal only hurried the end
+    assert "Traceback" not in err
+    spooled = [p.read_text() for p in spool_files(tmg)]
+    assert len(spooled) == 1 and ANSWER in spooled[0]
+    assert ANSWER not in plur.statements()
+    next_session_lands_it(tmg, llm, plur)
+
+
+def test_sigkill_between_the_answer_and_the_flush_loses_nothing(tmg, llm, plur, tmp_path):
+    # `full`: the instruction's own plur_learn hangs, so the end's drain holds the flush back a
+    # while: the kill lands after the turn put its answer in the ring and before any flush.
+    config = plur.config(learn="full").replace(
+        "    ENV:\n", '    ENV:\n      FAKE_PLUR_DELAY: "plur_learn=30,plur_learn_batch=30"\n', 1)
+    tmg.write_config(config)
+    llm.enqueue(Text(ANSWER))
+    proc, out = start(tmg, tmp_path, "From now on, rotate the heron keys every ninety days.")
+    wait_until(lambda: ANSWER in out.read_text(), "the answer")
+    wait_until(lambda: ring_files(tmg), "the batch ring on disk")
+    proc.kill()  # no end at all: the ring's file is all that is left
+    finish(proc)
+    assert spool_files(tmg) == [] and ANSWER not in plur.statements()
+    next_session_lands_it(tmg, llm, plur)
