@@ -307,7 +307,10 @@ def _stdin_fd(envr: Environment) -> int | None:
 def _terminal_reader(repl: Repl) -> EntryReader:
     from tmg.repl.input import PromptInput
 
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names())
+    def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
+        return repl.session.redact(text) if repl.session is not None else text
+
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact)
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:
