@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tmg.memory.spool import fsync_dir
+
 _SUFFIX = ".jsonl"
 
 
@@ -105,7 +107,7 @@ class PendingRing:
             os.close(fd)
             tmp.unlink(missing_ok=True)
             raise
-        _fsync_dir(self.root)
+        fsync_dir(self.root)
         old = self.path
         self._close()
         if old is not None:
@@ -162,16 +164,3 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

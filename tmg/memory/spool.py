@@ -62,7 +62,7 @@ class BatchSpool:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-        _fsync_dir(self.root)
+        fsync_dir(self.root)
         return path
 
     def pending(self, limit: int | None = None) -> list[SpoolEntry]:
@@ -105,7 +105,8 @@ def _clean(engram: Any) -> dict[str, Any] | None:
     return {k: engram[k] for k in _ITEM_KEYS if k in engram}
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable (best effort)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
