@@ -6,7 +6,6 @@ Everything else receives its collaborators; only this module knows how they fit 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from tmg.cli.options import ChatOptions
@@ -123,6 +122,15 @@ class ChatSession:
         if self.config_watcher is not None:
             self.config_watcher.start(delay=watcher_delay)
 
+    def prewarm_gateway(self) -> None:
+        """Start importing the provider's backend on a thread, so the first call finds it ready."""
+        from tmg.llm.select import prewarm
+
+        try:
+            prewarm(self.gateways.spec_for(self.live.get()))
+        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
+            pass
+
 
 def open_session(
     options: ChatOptions,
@@ -218,6 +226,3 @@ def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:
     finally:
         transcript.notice(text)
 
-
-def session_home(envr: Environment) -> Path:
-    return tmg_home(envr.env)

@@ -71,7 +71,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
     session.start(watcher_delay=1.0)
     if session.memory is not None and session.memory.runtime.spec is not None:
-        _prewarm(session)
+        session.prewarm_gateway()
     try:
         session.transcript.prompt(prompt)
         await session.engine.run_prompt(prompt)
@@ -91,12 +91,3 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
             finally:
                 for sig in _ENDING_SIGNALS:
                     loop.remove_signal_handler(sig)
-
-
-def _prewarm(session: ChatSession) -> None:
-    from tmg.llm.select import prewarm
-
-    try:
-        prewarm(session.gateways.spec_for(session.live.get()))
-    except Exception:  # noqa: BLE001 - the call itself reports a broken provider properly
-        pass

@@ -65,11 +65,6 @@ def _parse_yaml(text: str, path: Path) -> Any:
                           "fix the YAML syntax") from exc
 
 
-def read_yaml(path: Path) -> Any:
-    """Parse a YAML file; a syntax error names the file and line."""
-    return _parse_yaml(_read_text(path), path)
-
-
 def _expand(value: Any, env: Mapping[str, str], memo: dict[int, Any] | None = None) -> Any:
     # Memoised by identity: YAML aliases share nodes, and copying them would blow up
     # exponentially on an alias bomb instead of staying one shared object.

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ MEMORY = {
 
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
-    "MODE": Key("str", "default", pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", hot=False),
+    "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
     "PERSON": Key("str", ""),
     "PROVIDERS": Key("blocks", {}, fields=PROVIDER),
     "SELECTED_PROVIDER": Key("str", ""),

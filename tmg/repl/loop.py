@@ -139,14 +139,7 @@ class Repl:
 
     def prewarm(self, session: ChatSession) -> None:
         """Start importing the gateway backend now, so a person typing never waits for it."""
-        try:
-            from tmg.llm.select import prewarm
-        except ImportError:  # the backend selector is not there yet: the first call imports
-            return
-        try:
-            prewarm(session.gateways.spec_for(session.live.get()))
-        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
-            pass
+        session.prewarm_gateway()
 
     def label(self) -> tuple[str, str]:
         """``(mode, model)`` for the prompt."""

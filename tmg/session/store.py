@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from tmg.config.model import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
 
-_SAFE_MODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
 
 
 def tmg_home(env: Mapping[str, str]) -> Path:

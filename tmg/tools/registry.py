@@ -37,9 +37,6 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
 
-    def __contains__(self, name: str) -> bool:
-        return name in self._tools
-
     def schemas(self) -> list[dict[str, Any]]:
         """The tools in OpenAI ``tools`` format."""
         return [
