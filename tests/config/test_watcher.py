@@ -198,3 +198,38 @@ async def test_the_watcher_thread_sees_a_rename_over_the_file_without_a_boundary
     finally:
         watcher.stop()
     await _wait_for(lambda: not watcher._thread.is_alive())
+
+
+async def test_the_watcher_thread_parses_off_the_event_loop_and_reports_on_it(tmp_path, monkeypatch):
+    import threading
+
+    import tmg.config.watcher as watcher_module
+
+    parsed_on: list[threading.Thread] = []
+    real_parse = watcher_module.parse_config
+
+    def recording_parse(*args, **kwargs):
+        parsed_on.append(threading.current_thread())
+        return real_parse(*args, **kwargs)
+
+    monkeypatch.setattr(watcher_module, "parse_config", recording_parse)
+    path, live, _, _ = make(tmp_path)
+    reported_on: list[threading.Thread] = []
+
+    def report(level: str, text: str) -> None:
+        reported_on.append(threading.current_thread())
+
+    watcher = ConfigWatcher(live, {}, report)
+    watcher._signature = None  # nothing at the boundaries: only the thread may reload
+    watcher.check = lambda: False
+    watcher.start(delay=0)
+    try:
+        await _wait_for(lambda: watcher.watching)
+        await asyncio.sleep(0.1)
+        save(path, BASE + "MAX_TURNS: 4\n")
+        await _wait_for(lambda: live.get().max_turns == 4 and reported_on)
+    finally:
+        watcher.stop()
+    loop_thread = threading.current_thread()
+    assert parsed_on and all(t is not loop_thread for t in parsed_on)
+    assert reported_on == [loop_thread]

@@ -1,10 +1,11 @@
 """Hot reload: keep a LiveConfig in step with its file, never leaving the session on a broken one.
 
-Two ways a change is noticed, both ending in :meth:`ConfigWatcher.reload` on the event loop's
-thread (so reloads never race each other or the engine):
+Two ways a change is noticed, both ending in :meth:`ConfigWatcher.reload` (serialised by a
+lock, and installing with one atomic swap, so reloads never race each other or the engine):
 
 - a daemon thread runs ``watchfiles.watch`` on the file's FOLDER (editors save by writing a new
-  file and renaming it over the old one) and posts each change to the loop;
+  file and renaming it over the old one) and reloads right there, off the event loop: reading,
+  parsing and validating never stall a streaming answer; only its reports are posted to the loop;
 - :meth:`ConfigWatcher.current`, the engine's ``config`` callable, compares the file's
   (mtime, size, inode) at every phase boundary, so a change is seen at the next boundary even
   when the thread is not running or has not woken yet. ``os.stat`` costs about a microsecond.
@@ -100,20 +101,22 @@ class ConfigWatcher:
 
     # -- reloading ---------------------------------------------------------------------------
 
-    def reload(self, settled: bool = False) -> bool:
+    def reload(self, settled: bool = False, report: Report | None = None) -> bool:
         """Read, validate and install the file. Returns True when a new config was installed.
 
         ``settled`` says the change burst is over (the watcher's debounce): only then is a
         missing file reported, since editors delete and recreate files while saving.
+        ``report`` replaces the report callback (the watcher thread posts to the loop).
         """
         if self.path is None or self._stop.is_set():
             return False
+        say = report or self._report
         with self._lock:
             text, signature = self._read_stable()
             if text is None:
                 if settled and not self._gone_reported:
                     self._gone_reported = True
-                    self._report("warn", f"config file {self.path} is gone; keeping the current config")
+                    say("warn", f"config file {self.path} is gone; keeping the current config")
                 return False
             self._gone_reported = False
             if settled and signature == self._signature:
@@ -125,9 +128,9 @@ class ConfigWatcher:
                 message = str(exc)
                 if message != self._last_error:
                     self._last_error = message
-                    self._report("warn", f"config reload failed, keeping the previous config: {message}")
+                    say("warn", f"config reload failed, keeping the previous config: {message}")
                 return False
-            return self._install(new, warnings)
+            return self._install(new, warnings, say)
 
     def _read_stable(self) -> tuple[str | None, Signature]:
         assert self.path is not None
@@ -142,7 +145,7 @@ class ConfigWatcher:
                 return text, after
         return text, after
 
-    def _install(self, new: Config, warnings: list[str]) -> bool:
+    def _install(self, new: Config, warnings: list[str], say: Report) -> bool:
         merged, waiting = merge_fixed(self._session, new)
         waiting = [p for p in waiting if p not in self.live.overrides]
         old = self.live.swap(merged)
@@ -152,17 +155,17 @@ class ConfigWatcher:
         self._on_swap(installed)
         for path in waiting:
             if path not in self._pending_restart:
-                self._report("warn", f"{path} changed in {self.path}; restart tmg to apply it")
+                say("warn", f"{path} changed in {self.path}; restart tmg to apply it")
         self._pending_restart = set(waiting)
         for warning in warnings:
             if warning not in self._warned:
-                self._report("warn", f"{self.path}: {warning}")
+                say("warn", f"{self.path}: {warning}")
         self._warned = set(warnings)
         recovered, self._last_error = self._last_error is not None, None
         if changes:
-            self._report("notice", f"config reloaded from {self.path}: {', '.join(changes)}")
+            say("notice", f"config reloaded from {self.path}: {', '.join(changes)}")
         elif recovered:
-            self._report("notice", f"config file {self.path} is valid again; using it")
+            say("notice", f"config file {self.path} is valid again; using it")
         return True
 
     # -- the watcher thread ------------------------------------------------------------------
@@ -200,7 +203,7 @@ class ConfigWatcher:
                 *folders, watch_filter=lambda _c, p: p in names, debounce=_DEBOUNCE_MS, step=_STEP_MS,
                 stop_event=self._stop, recursive=False, raise_interrupt=False,
             ):
-                self._loop.call_soon_threadsafe(self.reload, True)
+                self.reload(True, report=self._post)
         except RuntimeError:
             pass  # the loop closed under us: the session is over
         except Exception as exc:  # noqa: BLE001 - no watcher is fine: phase boundaries still check
