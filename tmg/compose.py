@@ -36,6 +36,8 @@ from tmg.session.recorder import TranscriptRecorder
 from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
 from tmg.session.transcript import Transcript
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
+from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.tools.registry import ToolRegistry
 from tmg.ui.notices import Notices
 
@@ -61,9 +63,9 @@ def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
     ])
 
 
-def build_tools(envr: Environment) -> ToolRegistry:
+def build_tools(envr: Environment, mcp: McpTools | None = None) -> ToolRegistry:
     guard = RootGuard([envr.cwd])
-    return ToolRegistry([ReadFileTool(guard), ListFolderTool(guard)])
+    return ToolRegistry([ReadFileTool(guard), ListFolderTool(guard)], sources=[mcp] if mcp is not None else [])
 
 
 class GatewayCache:
@@ -113,12 +115,15 @@ class ChatSession:
     redact: Callable[[str], str] = field(default=lambda s: s)
     config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
     memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
+    mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
 
     def start(self, watcher_delay: float = 0.0) -> None:
-        """Start what runs beside the session: its memory server first (the slowest), then the
-        config watcher. Call on the session's event loop."""
+        """Start what runs beside the session: its memory server first (the slowest), the MCP
+        tool servers, then the config watcher. Call on the session's event loop."""
         if self.memory is not None:
             self.memory.start()
+        if self.mcp_servers is not None:
+            self.mcp_servers.start()
         if self.config_watcher is not None:
             self.config_watcher.start(delay=watcher_delay)
 
@@ -139,12 +144,13 @@ def open_session(
     notices: Notices,
     screen: EngineEvents,
     memory_servers: MemoryServers | None = None,
+    mcp_servers: McpToolServers | None = None,
 ) -> ChatSession:
     """Open (or resume) the mode's session, locked, with its engine wired.
 
     ``memory_servers`` is the process's: a session opened after another in the same process
     (the REPL's /new and /mode) shares its running memory server. None: the session starts its
-    own and closes it at its end.
+    own and closes it at its end. ``mcp_servers`` likewise for the MCP tool servers.
     """
     config = live.get()
     redact = Redactor(config.secrets())  # grows when a reload brings new secrets
@@ -174,6 +180,11 @@ def open_session(
         history = History(ref.history_path, warn=notices.warn, redact=redact)
         transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
         memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
+        own_mcp = mcp_servers is None
+        if mcp_servers is None:
+            mcp_servers = McpToolServers(warn=notices.warn)
+        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr),
+                                    warn=lambda text: _warn_and_record(text, notices, transcript))
     except BaseException:
         lock.release()
         raise
@@ -181,6 +192,8 @@ def open_session(
     # while the transcript is still open, so the notice lands in it too.
     for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
         end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    if own_mcp:
+        end.add("close the MCP tool servers", mcp_servers.aclose)
     end.add("close the history", history.close)
     end.add("close the transcript", transcript.close)
     end.add("release the session lock", lock.release)
@@ -190,13 +203,13 @@ def open_session(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector),
         history=history,
-        tools=build_tools(envr),
+        tools=build_tools(envr, mcp),
         hooks=hooks,
         events=FanOut(screen, TranscriptRecorder(transcript)),
         gateway_for=gateways,
         session_id=ref.id,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory)
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
@@ -216,6 +229,26 @@ def _ready_wait(envr: Environment) -> float:
         return max(0.0, float(envr.env.get("TMG_RECALL_WAIT", READY_WAIT_S)))
     except ValueError:
         return READY_WAIT_S
+
+
+def _mcp_wait(envr: Environment) -> float:
+    """How long a turn waits for MCP servers still starting (``TMG_MCP_WAIT``, seconds; default
+    a very short bound): tests lengthen it so a tool list never misses a server by chance."""
+    try:
+        return max(0.0, float(envr.env.get("TMG_MCP_WAIT", MCP_READY_WAIT_S)))
+    except ValueError:
+        return MCP_READY_WAIT_S
+
+
+def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> None:
+    """A warning on stderr that the transcript keeps too (MCP servers that fail)."""
+    try:
+        notices.warn(text)
+    finally:
+        try:
+            transcript.notice(text)
+        except Exception:  # noqa: BLE001 - a closed transcript: stderr already has it
+            pass
 
 
 def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:

@@ -163,6 +163,7 @@ class PhaseEngine:
                 partial.append(delta)
                 self._events.on_text(delta)
 
+            await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
             request = CompletionRequest(provider, payload, self._tools.schemas())
             try:
                 completion = await gateway.complete(request, on_text)

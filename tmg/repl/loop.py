@@ -32,6 +32,7 @@ from tmg.environment import Environment
 from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.memory.runtime import MemoryServers
+from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.usage import UsageMeter
@@ -97,6 +98,8 @@ class Repl:
         # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
+        # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
+        self.mcp_servers = McpToolServers(warn=self.notices.warn)
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -104,7 +107,8 @@ class Repl:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
-        session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers)
+        session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
+                               mcp_servers=self.mcp_servers)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).
@@ -187,7 +191,7 @@ class Repl:
                         await self._end(self.session.end)
             finally:
                 try:
-                    await self.memory_servers.aclose()
+                    await asyncio.gather(self.memory_servers.aclose(), self.mcp_servers.aclose())
                 finally:
                     for sig in _ENDING_SIGNALS:  # kept until now: during the end they only hurry it
                         loop.remove_signal_handler(sig)

@@ -26,28 +26,62 @@ class Tool(Protocol):
     async def run(self, arguments: dict[str, Any]) -> ToolResult: ...
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while a session runs (MCP servers): asked for its schemas each turn."""
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The tools it offers now, in OpenAI ``tools`` format."""
+        ...
+
+    def owns(self, name: str) -> bool:
+        """True when ``name`` is one of its tools (offered now, or before it was withdrawn)."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        """Run the tool within ``timeout`` seconds; a failure is an error result, not a raise."""
+        ...
+
+    async def settle(self) -> None:
+        """Wait a very short bound for tools still becoming available (before a turn's schemas)."""
+        ...
+
+
+# A source bounds its own calls by the timeout; the registry's bound is only a backstop.
+_SOURCE_SLACK_S = 2.0
+
+
 class ToolRegistry:
     """Looks tools up by name and runs them bounded, never letting one crash the turn."""
 
-    def __init__(self, tools: list[Tool] | None = None) -> None:
+    def __init__(self, tools: list[Tool] | None = None, sources: list[ToolSource] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._sources: list[ToolSource] = list(sources or [])
         for tool in tools or []:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
 
+    async def settle(self) -> None:
+        """Let the sources finish becoming available, each within its own short bound."""
+        if self._sources:
+            await asyncio.gather(*(source.settle() for source in self._sources))
+
     def schemas(self) -> list[dict[str, Any]]:
         """The tools in OpenAI ``tools`` format."""
-        return [
+        own = [
             {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
             for t in self._tools.values()
         ]
+        for source in self._sources:  # a built-in tool keeps its name against a source's
+            own.extend(s for s in source.schemas() if s["function"]["name"] not in self._tools)
+        return own
 
     async def call(self, name: str, raw_arguments: str, timeout: float) -> ToolResult:
         tool = self._tools.get(name)
-        if tool is None:
-            known = ", ".join(self._tools) or "none"
+        source = None if tool is not None else next((s for s in self._sources if s.owns(name)), None)
+        if tool is None and source is None:
+            known = ", ".join(s["function"]["name"] for s in self.schemas()) or "none"
             return ToolResult(f"error: there is no tool named {name!r} (available: {known})", is_error=True)
         try:
             arguments = json.loads(raw_arguments or "{}")
@@ -56,7 +90,11 @@ class ToolRegistry:
         except ValueError as exc:
             return ToolResult(f"error: the arguments are not a JSON object ({exc}); send valid JSON", is_error=True)
         try:
-            result = await asyncio.wait_for(tool.run(arguments), timeout)
+            if tool is not None:
+                result = await asyncio.wait_for(tool.run(arguments), timeout)
+            else:
+                assert source is not None
+                result = await asyncio.wait_for(source.call(name, arguments, timeout), timeout + _SOURCE_SLACK_S)
         except asyncio.TimeoutError:
             return ToolResult(f"error: {name} did not finish within {timeout:g} s", is_error=True)
         except Exception as exc:  # a broken tool is the model's problem to route around, not a crash

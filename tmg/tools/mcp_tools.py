@@ -1,0 +1,249 @@
+"""The tools of the configured MCP servers, offered to the model as `mcp_<server>_<tool>` (SPEC §7).
+
+Every `MCP_SERVERS` entry except the memory server (tmg drives that one itself while memory is
+on) is started once per process, in the background and in parallel, as the session opens. A
+turn offers the tools of the servers ready at that moment: a prompt waits for servers still
+starting at most `READY_WAIT_S` (`TMG_MCP_WAIT` seconds), once per turn and only while some
+server is still starting; a slower server's tools join from the next turn on.
+
+A tool's `isError` result goes back to the model as an error result. A transport failure (the
+call raised, timed out, or the server died) is an error result naming the server, one warning
+to the user, and that server's tools withdrawn for the rest of the process. A server that does
+not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is not started:
+tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for memory by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from tmg.config.model import Config, McpServerConfig
+from tmg.mcp_servers.outcome import McpCallError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.tools.registry import ToolResult
+
+READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
+MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+State = Literal["starting", "ready", "failed", "withdrawn", "closed"]
+
+
+class Connection(Protocol):
+    """What a server's connection offers (McpConnection; tests pass fakes)."""
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]: ...
+
+    async def start(self) -> None: ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
+
+    async def close(self) -> None: ...
+
+
+def _connect(spec: ServerSpec, start_timeout: float) -> Connection:
+    from tmg.mcp_servers.connection import McpConnection
+
+    return McpConnection(spec, start_timeout=start_timeout)
+
+
+def public_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """`mcp_<server>_<tool>` with every character outside `[A-Za-z0-9_-]` made `_`, at most 64
+    characters, and made unique against `taken` with a numeric suffix."""
+    base = _UNSAFE.sub("_", f"mcp_{server}_{tool}")[:MAX_NAME_CHARS]
+    name, n = base, 2
+    while name in taken:
+        suffix = f"_{n}"
+        name = base[: MAX_NAME_CHARS - len(suffix)] + suffix
+        n += 1
+    return name
+
+
+def offered_entries(config: Config, warn: Callable[[str], None]) -> list[McpServerConfig]:
+    """The MCP_SERVERS entries whose tools the model may get: not the memory server while memory
+    is on, not the shipped PLUR tmg adds for memory, not a server that requires consent (one line says so)."""
+    entries = []
+    for name, entry in config.mcp_servers.items():
+        if config.memory.enabled and name == config.memory.server:
+            continue
+        if _shipped(config, name):  # the PLUR tmg adds for memory, not a server the user declared
+            continue
+        if entry.requires_consent:
+            warn(f"MCP server {name} requires consent, which tmg cannot ask for yet; its tools are off "
+                 "(set REQUIRES_CONSENT: false to allow them)")
+            continue
+        entries.append(entry)
+    return entries
+
+
+def _shipped(config: Config, name: str) -> bool:
+    """True for an entry tmg added itself (the shipped memory server), not one from the config."""
+    prefix = f"MCP_SERVERS.{name}."
+    origins = [origin for path, origin in config.origins.items() if path.startswith(prefix)]
+    return bool(origins) and all(origin == "default" for origin in origins)
+
+
+class McpToolServer:
+    """One server whose tools are offered: its start in the background, its state, its calls."""
+
+    def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
+                 warn: Callable[[str], None]) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.state: State = "starting"
+        self._conn = connect(spec, start_timeout)
+        self._warn = warn
+        self._task: asyncio.Task[None] | None = None
+
+    def set_warn(self, warn: Callable[[str], None]) -> None:
+        self._warn = warn
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._start(), name=f"mcp-tools:{self.name}")
+
+    async def _start(self) -> None:
+        try:
+            await self._conn.start()
+        except Exception as exc:  # noqa: BLE001 - whatever broke, the chat goes on without it
+            self.state = "failed"
+            self._warn(f"MCP server {self.name} did not start ({exc}); its tools are off for this session")
+            return
+        if self.state == "starting":
+            self.state = "ready"
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        return self._conn.tools if self.state == "ready" else {}
+
+    async def wait(self, bound: float) -> None:
+        """Wait at most `bound` seconds for the start to finish."""
+        task = self._task
+        if task is None or task.done() or bound <= 0:
+            return
+        await asyncio.wait({task}, timeout=bound)
+
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        if self.state != "ready":
+            return ToolResult(f"error: MCP server {self.name} is not available; its tools are withdrawn", True)
+        try:
+            outcome = await self._conn.call_tool(tool, arguments, timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # McpCallError above all: a timeout, a crash, a protocol error
+            reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
+            self.withdraw(reason)
+            return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
+                              "for this session", is_error=True)
+        if outcome.is_error:  # the tool's own failure (isError): the model is told it is one
+            return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
+        return ToolResult(outcome.text)
+
+    def withdraw(self, reason: str) -> None:
+        if self.state != "ready":
+            return
+        self.state = "withdrawn"
+        self._warn(f"MCP server {self.name} failed ({reason}); its tools are withdrawn for this session")
+
+    async def close(self) -> None:
+        self.state = "closed"
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+        try:
+            await self._conn.close()
+        except Exception:  # noqa: BLE001 - closing must not raise
+            pass
+        if task is not None:
+            await asyncio.wait({task}, timeout=2.0)
+            if task.done() and not task.cancelled():
+                task.exception()
+
+
+class McpTools:
+    """A ToolSource for the registry: one session's view of the process's MCP tool servers."""
+
+    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S) -> None:
+        self._servers = servers
+        self._ready_wait = ready_wait
+        self._names: dict[str, tuple[McpToolServer, str]] = {}
+
+    @property
+    def servers(self) -> list[McpToolServer]:
+        return list(self._servers)
+
+    async def settle(self) -> None:
+        """Give servers still starting a very short bound (`ready_wait`), all at once."""
+        starting = [s for s in self._servers if s.state == "starting"]
+        if starting:
+            await asyncio.gather(*(s.wait(self._ready_wait) for s in starting))
+
+    def _current(self) -> dict[str, tuple[McpToolServer, ToolSpec]]:
+        """The tools of the servers ready now, by public name."""
+        current: dict[str, tuple[McpToolServer, ToolSpec]] = {}
+        for server in self._servers:
+            for tool in server.tools.values():
+                current[public_name(server.name, tool.name, set(current))] = (server, tool)
+        # Names once offered keep their server: a call to a withdrawn one is told why it fails.
+        self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
+        return current
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The tools of the servers ready now, in OpenAI `tools` format."""
+        return [
+            {"type": "function", "function": {
+                "name": name, "description": tool.description,
+                "parameters": tool.input_schema or {"type": "object", "properties": {}}}}
+            for name, (_server, tool) in self._current().items()
+        ]
+
+    def owns(self, name: str) -> bool:
+        if name not in self._names:
+            self._current()
+        return name in self._names
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        server, tool = self._names[name]
+        return await server.call(tool, arguments, timeout)
+
+
+class McpToolServers:
+    """The process's MCP tool servers: each started once, shared by the sessions that follow (the
+    REPL's /new and /mode), and closed when the process is done with them."""
+
+    def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
+                 connect: Callable[[ServerSpec, float], Connection] = _connect) -> None:
+        self._warn = warn
+        self._connect = connect
+        self._servers: list[McpToolServer] = []
+
+    def tools_for(self, config: Config, home: Path | None = None, *, ready_wait: float = READY_WAIT_S,
+                  warn: Callable[[str], None] | None = None) -> McpTools:
+        """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start()."""
+        say = warn or self._warn
+        chosen = []
+        for entry in offered_entries(config, say):
+            errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
+            spec = spec_from_config(entry, errlog)
+            server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
+            if server is None:
+                server = McpToolServer(spec, entry.timeout, self._connect, say)
+                self._servers.append(server)
+            server.set_warn(say)  # the latest session's: its transcript is the open one
+            chosen.append(server)
+        return McpTools(chosen, ready_wait)
+
+    def start(self) -> None:
+        """Start every server not started yet, in parallel (call on the event loop)."""
+        for server in self._servers:
+            server.start()
+
+    async def aclose(self) -> None:
+        """Stop every server without waiting for it to exit by itself."""
+        servers, self._servers = self._servers, []
+        await asyncio.gather(*(s.close() for s in servers))
