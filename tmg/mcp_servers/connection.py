@@ -11,7 +11,7 @@ import json
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tmg.mcp_servers.outcome import McpCallError, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, McpStartError, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
@@ -108,7 +108,8 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
-            raise McpCallError(f"{self.spec.name}.{name}: {_describe(exc)}") from exc
+            error = McpCallTimeout if _is_timeout(exc) and self.is_open else McpCallError
+            raise error(f"{self.spec.name}.{name}: {_describe(exc)}") from exc
         return _normalize(result)
 
     async def close(self) -> None:
@@ -237,6 +238,20 @@ def _normalize(result: Any) -> ToolOutcome:
     if not texts and result.structured_content is not None:
         text = json.dumps(result.structured_content)
     return ToolOutcome.from_text(text, is_error=bool(result.is_error))
+
+
+_REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return True
+    code = getattr(exc, "code", None)
+    if code is None:
+        code = getattr(getattr(exc, "error", None), "code", None)
+    return code == _REQUEST_TIMEOUT
 
 
 def _describe(exc: BaseException) -> str:

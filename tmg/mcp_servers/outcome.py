@@ -15,6 +15,11 @@ class McpCallError(RuntimeError):
     """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
 
 
+class McpCallTimeout(McpCallError):
+    """The call did not answer in time. The SDK cancels it and the session stays usable, so
+    this is not a broken server, only a slow call."""
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool as the server lists it: name, JSON input schema, description, annotations."""

@@ -6,9 +6,10 @@ turn offers the tools of the servers ready at that moment: a prompt waits for se
 starting at most `READY_WAIT_S` (`TMG_MCP_WAIT` seconds), once per turn and only while some
 server is still starting; a slower server's tools join from the next turn on.
 
-A tool's `isError` result goes back to the model as an error result. A transport failure (the
-call raised, timed out, or the server died) is an error result naming the server, one warning
-to the user, and that server's tools withdrawn for the rest of the process. A server that does
+A tool's `isError` result goes back to the model as an error result, and so does a call past
+its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
+server died) is an error result naming the server, one warning to the user, and that server's
+tools withdrawn for the rest of the process. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is not started:
 tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for memory by itself.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.tools.registry import ToolResult
 
@@ -135,7 +136,10 @@ class McpToolServer:
             outcome = await self._conn.call_tool(tool, arguments, timeout)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # McpCallError above all: a timeout, a crash, a protocol error
+        except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
+            return ToolResult(f"error: {self.name} did not answer within {timeout:g} s; the call was "
+                              "cancelled (try something smaller, or another way)", is_error=True)
+        except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
             self.withdraw(reason)
             return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
