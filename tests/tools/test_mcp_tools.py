@@ -213,7 +213,9 @@ def echo_entry() -> McpServerConfig:
     return McpServerConfig(name="echo", command=sys.executable, args=(str(ECHO_SERVER),), timeout=30)
 
 
-async def test_a_real_server_echoes_fails_and_crashes_without_taking_the_registry_down(echo_entry):
+@pytest.fixture
+async def echo_registry(echo_entry):
+    """A registry over the real echo server, started and settled, and the warnings it gave."""
     warnings: list[str] = []
     servers = McpToolServers(warn=warnings.append)
     source = servers.tools_for(config(echo_entry), ready_wait=30)
@@ -221,35 +223,32 @@ async def test_a_real_server_echoes_fails_and_crashes_without_taking_the_registr
     registry = ToolRegistry(sources=[source])
     try:
         await registry.settle()
-        schemas = {s["function"]["name"]: s["function"] for s in registry.schemas()}
-        assert set(schemas) == {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap"}
-        assert schemas["mcp_echo_echo"]["parameters"]["properties"]["text"]["type"] == "string"
-        assert await registry.call("mcp_echo_echo", '{"text": "hi"}', 10) == ToolResult("hi")
-        failed = await registry.call("mcp_echo_fail", "{}", 10)
-        assert failed.is_error and "always fails" in failed.content and warnings == []
-        crashed = await registry.call("mcp_echo_crash", "{}", 10)
-        assert crashed.is_error and "MCP server echo" in crashed.content
-        assert len(warnings) == 1 and "withdrawn" in warnings[0]
-        assert registry.schemas() == []
+        yield registry, warnings
     finally:
         await servers.aclose()
 
 
-async def test_a_call_past_its_timeout_is_an_error_but_the_server_stays(echo_entry):
-    warnings: list[str] = []
-    servers = McpToolServers(warn=warnings.append)
-    source = servers.tools_for(config(echo_entry), ready_wait=30)
-    servers.start()
-    registry = ToolRegistry(sources=[source])
-    try:
-        await registry.settle()
-        result = await registry.call("mcp_echo_nap", '{"seconds": 30}', 0.2)
-        assert result.is_error and "did not answer within 0.2 s" in result.content
-        assert warnings == [] and "mcp_echo_echo" in [s["function"]["name"] for s in registry.schemas()]
-        again = await registry.call("mcp_echo_echo", '{"text": "still here"}', 10)
-        assert not again.is_error and "still here" in again.content
-    finally:
-        await servers.aclose()
+async def test_a_real_server_echoes_fails_and_crashes_without_taking_the_registry_down(echo_registry):
+    registry, warnings = echo_registry
+    schemas = {s["function"]["name"]: s["function"] for s in registry.schemas()}
+    assert set(schemas) == {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap"}
+    assert schemas["mcp_echo_echo"]["parameters"]["properties"]["text"]["type"] == "string"
+    assert await registry.call("mcp_echo_echo", '{"text": "hi"}', 10) == ToolResult("hi")
+    failed = await registry.call("mcp_echo_fail", "{}", 10)
+    assert failed.is_error and "always fails" in failed.content and warnings == []
+    crashed = await registry.call("mcp_echo_crash", "{}", 10)
+    assert crashed.is_error and "MCP server echo" in crashed.content
+    assert len(warnings) == 1 and "withdrawn" in warnings[0]
+    assert registry.schemas() == []
+
+
+async def test_a_call_past_its_timeout_is_an_error_but_the_server_stays(echo_registry):
+    registry, warnings = echo_registry
+    result = await registry.call("mcp_echo_nap", '{"seconds": 30}', 0.2)
+    assert result.is_error and "did not answer within 0.2 s" in result.content
+    assert warnings == [] and "mcp_echo_echo" in [s["function"]["name"] for s in registry.schemas()]
+    again = await registry.call("mcp_echo_echo", '{"text": "still here"}', 10)
+    assert not again.is_error and "still here" in again.content
 
 
 async def test_the_shipped_memory_server_tmg_adds_itself_is_not_a_tool_server():
