@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from e2e.mock_llm import MockLLM
+from tests.support.ci_strict import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401 - hooks
 
 API_KEY = "sk-test-canary-5f3a9c1e"  # must never show up in history, transcript or output
 

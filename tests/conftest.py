@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.ci_strict import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401 - hooks
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
