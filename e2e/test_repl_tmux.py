@@ -170,3 +170,34 @@ def test_a_question_typed_during_an_answer_is_kept_for_the_next_prompt(term, tmg
     full = term.scrollback()
     assert full.count("typed ahead") == 1  # not echoed into the streaming answer, shown once at its prompt
     assert re.search(PROMPT + r" typed ahead$", full, re.M)
+
+
+def test_ctrl_r_enter_takes_the_match_and_ctrl_c_leaves_the_search(term, tmg, llm):
+    llm.enqueue(Text("first answer"), Text("the recalled answer"), Text("after the search"))
+    launch(term, tmg)
+    ask(term, "a question about rivers")
+    term.wait_for(r"first answer")
+    term.wait_for(lambda s: prompts(s) == 2)
+
+    # Enter accepts the match into the line (it is not cleared); a second Enter sends it.
+    term.send("C-r")
+    term.type("rivers")
+    term.wait_for(r"I-search backward: rivers")
+    term.send("Enter")
+    term.wait_for(lambda s: "I-search" not in s and re.search(PROMPT + r" a question about rivers$", s, re.M))
+    term.send("Enter")
+    term.wait_for(r"the recalled answer")
+    assert llm.requests[1]["messages"][-1]["content"] == "a question about rivers"
+    term.wait_for(lambda s: prompts(s) == 3)
+
+    # Ctrl-C leaves the search; the prompt still takes keys (it used to freeze for good).
+    term.send("C-r")
+    term.type("rivers")
+    term.wait_for(r"I-search backward: rivers")
+    term.send("C-c")
+    term.wait_for(lambda s: "I-search" not in s)
+    ask(term, "still alive?")
+    term.wait_for(r"after the search")
+    assert llm.requests[2]["messages"][-1]["content"] == "still alive?"
+    term.send("C-d")
+    assert term.exit_status() == 0

@@ -5,7 +5,8 @@ Keys (also listed by ``/help``):
     Alt-Enter, Ctrl-J a new line (multi-line entry; pasted text keeps its newlines)
     Ctrl-C            clear the line (on an empty line: says how to quit)
     Ctrl-D            on an empty line: end the session
-    Up/Down, Ctrl-R   history; Right or Ctrl-E takes the grey suggestion from history
+    Up/Down, Ctrl-R   history (in a Ctrl-R search, Enter takes the match, Ctrl-C leaves the search);
+                      Right or Ctrl-E takes the grey suggestion from history
     Tab               complete a slash command
 """
 
@@ -19,6 +20,7 @@ from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import EditingMode
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
@@ -31,7 +33,7 @@ KEYS_HELP = (
     ("Alt-Enter / Ctrl-J", "new line (multi-line entry)"),
     ("Ctrl-C", "cancel the answer being written; at the prompt, clear the line"),
     ("Ctrl-D", "end the session (on an empty line)"),
-    ("Up / Ctrl-R", "previous prompts (kept across runs)"),
+    ("Up / Ctrl-R", "previous prompts, kept across runs (Ctrl-R searches: Enter takes the match)"),
 )
 
 _STYLE = Style.from_dict({"mode": "ansicyan", "model": "ansigreen", "sep": "ansibrightblack", "arrow": "bold"})
@@ -61,18 +63,21 @@ class SlashCompleter(Completer):
 
 
 def _key_bindings() -> KeyBindings:
+    # These outrank prompt-toolkit's own bindings, so none of them may act during a Ctrl-R
+    # search: there Enter accepts the match and Ctrl-C leaves the search (its defaults). Sending
+    # the search buffer instead cleared it, and exiting from it left the REPL frozen.
     kb = KeyBindings()
 
-    @kb.add("enter")
+    @kb.add("enter", filter=~is_searching)
     def _send(event: KeyPressEvent) -> None:
         event.current_buffer.validate_and_handle()
 
-    @kb.add("escape", "enter")
-    @kb.add("c-j")
+    @kb.add("escape", "enter", filter=~is_searching)
+    @kb.add("c-j", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @kb.add("c-c")
+    @kb.add("c-c", filter=~is_searching)
     def _interrupt(event: KeyPressEvent) -> None:
         event.app.exit(exception=PromptInterrupted(bool(event.current_buffer.text)), style="class:aborting")
 
