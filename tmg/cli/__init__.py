@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import sys
 
-ADMIN_COMMANDS = ("sessions", "config", "doctor")
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tmg`` console script."""
     from tmg.cli.errors import run_guarded
@@ -27,11 +24,32 @@ def main(argv: list[str] | None = None) -> None:
             options, session, as_json = fast
             run_guarded(lambda: show_transcript(options, Environment(debug_flag=debug), session, as_json),
                         debug=debug)
-    if args and args[0] in ADMIN_COMMANDS:
-        from tmg.cli.admin import app
-    else:
-        from tmg.cli.chat import app
-    run_guarded(lambda: app(args=args, prog_name="tmg", standalone_mode=False), debug=debug)
+    from tmg.cli.chat import app, chat
+    from tmg.cli.route import first_word, subcommand_args, subcommand_names, value_options
+
+    if first_word(args, value_options(chat)) is not None:
+        from tmg.cli import admin
+
+        routed = subcommand_args(args, subcommand_names(admin.app), value_options(chat))
+        if routed is not None:
+            if debug:  # every subcommand's Environment reads it, whatever options it declares
+                import os
+
+                os.environ["TMG_DEBUG"] = "1"
+            app, args = admin.app, routed
+    run_guarded(lambda: _with_prompt_hint(app, args), debug=debug)
+
+
+def _with_prompt_hint(app, args: list[str]):
+    """Run ``app``; a subcommand given extra words says how to send them as a prompt instead."""
+    try:
+        return app(args=args, prog_name="tmg", standalone_mode=False)
+    except Exception as exc:
+        message = getattr(exc, "message", "")
+        if isinstance(message, str) and message.startswith("Got unexpected extra argument"):
+            words = " ".join(a for a in args if not a.startswith("-"))
+            exc.message = f"{message}; to ask the model instead, put the prompt after --: tmg -- {words}"
+        raise
 
 
 def _parse_transcript_args(args: list[str]):

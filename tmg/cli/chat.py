@@ -19,6 +19,10 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   tmg -t [SESSION]             print a session's transcript
   tmg sessions | config | doctor
 
+Options may come before a subcommand (tmg -c f.yaml doctor). A first word
+that is a subcommand's name runs it; to ask the model that word, put the
+prompt after --:  tmg -- doctor
+
 Exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted.
 """
 
