@@ -12,7 +12,7 @@ from tmg.cli.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
-from tmg.config.providers import choose_provider
+from tmg.config.providers import choose_provider, provider_spec
 from tmg.config.secrets import Redactor
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
@@ -80,11 +80,7 @@ class GatewayCache:
         self._model_override = model_override
 
     def spec_for(self, config: Config) -> ProviderSpec:
-        p = choose_provider(config, self._model_override)
-        return ProviderSpec(
-            name=p.name, model=p.model, api_key=p.api_key or None, api_base=p.url or None,
-            max_tokens=p.max_tokens, headers=dict(p.headers), backend=p.backend,
-        )
+        return provider_spec(choose_provider(config, self._model_override))
 
     def __call__(self, config: Config) -> tuple[ProviderSpec, ModelGateway]:
         spec = self.spec_for(config)

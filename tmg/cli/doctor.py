@@ -1,4 +1,5 @@
-"""``tmg doctor``: a verdict per item (config, provider, memory, each MCP server); exit 1 on any FAIL."""
+"""``tmg doctor``: a verdict per item (config, each provider it would use, contacted; memory; each MCP
+server, started); exit 1 on any FAIL."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tmg.environment import Environment
 
 if TYPE_CHECKING:
     from tmg.config.model import Config, McpServerConfig
+    from tmg.llm.gateway import ProviderSpec
 
 # The memory tools tmg calls (memory.md); a memory server must offer them, directly or via plur_admin.
 _MEMORY_TOOLS = ("plur_inject_hybrid", "plur_capture", "plur_learn_batch", "plur_learn")
@@ -43,34 +45,79 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     v.say("ok", "config", f"{config.source} is valid" if config.source else "no file: defaults + environment")
     for w in warnings:
         v.say("warn", "config", w)
-    _check_provider(config, v)
+    provider_lines = _provider_verdicts(config)
+    servers, skipped = _servers_to_start(config)
+    probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers))
+    probed = iter(probes)
+    for spec, (status, item, detail) in provider_lines:
+        if spec is not None:  # contacted: the worse of the config's verdict and the answer's
+            answer = next(probed)
+            status = answer.status if _RANK[answer.status] > _RANK[status] else status
+            detail = f"{detail}; {answer.detail}"
+        v.say(status, item, redact(detail))
     _check_memory(config, v)
-    if config.mcp_servers:
-        for status, item, detail in asyncio.run(_check_servers(config)):
-            v.say(status, item, redact(detail))
+    for name in skipped:
+        v.say("skip", f"mcp server {name}", "not started: it is the memory server and memory is off")
+    for status, item, detail in server_verdicts:
+        v.say(status, item, redact(detail))
     return 1 if v.failed else 0
 
 
-def _check_provider(config: Config, v: _Verdicts) -> None:
-    from tmg.config.providers import choose_provider
+_RANK = {"skip": 0, "ok": 1, "warn": 2, "FAIL": 3}
+
+
+def _provider_verdicts(config: Config) -> list[tuple[ProviderSpec | None, tuple[str, str, str]]]:
+    """A verdict per provider tmg would use (the chosen one, then the FAILOVER_ORDER ones it
+    may fall back to), each with the spec to contact, or None when there is nothing to call."""
+    from tmg.config.providers import choose_provider, provider_spec
     from tmg.errors import TmgError
 
     try:
         provider = choose_provider(config)
     except TmgError as exc:
-        v.say("FAIL", "provider", str(exc))
-        return
+        return [(None, ("FAIL", "provider", str(exc)))]
     how = "SELECTED_PROVIDER" if config.selected_provider else "the first provider with an API key"
     where = f"PROVIDERS.{provider.name}.API_KEY"
     if provider.api_key:
-        v.say("ok", "provider", f"{provider.name} ({provider.model}), chosen as {how}; API key set "
-                                f"({config.origin(where)})")
+        chosen = ("ok", "provider", f"{provider.name} ({provider.model}), chosen as {how}; API key set "
+                                    f"({config.origin(where)})")
     elif provider.url:
-        v.say("ok", "provider", f"{provider.name} ({provider.model}) at {provider.url}, no API key "
-                                "(fine for a local server)")
+        chosen = ("ok", "provider", f"{provider.name} ({provider.model}) at {provider.url}, no API key "
+                                    "(fine for a local server)")
     else:
-        v.say("FAIL", "provider", f"{provider.name} ({provider.model}) has no API key ({config.origin(where)}); "
-                                  f"set {where} or the variable it names")
+        return [(None, ("FAIL", "provider", f"{provider.name} ({provider.model}) has no API key "
+                                            f"({config.origin(where)}); set {where} or the variable it names"))]
+    lines = [(provider_spec(provider), chosen)]
+    for name in config.failover_order:
+        other = config.providers.get(name)
+        if other is None or name == provider.name:
+            continue
+        item = f"failover provider {name}"
+        if other.api_key or other.url:
+            lines.append((provider_spec(other), ("ok", item, f"{other.model}, tried when {provider.name} fails")))
+        else:
+            lines.append((None, ("skip", item, "no API key nor URL: failover passes over it")))
+    return lines
+
+
+def _servers_to_start(config: Config) -> tuple[list[McpServerConfig], list[str]]:
+    """The MCP servers to start, and the names left alone: the PLUR tmg adds for memory, while
+    memory is off (no session would start it; starting it spawns node and creates a store)."""
+    from tmg.tools.mcp_tools import is_shipped
+
+    skipped = [name for name in config.mcp_servers if not config.memory.enabled and is_shipped(config, name)]
+    return [s for n, s in config.mcp_servers.items() if n not in skipped], skipped
+
+
+async def _contact(config: Config, providers: list[ProviderSpec], servers: list[McpServerConfig]):
+    """Probe the providers and start the MCP servers, all at once."""
+    from tmg.llm.probe import probe_all
+
+    probes, verdicts = await asyncio.gather(
+        probe_all(providers),
+        asyncio.gather(*(_check_server(config, s) for s in servers)),
+    )
+    return probes, list(verdicts)
 
 
 def _check_memory(config: Config, v: _Verdicts) -> None:
@@ -82,11 +129,6 @@ def _check_memory(config: Config, v: _Verdicts) -> None:
                                 f"MCP_SERVERS; add MCP_SERVERS.{memory.server} or set MEMORY.ENABLED: false")
     else:
         v.say("ok", "memory", "off (MEMORY.ENABLED is false)")
-
-
-async def _check_servers(config: Config) -> list[tuple[str, str, str]]:
-    """Start every server at once, each bounded by its TIMEOUT; a verdict per server, in order."""
-    return list(await asyncio.gather(*(_check_server(config, s) for s in config.mcp_servers.values())))
 
 
 async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:

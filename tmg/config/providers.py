@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tmg.config.model import Config, ProviderConfig
 from tmg.errors import ConfigError
+from tmg.llm.gateway import ProviderSpec
 
 NO_PROVIDER_HELP = (
     "No model provider is configured: tmg needs an API key. Either export one of "
@@ -34,3 +35,11 @@ def choose_provider(config: Config, model_override: str | None = None) -> Provid
 
         chosen = replace(chosen, model=model_override)
     return chosen
+
+
+def provider_spec(p: ProviderConfig) -> ProviderSpec:
+    """The configured provider as the gateway calls it."""
+    return ProviderSpec(
+        name=p.name, model=p.model, api_key=p.api_key or None, api_base=p.url or None,
+        max_tokens=p.max_tokens, headers=dict(p.headers), backend=p.backend,
+    )

@@ -72,7 +72,7 @@ def offered_entries(config: Config, warn: Callable[[str], None]) -> list[McpServ
     for name, entry in config.mcp_servers.items():
         if config.memory.enabled and name == config.memory.server:
             continue
-        if _shipped(config, name):  # the PLUR tmg adds for memory, not a server the user declared
+        if is_shipped(config, name):  # the PLUR tmg adds for memory, not a server the user declared
             continue
         if entry.requires_consent:
             warn(f"MCP server {name} requires consent, which tmg cannot ask for yet; its tools are off "
@@ -82,7 +82,7 @@ def offered_entries(config: Config, warn: Callable[[str], None]) -> list[McpServ
     return entries
 
 
-def _shipped(config: Config, name: str) -> bool:
+def is_shipped(config: Config, name: str) -> bool:
     """True for an entry tmg added itself (the shipped memory server), not one from the config."""
     prefix = f"MCP_SERVERS.{name}."
     origins = [origin for path, origin in config.origins.items() if path.startswith(prefix)]
