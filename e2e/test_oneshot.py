@@ -178,3 +178,11 @@ def test_binary_piped_input_is_a_usage_error(tmg, llm):
     r = subprocess.run(tmg_command() + ["describe"], input=b"\x7fELF\x00\x01", capture_output=True,
                        cwd=tmg.work, env=tmg.env(), timeout=60)
     assert r.returncode == 2 and b"binary" in r.stderr and llm.requests == []
+
+
+def test_a_mistyped_provider_name_for_m_is_a_usage_error_naming_the_providers(tmg, llm):
+    r = tmg.run("-m", "mokc", "hello")
+    assert r.code == 2
+    (line,) = r.err.splitlines()
+    assert line.startswith("tmg: error: 'mokc' is neither a provider nor a model id; did you mean mock?")
+    assert llm.requests == [] and tmg.session_dirs() == []

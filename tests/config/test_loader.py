@@ -6,7 +6,7 @@ import pytest
 
 from tmg.config.loader import load_config
 from tmg.config.providers import NO_PROVIDER_HELP, choose_provider
-from tmg.errors import ConfigError
+from tmg.errors import ConfigError, UsageError
 
 BASE = """
 PROVIDERS:
@@ -130,3 +130,15 @@ def test_a_bare_learn_off_means_the_tier_off_not_a_boolean(tmp_path):
     assert config.memory.learn == "off"
     with pytest.raises(ConfigError, match="MEMORY.LEARN"):
         load_config(str(write(tmp_path, "MEMORY:\n  LEARN: yes\n")), {}, tmp_path)
+
+
+def test_a_model_override_is_a_provider_name_or_a_model_id(tmp_path):
+    path = write(tmp_path, BASE)
+    config, _ = load_config(str(path), {"MOCK_KEY": "k"}, tmp_path)
+    assert choose_provider(config, "other").name == "other"
+    for model_id in ("openai/anything", "gpt-4o", "llama3", "gpt-4o-mini"):
+        assert choose_provider(config, model_id).model == model_id
+    with pytest.raises(UsageError) as caught:
+        choose_provider(config, "othr")
+    assert str(caught.value).startswith("'othr' is neither a provider nor a model id; did you mean other? providers: ")
+    assert "local, other" in str(caught.value)

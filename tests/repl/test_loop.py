@@ -177,3 +177,13 @@ def test_double_slash_sends_the_text_to_the_model(tmp_path, monkeypatch):
     rig.model.replies.append(Reply("hosts file"))
     rig.run("//etc/hosts?", "/exit")
     assert rig.model.requests[0].messages[-1]["content"] == "/etc/hosts?"
+
+
+def test_model_with_a_mistyped_provider_name_is_refused_naming_the_providers(tmp_path, monkeypatch):
+    rig = Rig(tmp_path, monkeypatch)
+    rig.model.replies += [Reply("a")]
+    rig.run("/model mokc", "still the old model", "/exit")
+    err = rig.err.getvalue()
+    assert "'mokc' is neither a provider nor a model id; did you mean mock?" in err
+    assert "providers: " in err and "mock" in err.split("providers: ")[1]
+    assert [r.provider.model for r in rig.model.requests] == ["openai/mock-model"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tmg.config.model import Config, ProviderConfig
-from tmg.errors import ConfigError
+from tmg.errors import ConfigError, UsageError
 from tmg.llm.gateway import ProviderSpec
 
 NO_PROVIDER_HELP = (
@@ -19,9 +19,14 @@ def choose_provider(config: Config, model_override: str | None = None) -> Provid
     """SELECTED_PROVIDER, else the first provider (FAILOVER_ORDER first) that has an API key.
 
     ``-m/--model`` replaces the chosen provider's model, or names a provider outright.
+
+    Raises:
+        UsageError: ``model_override`` is neither a provider name nor a model id.
     """
     if model_override and model_override in config.providers:
         return config.providers[model_override]
+    if model_override:
+        check_model_id(model_override, config)
     if config.selected_provider:
         chosen = config.providers[config.selected_provider]
     else:
@@ -35,6 +40,25 @@ def choose_provider(config: Config, model_override: str | None = None) -> Provid
 
         chosen = replace(chosen, model=model_override)
     return chosen
+
+
+def check_model_id(word: str, config: Config) -> None:
+    """Accept a model id: ``provider/model`` (litellm style), a bare id in litellm's price map, or a
+    bare id shaped like one (``gpt-4o``, ``llama3``: a digit in it). Anything else is most likely
+    a mistyped provider name, which would go to the default provider as a model and fail there."""
+    if "/" in word.strip("/") or any(c.isdigit() for c in word):
+        return
+    from tmg.llm.pricing import is_known_model
+
+    if is_known_model(word):
+        return
+    import difflib
+
+    names = sorted(config.providers)
+    close = difflib.get_close_matches(word, names, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise UsageError(f"{word!r} is neither a provider nor a model id; {hint}providers: {', '.join(names) or 'none'} "
+                     "(or give a model id as provider/model, e.g. openai/gpt-4o-mini)")
 
 
 def provider_spec(p: ProviderConfig) -> ProviderSpec:

@@ -71,6 +71,11 @@ def _find(raw: bytes, key: str) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) else None
 
 
+def is_known_model(model: str) -> bool:
+    """Whether litellm's price map has an entry for ``model``."""
+    return _entries_for([model])[0] is not None
+
+
 def cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for one call, or None when the model is not in the price map.
 
