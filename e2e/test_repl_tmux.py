@@ -201,3 +201,29 @@ def test_ctrl_r_enter_takes_the_match_and_ctrl_c_leaves_the_search(term, tmg, ll
     assert llm.requests[2]["messages"][-1]["content"] == "still alive?"
     term.send("C-d")
     assert term.exit_status() == 0
+
+
+def test_a_one_shot_while_a_chat_is_open_answers_in_a_side_session(term, tmg, llm):
+    llm.enqueue(Text("the chat's answer"), Text("the one-shot's answer"), Text("the chat goes on"))
+    chat_id = re.search(r"session (\S+) \(new\)", launch(term, tmg)).group(1)
+    ask(term, "first in the chat")
+    term.wait_for(r"the chat's answer")
+    term.wait_for(lambda s: prompts(s) == 2)
+
+    r = tmg.run("a quick question from another terminal")
+    assert r.code == 0 and r.out.strip() == "the one-shot's answer", r.err
+    (line,) = r.err.splitlines()
+    side = re.fullmatch(rf"tmg: session {chat_id} is open in another tmg; this answer goes to a side session "
+                        r"(\S+) \(tmg -t \1\)", line).group(1)
+    assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "user"] == [
+        "a quick question from another terminal"]
+
+    ask(term, "and the chat again")
+    term.wait_for(r"the chat goes on")
+    assert [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "user"] == [
+        "first in the chat", "and the chat again"]  # the chat's session saw nothing of the one-shot
+    ask(term, "/exit")
+    assert term.exit_status() == 0
+    assert "a quick question" in tmg.run("-t", side).out
+    chat = tmg.run("-t")  # the chat's session is still the mode's current one
+    assert "and the chat again" in chat.out and "a quick question" not in chat.out

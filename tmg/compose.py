@@ -141,8 +141,13 @@ def open_session(
     screen: EngineEvents,
     memory_servers: MemoryServers | None = None,
     mcp_servers: McpToolServers | None = None,
+    interactive: bool = False,
 ) -> ChatSession:
     """Open (or resume) the mode's session, locked, with its engine wired.
+
+    ``interactive`` (the REPL): a session open in another tmg is an error. Otherwise (a one-shot)
+    the answer goes to a side session of the mode, said in one line: a chat open in another
+    terminal must not make a one-shot fail, and the two never write the same files.
 
     ``memory_servers`` is the process's: a session opened after another in the same process
     (the REPL's /new and /mode) shares its running memory server. None: the session starts its
@@ -155,8 +160,8 @@ def open_session(
     gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
     ref = store.resume_or_start(config.mode, new=options.new)
-    lock = SessionLock(ref)
-    lock.acquire()
+    lock = _lock_session(store, ref, interactive, notices)
+    ref = lock.ref
 
     def report_reload(level: str, text: str) -> None:
         if level == "debug":
@@ -206,6 +211,27 @@ def open_session(
         session_id=ref.id,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)
+
+
+def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notices: Notices) -> SessionLock:
+    """The session's lock; for a one-shot that finds it held, a side session's."""
+    from tmg.errors import SessionBusyError
+    from tmg.session.store import INTERACTIVE
+
+    lock = SessionLock(ref, kind=INTERACTIVE if interactive else "oneshot")
+    if not interactive and lock.holder_kind() == INTERACTIVE:
+        lock.wait = 0.0  # an open chat will not end in a moment: no point waiting for it
+    try:
+        lock.acquire()
+        return lock
+    except SessionBusyError:
+        if interactive:
+            raise
+    side = SessionLock(store.start_side(ref.mode), kind="oneshot")
+    side.acquire()
+    notices.notice(f"session {ref.id} is open in another tmg; this answer goes to a side session "
+                   f"{side.ref.id} (tmg -t {side.ref.id})")
+    return side
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,

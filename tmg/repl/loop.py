@@ -108,7 +108,7 @@ class Repl:
         live = load_live_config(options, self.envr, self.notices)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
-                               mcp_servers=self.mcp_servers)
+                               mcp_servers=self.mcp_servers, interactive=True)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).

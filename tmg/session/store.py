@@ -71,13 +71,23 @@ class SessionStore:
 
     def start_new(self, mode: str) -> SessionRef:
         """Create a session and make it the mode's current one (the old one stays listed)."""
-        sid = new_session_id()
-        ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
-        ref.dir.mkdir(parents=True, exist_ok=True)
+        ref = self.start_side(mode)
         pointer = self._mode_dir(mode) / "current"
         tmp = pointer.with_suffix(".tmp")
-        tmp.write_text(sid + "\n", encoding="utf-8")
+        tmp.write_text(ref.id + "\n", encoding="utf-8")
         os.replace(tmp, pointer)
+        return ref
+
+    def start_side(self, mode: str) -> SessionRef:
+        """Create a session beside the mode's current one, which stays current: for a one-shot
+        that finds the current session open in another tmg."""
+        sid = new_session_id()
+        ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
+        try:
+            ref.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TmgError(f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
+                           "set TMG_HOME to a folder you can write to") from exc
         return ref
 
     def resume_or_start(self, mode: str, new: bool = False) -> SessionRef:
@@ -117,13 +127,29 @@ class SessionStore:
         return refs
 
 
-class SessionLock:
-    """An exclusive advisory lock on a session, so two processes never interleave writes."""
+INTERACTIVE = "repl"  # what a REPL writes into its lock file: it holds the session for long
 
-    def __init__(self, ref: SessionRef, wait: float = 2.0) -> None:
+
+class SessionLock:
+    """An exclusive advisory lock on a session, so two processes never interleave writes.
+
+    The lock file names its holder (``PID KIND``), so a one-shot can tell a chat open in another
+    terminal (it will not end soon) from another one-shot finishing (worth a short wait).
+    """
+
+    def __init__(self, ref: SessionRef, wait: float = 2.0, kind: str = "") -> None:
         self.ref = ref
         self.wait = wait
+        self.kind = kind
         self._fd: int | None = None
+
+    def holder_kind(self) -> str:
+        """The kind the current holder wrote (``repl``, ``oneshot``, or empty when unknown)."""
+        try:
+            fields = (self.ref.dir / "lock").read_text(encoding="utf-8").split()
+        except OSError:
+            return ""
+        return fields[1] if len(fields) > 1 else ""
 
     def acquire(self) -> None:
         path = self.ref.dir / "lock"
@@ -142,7 +168,7 @@ class SessionLock:
                     ) from None
                 time.sleep(0.05)
         os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        os.write(fd, f"{os.getpid()} {self.kind}\n".encode())
         self._fd = fd
 
     def release(self) -> None:
