@@ -83,7 +83,17 @@ class GatewayCache:
         return provider_spec(choose_provider(config, self._model_override))
 
     def __call__(self, config: Config) -> tuple[ProviderSpec, ModelGateway]:
-        spec = self.spec_for(config)
+        return self._gateway(self.spec_for(config))
+
+    def failover(self, config: Config, tried: list[str]) -> tuple[ProviderSpec, ModelGateway] | None:
+        """The next FAILOVER_ORDER provider not yet tried that tmg can call, with its gateway."""
+        for name in config.failover_order:
+            p = config.providers.get(name)
+            if p is not None and name not in tried and (p.api_key or p.url):
+                return self._gateway(provider_spec(p))
+        return None
+
+    def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
         key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
         gateway = self._gateways.get(key)
         if gateway is None:
@@ -208,6 +218,7 @@ def open_session(
         hooks=hooks,
         events=FanOut(screen, TranscriptRecorder(transcript)),
         gateway_for=gateways,
+        failover_for=gateways.failover,
         session_id=ref.id,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)

@@ -28,6 +28,8 @@ from tmg.session.history import History
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
+# The next provider to try after those named (FAILOVER_ORDER), or None when none is left.
+FailoverFor = Callable[[Config, list[str]], "tuple[ProviderSpec, ModelGateway] | None"]
 
 
 @dataclass
@@ -61,6 +63,7 @@ class PhaseEngine:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         retry_after_partial: bool = True,
+        failover_for: FailoverFor | None = None,
     ) -> None:
         """``retry_after_partial`` False: a stream that fails after text reached the user is not
         retried (text already written to a pipe cannot be taken back, and a retry would write
@@ -76,6 +79,9 @@ class PhaseEngine:
         self._retry = retry or RetryPolicy.from_env()
         self._sleep = sleep
         self.retry_after_partial = retry_after_partial
+        self._failover_for = failover_for
+        # The provider this prompt failed over to: its later turns stay with it.
+        self._fallback: tuple[ProviderSpec, ModelGateway] | None = None
         self._prompt_id = 0
         self.phase = Phase.IDLE
 
@@ -86,6 +92,7 @@ class PhaseEngine:
     async def run_prompt(self, user_text: str) -> PromptResult:
         """Run one prompt to its final answer (or a clear error)."""
         self._prompt_id += 1
+        self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
         self.history.append({"role": "user", "content": user_text})
         loops = LoopDetector()
@@ -145,6 +152,7 @@ class PhaseEngine:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
         retries = empties = 0
         force_compact = False
+        tried: list[str] = []
         while True:
             try:
                 payload = await self._refine(turn, cfg, force_compact)
@@ -154,8 +162,8 @@ class PhaseEngine:
                 force_compact = True
                 self._events.on_notice(f"{err}; sending only the latest turns this time")
                 continue
-            provider, gateway = self._gateway_for(cfg)
-            turn.model = provider.model
+            provider, gateway = self._fallback or self._gateway_for(cfg)
+            turn.model, turn.provider = provider.model, provider.name
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
 
@@ -182,6 +190,9 @@ class PhaseEngine:
                     force_compact = True
                     self._events.on_notice(f"{err}; compacting the context and trying once more")
                     continue
+                if err.retryable and retries >= self._retry.max_retries and self._fail_over(cfg, provider, tried, err):
+                    retries = 0
+                    continue
                 if not err.retryable or retries >= self._retry.max_retries:
                     raise
                 retries += 1
@@ -204,6 +215,20 @@ class PhaseEngine:
             self._events.on_answer(turn)
             return completion
 
+    def _fail_over(self, cfg: Config, provider: ProviderSpec, tried: list[str], err: GatewayError) -> bool:
+        """Switch this prompt to the next FAILOVER_ORDER provider after ``provider`` exhausted its
+        retries (never on auth, bad request or overflow: another provider would not fix those)."""
+        if self._failover_for is None:
+            return False
+        tried.append(provider.name)
+        nxt = self._failover_for(cfg, tried)
+        if nxt is None:
+            return False
+        self._fallback = nxt
+        self._events.on_notice(f"provider {provider.name} failed after {self._retry.max_retries} retries ({err}); "
+                               f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
+        return True
+
     async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config) -> list[dict[str, Any]]:
         repeated = loops.is_repeat(completion.tool_calls)
         messages = []
@@ -223,7 +248,7 @@ class PhaseEngine:
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in completion.tool_calls
             ]
-        meta = {"turn": turn.index, "model": turn.model, **turn.meta}
+        meta = {"turn": turn.index, "model": turn.model, "provider": turn.provider, **turn.meta}
         usage = completion.usage
         meta["usage"] = {"in": usage.prompt_tokens, "out": usage.completion_tokens, "cost": usage.cost}
         message["meta"] = meta

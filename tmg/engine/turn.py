@@ -18,6 +18,7 @@ class Turn:
     session_id: str
     mode: str
     model: str = ""
+    provider: str = ""  # the PROVIDERS entry that answered (FAILOVER_ORDER may change it)
     completion: Completion | None = None
     stored: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
