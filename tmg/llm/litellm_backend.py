@@ -7,6 +7,7 @@ about on stdout seconds later), and its "Provider List" debug lines.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
@@ -45,6 +46,15 @@ def load_litellm() -> ModuleType:
     return _litellm
 
 
+async def load_litellm_async() -> ModuleType:
+    """:func:`load_litellm` for the event loop: the import (or the wait for a prewarm thread
+    that holds the import) runs on a worker thread, so Ctrl-C, the memory server's start and
+    notices keep running meanwhile instead of stalling for seconds."""
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.to_thread(load_litellm)
+
+
 class LiteLLMGateway:
     """A :class:`~tmg.llm.gateway.ModelGateway` over ``litellm.acompletion``, streamed."""
 
@@ -52,7 +62,7 @@ class LiteLLMGateway:
         self.provider = provider
 
     async def complete(self, request: CompletionRequest, on_text: DeltaSink) -> Completion:
-        litellm = load_litellm()
+        litellm = await load_litellm_async()
         provider = request.provider
         chunks: list[Any] = []
         async with contextlib.aclosing(_stream(litellm, request)) as stream:
