@@ -227,3 +227,21 @@ def test_a_one_shot_while_a_chat_is_open_answers_in_a_side_session(term, tmg, ll
     assert "a quick question" in tmg.run("-t", side).out
     chat = tmg.run("-t")  # the chat's session is still the mode's current one
     assert "and the chat again" in chat.out and "a quick question" not in chat.out
+
+
+def test_a_waiting_line_shows_until_the_first_token_and_is_cleared_before_the_answer(term, tmg, llm):
+    llm.enqueue(Text("The slow answer arrived.", delay=3))
+    launch(term, tmg)
+    ask(term, "take your time")
+    term.wait_for(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \ds")
+    screen = term.wait_for(r"The slow answer arrived\.")
+    term.wait_for(lambda s: prompts(s) == 2)
+    full = term.scrollback()
+    assert "waiting for the model" not in full  # wiped, not left above the answer
+    assert re.search(r"^The slow answer arrived\.$", full, re.M)
+
+
+def test_no_waiting_line_goes_into_a_pipe(tmg, llm):
+    llm.enqueue(Text("piped answer", delay=1))
+    r = tmg.run("a question")
+    assert (r.code, r.out, r.err) == (0, "piped answer\n", "")

@@ -40,6 +40,7 @@ from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.tools.registry import ToolRegistry
 from tmg.ui.notices import Notices
+from tmg.ui.waiting import WaitingLine
 
 
 def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
@@ -210,13 +211,16 @@ def open_session(
     end.add("release the session lock", lock.release)
     hooks = HookSet(report=notices.warn)
     hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
+    waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
+    hooks.register(waiting)
+    notices.set_before_line(waiting.clear)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector),
         history=history,
         tools=build_tools(envr, mcp),
         hooks=hooks,
-        events=FanOut(screen, TranscriptRecorder(transcript)),
+        events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
         failover_for=gateways.failover,
         session_id=ref.id,

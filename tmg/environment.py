@@ -29,6 +29,7 @@ class Environment:
     cwd: Path = field(default_factory=Path.cwd)
     stdin_isatty: bool | None = None
     stdout_isatty: bool | None = None
+    stderr_isatty: bool | None = None
     debug_flag: bool = False  # the command line's --debug: the same switch as TMG_DEBUG=1
 
     def __post_init__(self) -> None:
@@ -36,6 +37,8 @@ class Environment:
             self.stdin_isatty = _isatty(self.stdin)
         if self.stdout_isatty is None:
             self.stdout_isatty = _isatty(self.stdout)
+        if self.stderr_isatty is None:
+            self.stderr_isatty = _isatty(self.stderr)
 
     @property
     def interactive(self) -> bool:

@@ -14,6 +14,7 @@ class Notices:
         self._redact = redact
         self._color = color
         self._printer: Printer | None = None
+        self._before_line: Callable[[], None] = lambda: None
 
     def set_redactor(self, redact: Callable[[str], str]) -> None:
         self._redact = redact
@@ -23,11 +24,16 @@ class Notices:
         above a prompt being edited (a hot reload is said while the user types) and redraw it."""
         self._printer = printer
 
+    def set_before_line(self, clear: Callable[[], None]) -> None:
+        """Call ``clear`` before each line (it wipes the waiting line, so the two never mix)."""
+        self._before_line = clear
+
     def _line(self, prefix: str, text: str, style: str) -> None:
         text = self._redact(text)
         line = f"\x1b[{style}m{prefix}\x1b[0m {text}\n" if self._color else f"{prefix} {text}\n"
 
         def write() -> None:
+            self._before_line()
             self._err.write(line)
             self._err.flush()
 
