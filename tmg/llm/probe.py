@@ -16,6 +16,7 @@ from tmg.llm.gateway import ProviderSpec
 PROBE_TIMEOUT = 5.0  # seconds: doctor is for a human waiting at a terminal
 _ANTHROPIC_BASE = "https://api.anthropic.com/v1"
 _GEMINI_BASE = "https://generativelanguage.googleapis.com/v1beta"
+_OPENROUTER_BASE = "https://openrouter.ai/api/v1"
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ def probe_target(provider: ProviderSpec) -> tuple[str, dict[str, str], bool] | N
         if provider.api_key:
             headers.setdefault("x-goog-api-key", provider.api_key)  # a header: never in a URL we print
         return f"{(provider.api_base or _GEMINI_BASE).rstrip('/')}/models", headers, True
+    if model.startswith("openrouter/"):  # its key endpoint checks the key, for free
+        if provider.api_key:
+            headers.setdefault("Authorization", f"Bearer {provider.api_key}")
+        return f"{(provider.api_base or _OPENROUTER_BASE).rstrip('/')}/key", headers, False
     if provider.api_base:
         return provider.api_base, headers, False
     return None
@@ -75,7 +80,9 @@ async def probe(provider: ProviderSpec, timeout: float = PROBE_TIMEOUT) -> Probe
     if code in (401, 403):
         return ProbeResult("FAIL", f"{url} refused the API key (HTTP {code}); check {key}.API_KEY")
     if not lists_models:
-        return ProbeResult("ok", f"{url} answered (HTTP {code}); the key is checked by the first prompt")
+        if code >= 400 and url != provider.api_base:  # an API endpoint, not just a base URL
+            return ProbeResult("FAIL", f"{url} answered HTTP {code}: {scrub(provider_message(response.text)[0], provider)[:160]}")
+        return ProbeResult("ok", f"{url} answered (HTTP {code})")
     if code >= 400:
         if code in (404, 405):  # a compatible server without a model list is still there
             return ProbeResult("ok", f"{url} answered (HTTP {code}: no model list to check {provider.model} against)")
