@@ -172,33 +172,37 @@ def test_a_question_typed_during_an_answer_is_kept_for_the_next_prompt(term, tmg
     assert re.search(PROMPT + r" typed ahead$", full, re.M)
 
 
-def test_ctrl_r_enter_takes_the_match_and_ctrl_c_leaves_the_search(term, tmg, llm):
-    llm.enqueue(Text("first answer"), Text("the recalled answer"), Text("after the search"))
+def test_ctrl_r_enter_takes_the_match_into_the_line(term, tmg, llm):
+    llm.enqueue(Text("first answer"), Text("the recalled answer"))
     launch(term, tmg)
     ask(term, "a question about rivers")
     term.wait_for(r"first answer")
     term.wait_for(lambda s: prompts(s) == 2)
-
-    # Enter accepts the match into the line (it is not cleared); a second Enter sends it.
     term.send("C-r")
     term.type("rivers")
     term.wait_for(r"I-search backward: rivers")
-    term.send("Enter")
+    term.send("Enter")  # takes the match into the line (it used to clear the line)
     term.wait_for(lambda s: "I-search" not in s and re.search(PROMPT + r" a question about rivers$", s, re.M))
-    term.send("Enter")
+    term.send("Enter")  # and a second Enter sends it
     term.wait_for(r"the recalled answer")
     assert llm.requests[1]["messages"][-1]["content"] == "a question about rivers"
-    term.wait_for(lambda s: prompts(s) == 3)
 
-    # Ctrl-C leaves the search; the prompt still takes keys (it used to freeze for good).
+
+def test_ctrl_c_leaves_a_ctrl_r_search_and_the_prompt_takes_keys(term, tmg, llm):
+    llm.enqueue(Text("first answer"), Text("after the search"))
+    launch(term, tmg)
+    ask(term, "a question about rivers")
+    term.wait_for(r"first answer")
+    term.wait_for(lambda s: prompts(s) == 2)
     term.send("C-r")
     term.type("rivers")
     term.wait_for(r"I-search backward: rivers")
-    term.send("C-c")
+    term.send("C-c")  # it used to freeze the REPL for good
     term.wait_for(lambda s: "I-search" not in s)
+    term.send("C-u")
     ask(term, "still alive?")
     term.wait_for(r"after the search")
-    assert llm.requests[2]["messages"][-1]["content"] == "still alive?"
+    assert llm.requests[1]["messages"][-1]["content"] == "still alive?"
     term.send("C-d")
     assert term.exit_status() == 0
 
