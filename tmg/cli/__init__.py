@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tmg`` console script."""
     from tmg.cli.errors import run_guarded
@@ -27,28 +28,30 @@ def main(argv: list[str] | None = None) -> None:
     from tmg.cli.chat import app, chat
     from tmg.cli.route import first_word, subcommand_args, subcommand_names, value_options
 
-    if first_word(args, value_options(chat)) is not None:
+    takes_value = value_options(chat)
+    at = first_word(args, takes_value)
+    prompt_like = ""
+    if at is not None:
         from tmg.cli import admin
 
-        routed = subcommand_args(args, subcommand_names(admin.app), value_options(chat))
+        routed = subcommand_args(args, subcommand_names(admin.app), takes_value)
         if routed is not None:
             if debug:  # every subcommand's Environment reads it, whatever options it declares
                 import os
 
                 os.environ["TMG_DEBUG"] = "1"
-            app, args = admin.app, routed
-    run_guarded(lambda: _with_prompt_hint(app, args), debug=debug)
+            app, prompt_like, args = admin.app, " ".join(args[at:]), routed
+    run_guarded(lambda: _with_prompt_hint(app, args, prompt_like), debug=debug)
 
 
-def _with_prompt_hint(app, args: list[str]):
+def _with_prompt_hint(app, args: list[str], prompt_like: str):
     """Run ``app``; a subcommand given extra words says how to send them as a prompt instead."""
     try:
         return app(args=args, prog_name="tmg", standalone_mode=False)
     except Exception as exc:
         message = getattr(exc, "message", "")
-        if isinstance(message, str) and message.startswith("Got unexpected extra argument"):
-            words = " ".join(a for a in args if not a.startswith("-"))
-            exc.message = f"{message}; to ask the model instead, put the prompt after --: tmg -- {words}"
+        if prompt_like and isinstance(message, str) and message.startswith("Got unexpected extra argument"):
+            exc.message = f"{message}; to ask the model instead, put the prompt after --: tmg -- {prompt_like}"
         raise
 
 

@@ -147,7 +147,7 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             await conn.close()
-            return "FAIL", item, _why(server, key, str(exc), _last_line(errlog))
+            return "FAIL", item, _why(server, key, str(exc) or type(exc).__name__, _last_line(errlog))
         try:
             tools = conn.tool_names
             detail = f"{len(tools)} tools"
