@@ -6,6 +6,8 @@ Only the tools tmg relies on are implemented; any other listed tool fails with a
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -20,11 +22,41 @@ class ToolFailure(Exception):
     """A handler error: the server answers `{"error": <message>, "success": false}` with isError."""
 
 
-def _learn_one(store: Store, raw_statement: Any, ctx: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """Learn a statement; an exact duplicate returns the existing engram. Returns (engram, added)."""
-    if not isinstance(raw_statement, str) or not raw_statement:
-        raise ToolFailure(f"plur.learn: statement must be a non-empty string, got {_js_typeof(raw_statement)}")
-    statement = collapse_line_terminators(sanitize_statement(raw_statement))
+# The real server's secret shapes (@plur-ai/core `SECRET_PATTERNS`): a learn whose statement or
+# context matches one is refused ("Secret detected in statement or context: <name>").
+SECRET_PATTERNS = (
+    ("aws_access_key", re.compile(r"AKIA[0-9A-Z]{16}")),
+    ("aws_secret_key", re.compile(r"(?:aws_secret_access_key|secret_access_key)\s*[=:]\s*[A-Za-z0-9/+=]{40}", re.I)),
+    ("generic_api_key", re.compile(r"(?:^|[^a-z])(sk|pk)[-_][a-z0-9][a-z0-9_-]{19,}", re.I)),
+    ("api_key_assignment", re.compile(r"(?:api[_-]?key|api[_-]?secret|secret[_-]?key)\s*[=:]\s*\S{20,}", re.I)),
+    ("password_assignment", re.compile(r"password\s*[=:]\s*\S{8,}", re.I)),
+    ("connection_string", re.compile(r"(?:postgres|mysql|mongodb|redis)://\S+")),
+    ("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}")),
+    ("private_key", re.compile(r"-----BEGIN\s+\S+\s+PRIVATE KEY-----")),
+    ("bearer_token", re.compile(r"Bearer\s+[A-Za-z0-9._~+/=-]{20,}")),
+)
+_CONTEXT_KEYS = ("domain", "tags", "rationale", "source")
+# The pinned set's share of the default injection budget (2000 x 0.5), in estimated tokens.
+PINNED_QUOTA = 1000
+
+
+def detect_secret(text: str) -> str | None:
+    return next((name for name, rx in SECRET_PATTERNS if rx.search(text)), None)
+
+
+def _learn_one(store: Store, raw_statement: Any, ctx: dict[str, Any], fn: str = "learn") -> tuple[dict[str, Any], bool]:
+    """Learn a statement; an exact duplicate returns the existing engram. Returns (engram, added).
+
+    As the real one: cut at leaked markup and trailing space first, then refuse an empty
+    statement, then a statement or context holding a secret shape."""
+    statement = sanitize_statement(raw_statement) if isinstance(raw_statement, str) else raw_statement
+    if not isinstance(statement, str) or not statement:
+        raise ToolFailure(f"plur.{fn}: statement must be a non-empty string, got {_js_typeof(statement)}")
+    statement = collapse_line_terminators(statement)
+    context = {k: ctx[k] for k in _CONTEXT_KEYS if ctx.get(k)}
+    secret = detect_secret(statement + ("\n" + json.dumps(context) if context else ""))
+    if secret is not None:
+        raise ToolFailure(f"Secret detected in statement or context: {secret}. Use config.allow_secrets to override.")
     existing = store.find_duplicate(statement)
     if existing is not None:
         existing["write_count"] = existing.get("write_count", 1) + 1
@@ -43,6 +75,11 @@ def _js_typeof(value: Any) -> str:
 
 
 def learn(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
+    if args.get("pinned") is True and _pinned_used(store) >= PINNED_QUOTA:
+        used = _pinned_used(store)
+        return {"success": False, "error": "pinned_quota_exceeded", "quota": PINNED_QUOTA, "used": used,
+                "free": PINNED_QUOTA - used, "pinned_count": len(_pinned(store)),
+                "note": "The pinned set has no room left, so this engram cannot be pinned. The statement was NOT stored."}
     engram, added = _learn_one(store, args.get("statement"), args)
     store.save()
     return {
@@ -68,10 +105,12 @@ def learn_batch(store: Store, args: dict[str, Any], profile: str) -> dict[str, A
         ctx = {k: item.get(k) for k in ("type", "scope", "domain", "tags", "rationale", "source", "pinned",
                                         "commitment")}  # per-item session_id is ignored, as the real one does
         try:
-            engram, added = _learn_one(store, item.get("statement"), ctx)
+            engram, added = _learn_one(store, item.get("statement"), ctx, "learnRouted")
         except ToolFailure as exc:
             stats["failed"] += 1
-            failures.append({"index": index, "statement": item.get("statement"), "error": str(exc)})
+            raw = item.get("statement")
+            failures.append({"index": index, "statement": sanitize_statement(raw) if isinstance(raw, str) else raw,
+                             "error": str(exc)})
             continue
         ids[index] = engram["id"]
         result = {"input_index": index, "id": engram["id"], "statement": engram["statement"],
@@ -176,7 +215,66 @@ def _parse_when(value: Any) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=now_utc().tzinfo)
 
 
+def _pinned(store: Store) -> list[dict[str, Any]]:
+    return [e for e in store.active_engrams() if e.get("pinned") is True]
+
+
+def _pinned_used(store: Store) -> int:
+    return sum(ranking.estimate_tokens(e) for e in _pinned(store))
+
+
+def pin(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
+    """plur_pin: {list: true} lists the pinned set with its quota; {id, pinned?} sets the flag."""
+    if args.get("list") is True:
+        used = _pinned_used(store)
+        result: dict[str, Any] = {"count": len(_pinned(store)),
+                                  "quota": {"tokens": PINNED_QUOTA, "used": used, "free": PINNED_QUOTA - used,
+                                            "over": used > PINNED_QUOTA}}
+        result["pinned"] = [{k: e[k] for k in ("id", "statement", "scope", "domain") if k in e} for e in _pinned(store)]
+        return result
+    if not args.get("id"):
+        raise ToolFailure("Provide id (or list:true to list pinned)")
+    engram = next((e for e in store.engrams if e.get("id") == args["id"]), None)
+    if engram is None:
+        raise ToolFailure(f"Engram not found: {args['id']}")
+    engram["pinned"] = args.get("pinned", True) is True
+    store.save()
+    return {"id": engram["id"], "statement": engram["statement"], "pinned": engram["pinned"]}
+
+
+def forget(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
+    """plur_forget: retire an engram by exact id, or by a search matching exactly one."""
+    if args.get("id"):
+        engram = next((e for e in store.engrams if e.get("id") == args["id"]), None)
+        if engram is None:
+            raise ToolFailure(f"Engram not found: {args['id']}")
+        if engram.get("status") == "retired":
+            return {"success": False, "error": f"Already retired: {args['id']}"}
+        _retire(store, engram, args.get("reason"))
+        return {"success": True, "retired": {"id": engram["id"], "statement": engram["statement"]}}
+    if args.get("search"):
+        matches = recall(store, {"query": args["search"], "limit": 100}, profile)["results"]
+        if not matches:
+            return {"success": False, "error": f'No active engrams matching "{args["search"]}"'}
+        if len(matches) > 1:
+            return {"success": False, "matches": [{"id": m["id"], "statement": m["statement"]} for m in matches[:20]],
+                    "total": len(matches), "error": f"{len(matches)} matches. Specify exact ID."}
+        engram = next(e for e in store.engrams if e.get("id") == matches[0]["id"])
+        _retire(store, engram, args.get("reason"))
+        return {"success": True, "retired": {"id": engram["id"], "statement": engram["statement"]}}
+    raise ToolFailure("Provide either id or search parameter")
+
+
+def _retire(store: Store, engram: dict[str, Any], reason: Any) -> None:
+    engram["status"] = "retired"
+    if isinstance(reason, str) and reason:
+        engram["retired_reason"] = reason
+    store.save()
+
+
 HANDLERS: dict[str, Handler] = {
+    "plur_pin": pin,
+    "plur_forget": forget,
     "plur_learn": learn,
     "plur_learn_batch": learn_batch,
     "plur_capture": capture,

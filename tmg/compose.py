@@ -191,7 +191,7 @@ def open_session(
     try:
         history = History(ref.history_path, warn=notices.warn, redact=redact)
         transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
-        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
+        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers, redact)
         own_mcp = mcp_servers is None
         if mcp_servers is None:
             mcp_servers = McpToolServers(warn=notices.warn)
@@ -250,13 +250,13 @@ def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notic
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
-                    servers: MemoryServers | None) -> SessionMemory:
+                    servers: MemoryServers | None, redact: Callable[[str], str] = lambda s: s) -> SessionMemory:
     home = tmg_home(envr.env)
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr))
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=redact)
 
 
 def _ready_wait(envr: Environment) -> float:

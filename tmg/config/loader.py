@@ -259,7 +259,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         enabled=m.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default) and m.get("SERVER", "plur") in servers,
         server=m.get("SERVER", "plur"),
         inject_budget=m.get("INJECT_BUDGET", 2000),
-        learn=m.get("LEARN", "batch"),
+        learn=m.get("LEARN", "full"),
         scope=m.get("SCOPE", ""),
         max_learns_per_session=m.get("MAX_LEARNS_PER_SESSION", 3),
     )

@@ -50,7 +50,7 @@ class MemoryConfig:
     enabled: bool = False
     server: str = "plur"
     inject_budget: int = 2000
-    learn: str = "batch"
+    learn: str = "full"
     scope: str = ""
     max_learns_per_session: int = 3
 

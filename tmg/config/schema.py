@@ -55,7 +55,7 @@ MEMORY = {
     "ENABLED": Key("bool", True),  # the shipped PLUR serves it when MCP_SERVERS has no entry
     "SERVER": Key("str", "plur", hot=False),
     "INJECT_BUDGET": Key("int", 2000, minimum=1),
-    "LEARN": Key("choice", "batch", choices=LEARN_TIERS),
+    "LEARN": Key("choice", "full", choices=LEARN_TIERS),
     "SCOPE": Key("str", ""),
     "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0),
 }

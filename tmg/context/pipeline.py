@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
@@ -26,6 +25,10 @@ class TurnContext:
     force_compact: bool = False
     meta: dict[str, Any] = field(default_factory=dict)  # turn metadata (e.g. injected memory ids)
     notices: list[str] = field(default_factory=list)  # shown on stderr and in the transcript
+    # Text that rides with the latest user turn of this request only (the memory block): it is
+    # added to the payload, never to the canonical history, so every earlier message and the
+    # system message stay byte-identical from one prompt to the next (servers' prefix caches).
+    riders: list[str] = field(default_factory=list)
     _persist: bool = False
 
     def request_persist(self) -> None:
@@ -36,11 +39,37 @@ class TurnContext:
     def persist_requested(self) -> bool:
         return self._persist
 
+    def ride_with_latest_user(self, text: str) -> None:
+        """Send `text` with the latest user message, this request only (never stored)."""
+        self.riders.append(text)
+
     def latest_user_text(self) -> str:
         for m in reversed(self.messages):
             if m.get("role") == "user":
                 return content_text(m)
         return ""
+
+
+def with_riders(messages: list[Message], riders: Sequence[str]) -> list[Message]:
+    """A copy of `messages` whose latest user message carries `riders` after its own text.
+
+    The message dict is replaced, never mutated (it is the stored history's own). After the
+    text, so even the latest message shares its leading bytes with what the next prompt sends.
+    """
+    out = list(messages)
+    index = next((i for i in range(len(out) - 1, -1, -1) if out[i].get("role") == "user"), None)
+    if not riders or index is None:
+        return out
+    extra = "\n\n".join(riders)
+    message = out[index]
+    content = message.get("content")
+    if isinstance(content, list):
+        new_content: Any = [*content, {"type": "text", "text": extra}]
+    else:
+        text = content if isinstance(content, str) else ""
+        new_content = f"{text.rstrip()}\n\n{extra}" if text.strip() else extra
+    out[index] = {**message, "content": new_content}
+    return out
 
 
 def content_text(message: Message) -> str:
@@ -93,8 +122,11 @@ class Pipeline:
         for t in self.transformers:
             if t.priority >= CANONICAL_LIMIT and canonical is None:
                 canonical = ctx.messages
-                ctx.messages = copy.copy(canonical)  # transient edits never reach the store
+                # Transient edits (riders included) never reach the store; later transformers
+                # (pruner, validator) see and count what is really sent.
+                ctx.messages = with_riders(canonical, ctx.riders)
             await t.apply(ctx)
         if canonical is None:
             canonical = ctx.messages
+            ctx.messages = with_riders(canonical, ctx.riders)
         return RefinedContext(canonical=canonical, payload=ctx.messages, persist=ctx.persist_requested)

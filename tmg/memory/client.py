@@ -110,8 +110,10 @@ class PlurClient:
         payload = payloads.capture_payload(summary, agent, session_id)
         return await self.call("plur_capture", payload, results.parse_capture)
 
-    async def learn(self, statement: str, tags: Sequence[str], scope: str = "") -> CallResult[str]:
-        return await self.call("plur_learn", payloads.learn_payload(statement, tags, scope), results.parse_learn)
+    async def learn(self, statement: str, tags: Sequence[str], scope: str = "", *, pinned: bool = False,
+                    source: str | None = None) -> CallResult[str]:
+        payload = payloads.learn_payload(statement, tags, scope, pinned=pinned, source=source)
+        return await self.call("plur_learn", payload, results.parse_learn)
 
     async def learn_batch(
         self, statements: Iterable[str], tags: Sequence[str], scope: str = ""
@@ -137,3 +139,13 @@ class PlurClient:
 
     async def timeline(self, search: str | None = None, since: str | None = None) -> CallResult[list[results.Episode]]:
         return await self.call("plur_timeline", payloads.timeline_payload(search, since), results.parse_timeline)
+
+    async def pinned(self) -> CallResult[list[results.Engram]]:
+        """The pinned set (the user's standing instructions), with statements."""
+        return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned)
+
+    async def pin(self, engram_id: str, pinned: bool = True) -> CallResult[dict[str, Any]]:
+        return await self.call("plur_pin", payloads.pin_payload(engram_id, pinned), results.parse_pin)
+
+    async def forget(self, engram_id: str, reason: str | None = None) -> CallResult[results.Engram]:
+        return await self.call("plur_forget", payloads.forget_payload(engram_id, reason), results.parse_forget)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tmg.memory.client import CallResult
+from tmg.memory.results import BatchResult
 
 WRITE_TOOLS = frozenset({"plur_capture", "plur_learn", "plur_learn_batch"})
 INJECTION_TOOLS = frozenset({"plur_inject_hybrid", "plur_recall"})
@@ -23,6 +24,7 @@ class Tally:
 
     attempts: int = 0
     failures: int = 0
+    item_failures: int = 0  # batch items the server refused one by one inside a call that landed
     last_error: str | None = None
 
     @property
@@ -35,6 +37,11 @@ class Tally:
         if not result.ok:
             self.failures += 1
             self.last_error = result.error
+        elif isinstance(result.value, BatchResult) and result.value.failures:
+            # No isError, yet these items were not written (a blank statement, a detected secret).
+            self.item_failures += len(result.value.failures)
+            first = result.value.failures[0]
+            self.last_error = f"{result.tool}: item refused: {first.get('error', 'no reason given')}"
 
 
 class WriteReport:
@@ -43,6 +50,7 @@ class WriteReport:
     def __init__(self) -> None:
         self.writes: dict[str, Tally] = {}
         self.injection = Tally()
+        self.start_failure: str | None = None  # e.g. the server never finished starting
 
     def record(self, result: CallResult[Any]) -> None:
         """Count one call (the `on_result` hook of PlurClient). Other reads are not counted."""
@@ -53,8 +61,9 @@ class WriteReport:
 
     @property
     def failed_writes(self) -> int:
-        """N of the notice: the number of write calls that failed, all write tools together."""
-        return sum(t.failures for t in self.writes.values())
+        """N of the notice: write calls that failed, plus batch items the server refused one by
+        one, all write tools together."""
+        return sum(t.failures + t.item_failures for t in self.writes.values())
 
     def dead_tools(self) -> list[str]:
         """Write tools whose every attempt failed this session, sorted."""
@@ -78,8 +87,9 @@ class WriteReport:
         for tool in sorted(self.writes):
             t = self.writes[tool]
             state = " (failing: learning through it is disabled)" if t.dead else ""
-            last = f"; last error: {t.last_error}" if t.failures and t.last_error else ""
-            out.append(f"{tool}: {t.attempts} attempt(s), {t.failures} failed{state}{last}")
+            last = f"; last error: {t.last_error}" if (t.failures or t.item_failures) and t.last_error else ""
+            items = f", {t.item_failures} item(s) refused" if t.item_failures else ""
+            out.append(f"{tool}: {t.attempts} attempt(s), {t.failures} failed{items}{state}{last}")
         if self.injection.attempts:
             i = self.injection
             last = f"; last error: {i.last_error}" if i.failures and i.last_error else ""

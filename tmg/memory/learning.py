@@ -8,10 +8,18 @@ Classification is by the hook's own `error` argument, never a stale field:
 
 Tiers, read from the live config on every turn (LEARN is hot):
 - `capture`: every episode -> `plur_capture`, detached;
-- `batch`: learnable text (never error episodes) -> the session's ring of 20, sent at session end;
-- `full`: batch, plus a gated `plur_learn` of corrections and instructions, capped and deduped.
+- `batch`: learnable text (never error episodes) -> the session's ring of 20, sent at session end
+  as engrams tagged `origin:answer` (shown as notes that may be wrong, never as instructions);
+- `full` (the shipped default): the user's own corrections and standing instructions as pinned
+  engrams (`plur_learn ... pinned: true`, `origin:user`; capped and deduped), which PLUR then
+  injects for every prompt whatever its words; every episode as an episode (`plur_capture`),
+  not an engram. Chosen on evidence (docs/memory-quality.md): a whole answer is not one
+  assertion, and an answer stored as an engram grows the store every session (PLUR's inject
+  slows with it) and comes back as "memory" even when it was wrong.
 Writes are detached tasks (the next prompt never waits for them), tracked so the session end
-can await them; learns take the advisory write lock.
+can await them; learns take the advisory write lock. A capture or learn that fails is spooled
+(`BatchSpool.put_write`) and replayed by a later session end. Every text passes the scrubber
+(config redactor + secret shapes) before it is written anywhere.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, MutableSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +39,7 @@ from tmg.memory import payloads
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import PendingRing
 from tmg.memory.runtime import ClientSource
+from tmg.memory.spool import BatchSpool
 
 RING_SIZE = 20
 # A write waits this long for a server that is still starting (it is detached: nobody waits on it).
@@ -118,6 +127,9 @@ class LearningHook:
         client_wait: float = CLIENT_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
         pending_root: Path | None = None,
+        spool: BatchSpool | None = None,
+        scrub: Callable[[str], str] = lambda s: s,
+        instructions: MutableSet[str] | None = None,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
@@ -126,6 +138,9 @@ class LearningHook:
             statements: id -> statement cache shared with the injector (learned ones are added).
             pending_root: where each session's ring is also written, item by item, so a crash
                 loses nothing (`tmg.memory.pending`); None: the ring lives in memory only.
+            spool: where a capture or learn that failed is kept for a later session (None: lost).
+            scrub: masks secrets (config values, common shapes) in every text before it is written.
+            instructions: ids of the user's standing instructions (shared with the injector).
         """
         self._clients = clients
         self._config = config
@@ -140,6 +155,10 @@ class LearningHook:
         self._kept: list[PendingRing] = []  # rings left on disk at the end: locked until the process exits
         self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
         self._tasks: set[asyncio.Task[None]] = set()
+        self._spool = spool
+        self._scrub = scrub
+        self.turns_seen = 0  # turns memory was asked to learn from (a server that never started matters then)
+        self.instructions: MutableSet[str] = set() if instructions is None else instructions
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
@@ -147,23 +166,25 @@ class LearningHook:
         memory = config.memory
         if not memory.enabled or memory.learn == "off":
             return
+        self.turns_seen += 1
         episode = classify(turn, error)
-        if memory.learn == "capture":
+        if memory.learn in ("capture", "full"):
             if episode is not None:
-                self._detach(self._capture(episode.summary, turn.mode, turn.session_id), "plur_capture")
+                summary = self._scrub(episode.summary)
+                self._detach(self._capture(summary, turn.mode, turn.session_id), "plur_capture")
+            if memory.learn == "full":
+                self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
             return
         if episode is not None and episode.text is not None:
-            self._append(turn.session_id, episode.text, payloads.session_tags(turn.session_id, turn.mode),
-                         memory.scope)
-        if memory.learn == "full":
-            self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
+            tags = payloads.session_tags(turn.session_id, turn.mode, payloads.ANSWER_ORIGIN)
+            self._append(turn.session_id, self._scrub(episode.text), tags, memory.scope)
 
     def _append(self, session_id: str, text: str, tags: list[str], scope: str) -> None:
         """Skip-at-append: blank text never enters; each item is cut to 2000 bytes here."""
         if not text.strip():
             return
         ring = self._rings.setdefault(session_id, deque(maxlen=self._ring_size))
-        item = payloads.batch_item(text, tags, scope)
+        item = payloads.batch_item(text, tags, scope, payloads.SOURCES[payloads.ANSWER_ORIGIN])
         ring.append(item)
         if self._pending_root is not None:
             pending = self._pending.get(session_id)
@@ -173,7 +194,7 @@ class LearningHook:
             pending.append(item, list(ring))
 
     def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
-        statement = payloads.cut_utf8(turn.user_text.strip(), payloads.STATEMENT_MAX_BYTES)
+        statement = payloads.cut_utf8(self._scrub(turn.user_text.strip()), payloads.STATEMENT_MAX_BYTES)
         if not statement or not is_instruction(statement):
             return
         sent = self._learned.setdefault(turn.session_id, set())
@@ -184,7 +205,8 @@ class LearningHook:
             self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
             return
         sent.add(key)
-        self._detach(self._learn(statement, payloads.session_tags(turn.session_id, turn.mode), scope), "plur_learn")
+        tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN)
+        self._detach(self._learn(statement, tags, scope), "plur_learn")
 
     def batch(self, session_id: str) -> list[dict[str, Any]]:
         """The session's ring, oldest first (a copy)."""
@@ -237,21 +259,49 @@ class LearningHook:
         task.add_done_callback(self._tasks.discard)
 
     async def _capture(self, summary: str, agent: str, session_id: str) -> None:
-        client = await self._clients.client(self._client_wait)
-        if client is None:
-            self._debug("memory: no live memory server; an episode was not captured")
-            return
-        await client.capture(summary, agent, session_id)  # counted by the write report
+        payload = payloads.capture_payload(summary, agent, session_id)
+        try:
+            client = await self._clients.client(self._client_wait)
+            if client is None:
+                self._keep("capture", payload, "no live memory server")
+                return
+            result = await client.capture(summary, agent, session_id)  # counted by the write report
+        except asyncio.CancelledError:
+            self._keep("capture", payload, "cut off at the session end")  # the end counts it as failed
+            raise
+        if not result.ok:
+            self._keep("capture", payload, result.error)
 
     async def _learn(self, statement: str, tags: list[str], scope: str) -> None:
-        client = await self._clients.client(self._client_wait)
-        if client is None:
-            self._debug("memory: no live memory server; an instruction was not learned")
-            return
-        if self._lock is None:
-            result = await client.learn(statement, tags, scope)
-        else:
-            async with self._lock.held():
-                result = await client.learn(statement, tags, scope)
+        source = payloads.SOURCES[payloads.USER_ORIGIN]
+        payload = payloads.learn_payload(statement, tags, scope, pinned=True, source=source)
+        try:
+            client = await self._clients.client(self._client_wait)
+            if client is None:
+                self._keep("learn", payload, "no live memory server")
+                return
+            if self._lock is None:
+                result = await client.learn(statement, tags, scope, pinned=True, source=source)
+            else:
+                async with self._lock.held():
+                    result = await client.learn(statement, tags, scope, pinned=True, source=source)
+        except asyncio.CancelledError:
+            self._keep("learn", payload, "cut off at the session end")
+            raise
         if result.ok and result.value:
             self.statements[result.value] = statement
+            self.instructions.add(result.value)
+        elif not result.ok:
+            self._keep("learn", payload, result.error)
+
+    def _keep(self, kind: str, payload: dict[str, Any], why: str | None) -> None:
+        """A write that did not land goes to the spool, for a later session end to replay."""
+        if self._spool is None:
+            self._debug(f"memory: a {kind} did not land ({why}) and there is no spool; it is lost")
+            return
+        try:
+            self._spool.put_write(kind, payload)
+        except OSError as exc:
+            self._debug(f"memory: a {kind} did not land ({why}) nor could be spooled ({exc})")
+            return
+        self._debug(f"memory: a {kind} did not land ({why}); spooled for the next session")

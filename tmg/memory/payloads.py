@@ -51,9 +51,16 @@ def _with_scope(payload: dict[str, Any], scope: str) -> dict[str, Any]:
     return payload
 
 
-def session_tags(session_id: str, mode: str) -> list[str]:
-    """The tags every write carries: `session:<id>`, `mode:<mode>`."""
-    return [f"session:{session_id}", f"mode:{mode}"]
+# Where an engram came from (memory.md §3: origin decides the block's heading), as PLUR's own
+# `source` field and a tag: the user's own words, or derived from a model's answer.
+USER_ORIGIN, ANSWER_ORIGIN = "user", "answer"
+SOURCES = {USER_ORIGIN: "tmg: the user's own words", ANSWER_ORIGIN: "tmg: a model's answer (may be wrong)"}
+
+
+def session_tags(session_id: str, mode: str, origin: str | None = None) -> list[str]:
+    """The tags every write carries: `session:<id>`, `mode:<mode>`, and `origin:<origin>` if given."""
+    tags = [f"session:{session_id}", f"mode:{mode}"]
+    return tags + [f"origin:{origin}"] if origin else tags
 
 
 def inject_payload(task: str, budget: int, scope: str = "") -> dict[str, Any]:
@@ -68,16 +75,27 @@ def capture_payload(summary: str, agent: str, session_id: str) -> dict[str, Any]
     return {"summary": cut_utf8(summary, SUMMARY_MAX_BYTES), "agent": agent, "session_id": session_id}
 
 
-def learn_payload(statement: str, tags: Sequence[str], scope: str = "") -> dict[str, Any]:
-    """`plur_learn {statement, tags, scope?}`: no `agent`, no `session_id` (the server defines neither)."""
+def learn_payload(statement: str, tags: Sequence[str], scope: str = "", *, pinned: bool = False,
+                  source: str | None = None) -> dict[str, Any]:
+    """`plur_learn {statement, tags, scope?, source?, pinned?}`: no `agent`, no `session_id`
+    (the server defines neither). A user's standing instruction is `pinned` (PLUR then injects it
+    for every task, whatever its words) with `source` USER_SOURCE."""
     if not statement.strip():
         raise ValueError("learn needs a non-blank statement")
-    return _with_scope({"statement": statement, "tags": list(tags)}, scope)
+    payload = _with_scope({"statement": statement, "tags": list(tags)}, scope)
+    if source:
+        payload["source"] = source
+    if pinned:
+        payload["pinned"] = True
+    return payload
 
 
-def batch_item(statement: str, tags: Sequence[str], scope: str = "") -> dict[str, Any]:
-    """One learn_batch engram `{statement, scope?, tags}`, cut to 2000 bytes; no per-item session_id."""
-    return _with_scope({"statement": cut_utf8(statement, STATEMENT_MAX_BYTES)}, scope) | {"tags": list(tags)}
+def batch_item(statement: str, tags: Sequence[str], scope: str = "", source: str | None = None) -> dict[str, Any]:
+    """One learn_batch engram `{statement, scope?, tags, source?}`, cut to 2000 bytes; no per-item session_id."""
+    item = _with_scope({"statement": cut_utf8(statement, STATEMENT_MAX_BYTES)}, scope) | {"tags": list(tags)}
+    if source:
+        item["source"] = source
+    return item
 
 
 def learn_batch_payload(statements: Iterable[str], tags: Sequence[str], scope: str = "") -> dict[str, Any]:
@@ -105,7 +123,9 @@ def learn_batch_items_payload(items: Iterable[Mapping[str, Any]]) -> dict[str, A
             continue
         tags = item.get("tags") or []
         scope = item.get("scope") or ""
-        engrams.append(batch_item(statement, [str(t) for t in tags], scope if isinstance(scope, str) else ""))
+        source = item.get("source")
+        engrams.append(batch_item(statement, [str(t) for t in tags], scope if isinstance(scope, str) else "",
+                                  source if isinstance(source, str) else None))
     if not engrams:
         raise EmptyBatchError("learn_batch needs at least one non-blank statement")
     # 0: never let the server spend the user's provider budget on dedup calls.
@@ -120,6 +140,29 @@ def recall_payload(query: str, limit: int | None = None, scope: str = "") -> dic
     if limit is not None:
         payload["limit"] = int(limit)
     return _with_scope(payload, scope)
+
+
+def pin_payload(engram_id: str, pinned: bool = True) -> dict[str, Any]:
+    """`plur_pin {id, pinned}`: pin (always inject) or unpin one engram."""
+    if not engram_id.strip():
+        raise ValueError("pin needs an engram id")
+    return {"id": engram_id, "pinned": bool(pinned)}
+
+
+def pinned_list_payload() -> dict[str, Any]:
+    """`plur_pin {list: true}`: the pinned set, with each engram's statement."""
+    return {"list": True}
+
+
+def forget_payload(engram_id: str, reason: str | None = None) -> dict[str, Any]:
+    """`plur_forget {id, reason?}`: retire one engram by its exact id (never by a search term:
+    a search could retire an engram the user did not mean)."""
+    if not engram_id.strip():
+        raise ValueError("forget needs an engram id")
+    payload = {"id": engram_id}
+    if reason:
+        payload["reason"] = reason
+    return payload
 
 
 def timeline_payload(search: str | None = None, since: str | None = None) -> dict[str, Any]:

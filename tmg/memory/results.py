@@ -124,9 +124,18 @@ def parse_error(data: Any, text: str) -> ServerError:
     return ServerError(text.strip() or "isError with no text")
 
 
+def _refused(obj: dict[str, Any], tool: str) -> None:
+    """Some handlers answer a refusal as a plain result (`success: false`), not with isError."""
+    if obj.get("success") is False:
+        raise ResultError(f"{tool}: {obj.get('error') or 'refused'}")
+
+
 def parse_learn(data: Any) -> str:
-    """plur_learn -> the engram id (the existing one for an exact duplicate)."""
-    return _string(_object(data, "plur_learn"), "id", "plur_learn")
+    """plur_learn -> the engram id (the existing one for an exact duplicate). A refusal without
+    isError (e.g. `pinned_quota_exceeded`: the pinned set is full) is a failed write."""
+    obj = _object(data, "plur_learn")
+    _refused(obj, "plur_learn")
+    return _string(obj, "id", "plur_learn")
 
 
 def parse_learn_batch(data: Any) -> BatchResult:
@@ -209,3 +218,25 @@ def parse_timeline(data: Any) -> list[Episode]:
         Episode(_string(r, "id", "plur_timeline"), str(r.get("summary", "")), r.get("timestamp"), r.get("agent"))
         for r in (_object(r, "plur_timeline") for r in rows)
     ]
+
+
+def parse_pinned(data: Any) -> list[Engram]:
+    """plur_pin {list: true} -> the pinned engrams with their statements."""
+    rows = _list(_object(data, "plur_pin"), "pinned", "plur_pin")
+    return [Engram(_string(r, "id", "plur_pin"), str(r.get("statement", "")), r.get("type"), r.get("scope"))
+            for r in (_object(r, "plur_pin") for r in rows)]
+
+
+def parse_pin(data: Any) -> dict[str, Any]:
+    """plur_pin {id, pinned} -> its result object (the server says what it did)."""
+    obj = _object(data, "plur_pin")
+    _refused(obj, "plur_pin")
+    return obj
+
+
+def parse_forget(data: Any) -> Engram:
+    """plur_forget -> the retired engram."""
+    obj = _object(data, "plur_forget")
+    _refused(obj, "plur_forget")
+    retired = _object(obj.get("retired"), "plur_forget")
+    return Engram(_string(retired, "id", "plur_forget"), str(retired.get("statement", "")))

@@ -18,6 +18,7 @@ from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import pending_dir
+from tmg.memory.scrub import make_scrubber
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.session_end import MemoryEnd
 from tmg.memory.spool import BatchSpool, spool_dir
@@ -39,6 +40,7 @@ class SessionMemory:
         ready_wait: float = READY_WAIT_S,
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
         runtime: MemoryRuntime | None = None,
+        redact: Callable[[str], str] = lambda s: s,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -51,12 +53,16 @@ class SessionMemory:
             runtime: the process's running memory server (`MemoryServers.runtime_for`), shared
                 with other sessions and closed by its owner; None: this session starts its own
                 and closes it at its end.
+            redact: the config redactor (configured secrets); with the secret-shape detector it
+                scrubs every text memory writes (server, spool, pending files).
         """
         current = config()
         self.session_id = session_id
         self._config = config
         self.report = WriteReport()
         self.statements: dict[str, str] = {}
+        self.instructions: set[str] = set()  # ids of the user's standing instructions (pinned)
+        scrub = make_scrubber(redact)
         owned = runtime is None
         if runtime is None:
             entry = current.mcp_servers.get(current.memory.server)
@@ -73,12 +79,14 @@ class SessionMemory:
             clients = runtime.for_session(self.report.record)
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
-        self.injector = MemoryInjector(clients, statements=self.statements, ready_wait=ready_wait, debug=debug)
+        self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
+                                       ready_wait=ready_wait, debug=debug)
+        self.spool = BatchSpool(spool_dir(home), warn=warn, scrub=scrub)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
+            spool=self.spool, scrub=scrub, instructions=self.instructions,
         )
-        self.spool = BatchSpool(spool_dir(home), warn=warn)
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
             report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,
@@ -108,11 +116,13 @@ class SessionMemory:
             lines += [f"  {i}  {p}" for i, p in zip(last.ids, last.previews)]
             if last.unresolved:
                 lines.append(f"  no words found for: {', '.join(last.unresolved)}")
+        if self.injector.stats.unresolved:
+            lines.append(f"unresolved ids (selected, no words found) this session: {self.injector.stats.unresolved}")
             if last.left_out:
                 lines.append(f"  over the budget, left out: {', '.join(last.left_out)}")
         ring = len(self.hook.batch(self.session_id))
         learn = f"learning: {memory.learn}"
-        if memory.learn in ("batch", "full"):
+        if memory.learn == "batch":
             learn += f" · batch {ring}/{RING_SIZE} waiting for the session end"
         if memory.learn == "full":
             learn += f" · learned {self.hook.learned_count(self.session_id)}/{memory.max_learns_per_session}"

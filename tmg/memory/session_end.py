@@ -1,10 +1,14 @@
 """Memory's part of the single session end (memory.md §6), in its fixed order:
 
 1. finish the detached writes (bounded), so their outcome is counted (one cut off counts as failed);
-2. flush the batch: spooled batches of earlier sessions first (and the rings of sessions that
-   died, left in their pending files), then this session's ring, as `plur_learn_batch ...
-   max_llm_calls: 0`; never an empty batch; the ring is spooled before it is sent (write-ahead)
-   and its spool file removed once it lands; no wait for a server when there is nothing to send;
+2. flush: spooled writes of earlier sessions first (batches, captures, learns; and the rings of
+   sessions that died, left in their pending files), then this session's ring, as
+   `plur_learn_batch ... max_llm_calls: 0`; never an empty batch; the ring is spooled before it
+   is sent (write-ahead) and its spool file removed once it lands; no wait for a server when
+   there is nothing to send. A spooled write the server refuses as invalid is retried by later
+   sessions at most `spool.MAX_TRIES` times, then quarantined and reported once with its file;
+   it never blocks the writes behind it. Batch items the server refuses one by one (no isError)
+   are counted as write failures and kept in the quarantine with the server's reasons;
 3. read the write report, so the flush's own outcome is in it, and hand its notice (if any write
    failed) to the sink: stderr and the transcript;
 4. close the memory server without waiting for it to exit by itself.
@@ -13,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +28,7 @@ from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import orphans, pending_dir
 from tmg.memory.runtime import ClientSource, MemoryRuntime
-from tmg.memory.spool import BatchSpool, SpoolEntry
+from tmg.memory.spool import MAX_TRIES, BatchSpool, SpoolEntry
 
 # How long the end waits for detached writes (one call's bound, plus a little).
 DRAIN_WAIT_S = 3.5
@@ -32,6 +36,8 @@ DRAIN_WAIT_S = 3.5
 FLUSH_CLIENT_WAIT_S = 5.0
 # Spooled batches replayed per session end, so a long outage's backlog cannot make one exit slow.
 MAX_REPLAYS = 10
+_TRANSPORT = ("timeout", "raised", "unavailable")
+STILL_STARTING = "the memory server never finished starting — nothing was recalled or written"
 # The steps a signal during the end may cut short (SessionEnd.hurry): what they have not sent
 # is on disk by then (the flush spools the ring before its first wait).
 DRAIN_STEP, FLUSH_STEP = "finish memory writes", "flush the memory batch"
@@ -101,7 +107,10 @@ class MemoryEnd:
                                           error="still running at the session end; cancelled"))
 
     def notify(self, sink: Callable[[str], None]) -> str | None:
-        """Read the report now (after the flush) and pass its notice on, if any write failed."""
+        """Read the report now (after the flush) and pass its notice on, if any write failed
+        or the memory server was needed but never finished starting."""
+        if self._clients.starting and self._hook.turns_seen and self._config().memory.enabled:
+            self.report.start_failure = STILL_STARTING
         notice = self.report.notice()
         if notice is not None:
             sink(notice)
@@ -118,13 +127,16 @@ class MemoryEnd:
         self.last_flush = outcome
         items = self._hook.batch(self.session_id)
         memory = self._config().memory
-        if not memory.enabled or memory.learn not in ("batch", "full"):
-            # The tier at the end decides: learning switched off means this batch is not written.
+        if not memory.enabled or memory.learn != "batch":
+            # The tier at the end decides: a batch is written only by the batch tier.
             self._hook.take_batch(self.session_id)
             outcome.dropped = len(items)
             if items:
-                self._debug(f"memory: learning is off at the session end; {len(items)} batch engram(s) not sent")
-            return outcome
+                self._debug(f"memory: LEARN is {memory.learn} at the session end; "
+                            f"{len(items)} batch engram(s) not sent")
+            items = []
+            if not memory.enabled or memory.learn == "off":
+                return outcome
         self._adopt_orphans()
         own: SpoolEntry | None = None
         if items:
@@ -168,16 +180,23 @@ class MemoryEnd:
         server_down = False
         earlier = [e for e in self._spool.pending(MAX_REPLAYS + 1) if own is None or e.path != own.path]
         for entry in earlier[:MAX_REPLAYS]:
-            if not entry.engrams:
+            if not entry.engrams and entry.write is None:
                 self._spool.remove(entry)  # nothing sendable in it: keeping it would retry forever
                 continue
-            result = await client.learn_batch_items(entry.engrams)
-            if not result.ok:
-                # Stop replaying; a server that does not answer at all is not asked again now.
-                server_down = result.failure in ("timeout", "raised", "unavailable")
+            result = await self._replay(client, entry)
+            if result.ok:
+                self._spool.remove(entry)
+                outcome.replayed += 1
+                self._refused_items(entry.engrams, result)
+                continue
+            if result.failure in _TRANSPORT:
+                server_down = True  # a server that does not answer at all is not asked again now
                 break
-            self._spool.remove(entry)
-            outcome.replayed += 1
+            # Refused as invalid: counted in its file; quarantined at the bound; the rest go on.
+            moved = self._spool.refused(entry)
+            if moved is not None:
+                self._warn(f"memory: a spooled {entry.kind} was refused {MAX_TRIES} times ({result.error}); "
+                           f"moved to {moved} and not retried")
         if not items:
             return
         if server_down:
@@ -190,11 +209,41 @@ class MemoryEnd:
             else:
                 self._hook.take_batch(self.session_id)
             outcome.sent = len(items)
-            failures = result.value.failures if result.value else ()
-            if failures:
-                self._debug(f"memory: the server refused {len(failures)} batch item(s): {failures[:3]}")
+            self._refused_items(items, result)
         else:
             self._kept(items, own, outcome)
+
+    async def _replay(self, client: Any, entry: SpoolEntry) -> CallResult[Any]:
+        write = entry.write or {}
+        if entry.kind == "capture":
+            return await client.capture(write["summary"], write.get("agent", "default"), write.get("session_id", ""))
+        if entry.kind == "learn":
+            result = await client.learn(write["statement"], write.get("tags") or [], write.get("scope") or "",
+                                        pinned=write.get("pinned") is True, source=write.get("source"))
+            if result.ok and result.value and write.get("pinned") is True:
+                self._hook.instructions.add(result.value)
+            return result
+        return await client.learn_batch_items(entry.engrams)
+
+    def _refused_items(self, items: Sequence[dict[str, Any]], result: CallResult[Any]) -> None:
+        """Items a landed batch did not write (the report counts them): kept in the quarantine
+        with the server's reasons and reported, never dropped without a word."""
+        failures = result.value.failures if result.value is not None else ()
+        if not failures:
+            return
+        refused = []
+        for failure in failures:
+            index = failure.get("index")
+            item = items[index] if isinstance(index, int) and 0 <= index < len(items) else {}
+            refused.append({**item, "error": str(failure.get("error", ""))})
+        try:
+            path = self._spool.quarantine_items(refused)
+        except OSError as exc:
+            path = None
+            self._debug(f"memory: refused batch items could not be kept ({exc})")
+        reason = refused[0]["error"] or "no reason given"
+        self._warn(f"memory: the server refused {len(refused)} batch item(s) ({reason})"
+                   + (f"; kept in {path}" if path else ""))
 
     def _kept(self, items: list[dict[str, Any]], own: SpoolEntry | None, outcome: FlushOutcome) -> None:
         """The ring did not land: it stays where the write-ahead put it, or is spooled now."""

@@ -1,0 +1,81 @@
+"""Secrets never reach memory (memory.md §4): every statement, summary, spool and pending record
+passes here before it is written anywhere.
+
+Two passes:
+1. the config redactor (`tmg.config.secrets.Redactor`): the exact values of configured keys;
+2. a detector for common secret shapes, masking the secret and keeping the words around it (so
+   "the DB password is in .env: DB_PASSWORD=***" is still a note someone can act on).
+
+Why patterns and not a library: the well-kept detectors (detect-secrets, truffleHog's rules)
+import dozens of plugins and entropy scanners, far more than a write path that runs after every
+turn needs, and they flag high-entropy words a note may legitimately hold. These shapes cover what
+the real PLUR refuses (its `SECRET_PATTERNS`, so a write is never lost to its per-item rejection)
+plus the shapes a pasted `.env` or config holds. Compiled once, on first use: never imported on
+the one-shot hot path before a write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+MASK = "***"
+
+# Each pattern's group "secret" is what is masked; the rest (a key name, a URL's host) stays.
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    # Private key blocks, whole (the END line may be missing in a cut text).
+    ("private_key", r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+                    r"(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z))"),
+    # Provider keys: OpenAI / Anthropic / Stripe style sk-/pk-/rk- (PLUR's generic_api_key),
+    # GitHub, GitLab, Slack, Google.
+    ("provider_key", r"(?<![A-Za-z0-9])(?P<secret>(?:sk|pk|rk)[-_][A-Za-z0-9][A-Za-z0-9_-]{15,})"),
+    ("github_token", r"(?P<secret>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))"),
+    ("gitlab_token", r"(?P<secret>\bglpat-[A-Za-z0-9_-]{20,})"),
+    ("slack_token", r"(?P<secret>\bxox[abposr]-[A-Za-z0-9-]{10,})"),
+    ("google_api_key", r"(?P<secret>\bAIza[0-9A-Za-z_-]{35})"),
+    ("aws_access_key", r"(?P<secret>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"),
+    ("jwt", r"(?P<secret>\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?)"),
+    ("bearer_token", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
+    # URLs with credentials: scheme://user:password@host (the password goes; user and host stay).
+    ("url_credentials", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
+    # Assignments: PASSWORD=..., DB_PASSWORD: ..., API_KEY=..., TOKEN=..., SECRET=...,
+    # aws_secret_access_key = ... (an .env line, a YAML key, a shell export).
+    ("assignment", r"(?i)\b(?:[A-Z0-9_]*?(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|"
+                   r"ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH))[\"']?\s*[=:]\s*[\"']?"
+                   r"(?P<secret>[^\s\"',;]{4,})"),
+)
+_compiled: list[tuple[str, re.Pattern[str]]] | None = None
+
+
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    global _compiled
+    if _compiled is None:
+        _compiled = [(name, re.compile(rx, re.DOTALL) if name == "private_key" else re.compile(rx))
+                     for name, rx in _PATTERNS]
+    return _compiled
+
+
+def find_secrets(text: str) -> list[str]:
+    """The names of the secret shapes found in `text` (empty when it looks clean)."""
+    return [name for name, rx in _patterns() if rx.search(text)]
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every detected secret replaced by `***` (the words around it kept)."""
+    for _name, rx in _patterns():
+        text = rx.sub(_masked, text)
+    return text
+
+
+def _masked(match: re.Match[str]) -> str:
+    whole, start, end = match.group(0), match.start("secret") - match.start(), match.end("secret") - match.start()
+    return whole[:start] + MASK + whole[end:]
+
+
+def make_scrubber(redact: Callable[[str], str] = lambda s: s) -> Callable[[str], str]:
+    """The one function memory's writers call: the config redactor, then the shape detector."""
+
+    def scrub(text: str) -> str:
+        return mask_secrets(redact(text))
+
+    return scrub
