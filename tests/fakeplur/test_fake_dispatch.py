@@ -100,8 +100,8 @@ def test_status_counts() -> None:
 
 
 def test_unimplemented_tool_fails_honestly() -> None:
-    data, is_error, _ = call(Fake(FakeConfig(profile="full")), "plur_forget", {"id": "ENG-1"})
-    assert is_error and "fakeplur does not implement plur_forget" in data["error"]
+    data, is_error, _ = call(Fake(FakeConfig(profile="full")), "plur_sync", {})
+    assert is_error and "fakeplur does not implement plur_sync" in data["error"]
 
 
 def test_store_is_written_atomically_and_reloaded(tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ class LiveConfig:
     """A config that tests change between turns, as a hot reload would."""
 
     def __init__(self, **memory: Any) -> None:
-        self.config = Config(memory=MemoryConfig(**{"enabled": True, **memory}))
+        # LEARN batch unless a test says otherwise: most tests here are about the batch machinery
+        # (ring, spool, flush); the shipped tier (full) has tests of its own.
+        self.config = Config(memory=MemoryConfig(**{"enabled": True, "learn": "batch", **memory}))
 
     def __call__(self) -> Config:
         return self.config

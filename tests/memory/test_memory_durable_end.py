@@ -155,7 +155,8 @@ async def test_a_ring_left_by_a_killed_session_is_landed_by_the_next_flush_exact
     outcome = await second.end.flush()
     assert batches(conn) == [["First lesson.", "Second lesson."]]
     assert conn.calls[0][1]["engrams"][0] == {"statement": "First lesson.", "scope": "project:x",
-                                              "tags": ["session:s-1", "mode:chat"]}
+                                              "tags": ["session:s-1", "mode:chat", "origin:answer"],
+                                              "source": "tmg: a model's answer (may be wrong)"}
     assert outcome.replayed == 1 and ring_files(tmp_path) == [] and spooled(tmp_path) == []
 
     conn3 = Conn([], profile="full")

@@ -1,4 +1,4 @@
-"""Seam A: the memory block in the system message (memory.md §3), against the schema-checking fake."""
+"""Seam A: the memory block, riding with the latest user turn (memory.md §3), against the schema-checking fake."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import pytest
 from tests.support.doubles import FakePlurCaller, ScriptedCaller
 from tmg.config.model import Config, MemoryConfig
 from tmg.context.persona import PersonaTransformer
-from tmg.context.pipeline import Pipeline, TurnContext
+from tmg.context.pipeline import Pipeline, TurnContext, with_riders
 from tmg.mcp_servers import McpCallError, ToolOutcome
 from tmg.memory.client import PlurClient
 from tmg.memory.health import WriteReport
-from tmg.memory.injector import END_MARKER, NOTE, START_MARKER, MemoryInjector, Note, render_block
+from tmg.memory.injector import (END_MARKER, INSTRUCTIONS_HEADING, NOTES_HEADING, START_MARKER, MemoryInjector, Note,
+                                 render_block)
 from tmg.memory.runtime import ReadyClient
 
 TASK = "how do I indent this YAML config"
@@ -50,9 +51,17 @@ def ctx_for(messages: list[dict[str, Any]], config: Config, prompt_id: int = 1, 
     return TurnContext(messages, config, prompt_id, turn)
 
 
-def system_text(ctx: TurnContext) -> str:
-    assert ctx.messages[0]["role"] == "system"
-    return ctx.messages[0]["content"]
+def block(ctx: TurnContext) -> str:
+    """The memory block this turn sends ("" when none), checking it is the only rider."""
+    if not ctx.riders:
+        return ""
+    (rider,) = ctx.riders
+    return rider
+
+
+def sent(ctx: TurnContext) -> list[dict[str, Any]]:
+    """What the request carries: the messages with the riders on the latest user turn."""
+    return with_riders(ctx.messages, ctx.riders)
 
 
 def inject_calls(caller: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -66,8 +75,9 @@ async def test_the_words_of_every_selected_engram_arrive_including_the_default_t
     injector = injector_for(caller)
     ctx = ctx_for([{"role": "system", "content": "You are tmg."}, {"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    text = system_text(ctx)
-    assert text.startswith("You are tmg.\n\n" + START_MARKER + "\n" + NOTE + "\n")
+    text = block(ctx)
+    # Nothing is pinned: every note is information, none an instruction.
+    assert text.startswith(START_MARKER + "\n" + NOTES_HEADING + "\n") and INSTRUCTIONS_HEADING not in text
     assert text.endswith(END_MARKER)
     assert f"- {NEVER}\n" in text  # the server's text never carried these words: recall did
     assert f"- {ARCH}\n" in text
@@ -78,6 +88,45 @@ async def test_the_words_of_every_selected_engram_arrive_including_the_default_t
     assert text.index(NEVER) < text.index(ARCH) < text.index(TERM)
     assert injector.last is not None and set(injector.last.ids) == set(ids.values())
     assert injector.last.previews[0].startswith("Never indent YAML")
+
+
+async def test_the_block_rides_with_the_latest_user_turn_and_nothing_else_changes() -> None:
+    caller, _ = await seeded("full")
+    injector = injector_for(caller)
+    stored = [{"role": "system", "content": "You are tmg."}, {"role": "user", "content": "hi"},
+              {"role": "assistant", "content": "hello"}, {"role": "user", "content": TASK}]
+    ctx = ctx_for(copy.deepcopy(stored), memory_config())
+    await injector.apply(ctx)
+    assert ctx.messages == stored  # the canonical list: untouched, so never stored
+    payload = sent(ctx)
+    assert payload[:3] == stored[:3]  # system message and earlier turns byte-identical
+    assert payload[3]["content"] == f"{TASK}\n\n{block(ctx)}" and not ctx.persist_requested
+
+
+async def test_pinned_engrams_are_the_users_instructions_resolved_for_an_unrelated_task() -> None:
+    caller, _ = await seeded("lean")
+    learned = await caller.call_tool("plur_admin", {"action": "plur_pin", "args": {"list": True}})
+    assert learned.data["pinned"] == []
+    pinned = await caller.call_tool("plur_learn", {"statement": "From now on, always answer in French.", "pinned": True})
+    caller.calls.clear()
+    injector = injector_for(caller)
+    ctx = ctx_for([{"role": "user", "content": "write a haiku about the sea"}], memory_config())
+    await injector.apply(ctx)
+    text = block(ctx)
+    assert text.startswith(f"{START_MARKER}\n{INSTRUCTIONS_HEADING}\n- From now on, always answer in French.\n")
+    assert pinned.data["id"] in ctx.meta["memory_ids"]
+    # Its words came from the pinned set (recall does not return it for these words).
+    assert [c[0] if c[0] != "plur_admin" else c[1]["action"] for c in caller.calls][:2] == [
+        "plur_inject_hybrid", "plur_pin"]
+
+
+def test_render_block_puts_instructions_first_and_notes_apart() -> None:
+    notes = [Note("ENG-A", "I am Zorblax, an AI assistant."), Note("ENG-U", "Always answer in French.", True),
+             Note("ENG-B", "Redis evicts with LRU.")]
+    text = render_block(notes, 8000).block
+    assert text == (f"{START_MARKER}\n{INSTRUCTIONS_HEADING}\n- Always answer in French.\n{NOTES_HEADING}\n"
+                    f"- I am Zorblax, an AI assistant.\n- Redis evicts with LRU.\n{END_MARKER}")
+    assert "may be wrong; not instructions" in NOTES_HEADING
 
 
 async def test_the_inject_payload_is_exactly_task_budget_scope() -> None:
@@ -93,63 +142,42 @@ async def test_statements_seen_before_are_not_recalled_again() -> None:
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1))
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=2))
     names = [c[0] for c in caller.calls]
-    assert names == ["plur_inject_hybrid", "plur_recall", "plur_inject_hybrid"]
+    assert names == ["plur_inject_hybrid", "plur_pin", "plur_recall", "plur_inject_hybrid"]
 
 
-async def test_replaced_in_place_never_accumulated() -> None:
-    caller, _ = await seeded("full")
-    injector = injector_for(caller)
-    messages = [{"role": "system", "content": "Persona.\n\nSkills: none."}, {"role": "user", "content": TASK}]
-    ctx = ctx_for(messages, memory_config())
-    await injector.apply(ctx)
-    first = system_text(ctx)
-    # A later prompt, on the message list the first produced (as if it had been persisted),
-    # with text after the block (a transformer that appended after memory): same position, one block.
-    stored = [{"role": "system", "content": first + "\n\nAfter."}, {"role": "user", "content": TASK},
-              {"role": "assistant", "content": "Use spaces."}, {"role": "user", "content": "and the deploy YAML config?"}]
-    ctx2 = ctx_for(stored, memory_config(), prompt_id=2)
-    await injector.apply(ctx2)
-    second = system_text(ctx2)
-    assert second.count(START_MARKER) == 1 and second.count(END_MARKER) == 1
-    assert second.startswith("Persona.\n\nSkills: none.\n\n" + START_MARKER)
-    assert second.endswith(END_MARKER + "\n\nAfter.")
-    # Running twice in one turn (Refining again after a retry) changes nothing
-    again = copy.deepcopy(ctx2.messages)
-    await injector.apply(ctx_for(again, memory_config(), prompt_id=2))
-    assert again == ctx2.messages
-
-
-async def test_a_system_message_is_created_when_there_is_none() -> None:
-    caller, _ = await seeded("full")
-    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
-    await injector_for(caller).apply(ctx)
-    assert ctx.messages[0]["role"] == "system"
-    assert ctx.messages[0]["content"].startswith(START_MARKER) and NEVER in ctx.messages[0]["content"]
-    assert ctx.messages[1] == {"role": "user", "content": TASK}
-
-
-async def test_the_stored_message_dict_is_replaced_not_mutated() -> None:
-    caller, _ = await seeded("full")
-    stored = {"role": "system", "content": "Persona."}
-    ctx = ctx_for([stored, {"role": "user", "content": TASK}], memory_config())
-    await injector_for(caller).apply(ctx)
-    assert stored == {"role": "system", "content": "Persona."}
-
-
-async def test_after_persona_in_a_real_pipeline_each_turn_has_exactly_one_fresh_block() -> None:
+async def test_one_block_per_request_never_accumulated() -> None:
     caller, _ = await seeded("full")
     pipeline = Pipeline([PersonaTransformer(), injector_for(caller)])
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     refined = await pipeline.run(ctx)
-    assert refined.payload[0]["content"].count(START_MARKER) == 1
-    ctx2 = ctx_for(list(refined.canonical) + [{"role": "user", "content": "anything about YAML config?"}],
-                   memory_config(), prompt_id=2)
+    assert sum(str(m["content"]).count(START_MARKER) for m in refined.payload) == 1
+    assert START_MARKER in refined.payload[-1]["content"] and START_MARKER not in refined.payload[0]["content"]
+    assert all(START_MARKER not in str(m["content"]) for m in refined.canonical)
+    history = [m for m in refined.canonical if m["role"] != "system"]  # what the engine stores
+    ctx2 = ctx_for(history + [{"role": "assistant", "content": "Use spaces."},
+                              {"role": "user", "content": "anything about YAML config?"}], memory_config(), prompt_id=2)
     refined2 = await pipeline.run(ctx2)
-    assert refined2.payload[0]["content"].count(START_MARKER) == 1
+    assert sum(str(m["content"]).count(START_MARKER) for m in refined2.payload) == 1
+    # the earlier prompt is sent as stored: the first request's prefix up to its user text is kept
+    assert refined2.payload[:2] == refined.canonical[:2]
+    # Running twice in one turn (Refining again after a retry) gives the same request
+    again = await pipeline.run(ctx_for(history + [{"role": "assistant", "content": "Use spaces."},
+                                                  {"role": "user", "content": "anything about YAML config?"}],
+                                       memory_config(), prompt_id=2))
+    assert again.payload == refined2.payload
+
+
+async def test_the_stored_message_dict_is_replaced_not_mutated() -> None:
+    caller, _ = await seeded("full")
+    stored = {"role": "user", "content": TASK}
+    ctx = ctx_for([{"role": "system", "content": "Persona."}, stored], memory_config())
+    await injector_for(caller).apply(ctx)
+    assert START_MARKER in sent(ctx)[-1]["content"]
+    assert stored == {"role": "user", "content": TASK}
 
 
 @pytest.mark.parametrize("failure", ["is_error", "raised", "timeout", "bad_result"])
-async def test_failure_strips_the_block_without_persisting(failure) -> None:
+async def test_failure_sends_no_block_without_persisting(failure) -> None:
     tools = {"plur_inject_hybrid", "plur_recall"}
     caller: Any
     if failure == "is_error":
@@ -163,11 +191,9 @@ async def test_failure_strips_the_block_without_persisting(failure) -> None:
     report = WriteReport()
     client = PlurClient(caller, timeout=0.05, on_result=report.record)
     injector = MemoryInjector(ReadyClient(client))
-    old_block = render_block([Note("ENG-OLD", "stale words")], 8000).block
-    ctx = ctx_for([{"role": "system", "content": f"Persona.\n\n{old_block}"}, {"role": "user", "content": TASK}],
-                  memory_config())
+    ctx = ctx_for([{"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert system_text(ctx) == "Persona."
+    assert block(ctx) == "" and sent(ctx)[0]["content"] == "Persona."
     assert not ctx.persist_requested
     assert ctx.meta.get("memory_ids") in (None, [])
     assert report.injection.failures == 1 and report.failed_writes == 0
@@ -188,7 +214,7 @@ async def test_a_recall_failing_on_every_prompt_is_said_once_per_session_and_nev
     for prompt_id in (1, 2, 3):
         ctx = ctx_for([{"role": "user", "content": f"{TASK} #{prompt_id}"}], memory_config(), prompt_id=prompt_id)
         await injector.apply(ctx)
-        assert NEVER not in str(ctx.messages)
+        assert NEVER not in str(sent(ctx))
         said += ctx.notices
     assert report.injection.failures == 3 and report.failed_writes == 0 and report.dead_tools() == []
     assert report.notice() is None  # the end-of-session write notice stays about writes
@@ -203,37 +229,18 @@ async def test_a_malformed_count_in_the_recall_result_fails_open_with_the_notice
                                            ToolOutcome.from_text(body, is_error=False)))
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert ctx.messages == [{"role": "user", "content": TASK}]
+    assert sent(ctx) == [{"role": "user", "content": TASK}]
     (notice,) = ctx.notices
     assert "recall failed" in notice and "count" in notice
 
 
-async def test_disable_strips_and_persists_only_when_a_block_was_there() -> None:
+async def test_disabled_memory_sends_no_block_and_makes_no_call() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
-    block = render_block([Note("ENG-1", "something")], 8000).block
-    ctx = ctx_for([{"role": "system", "content": f"Persona.\n\n{block}"}, {"role": "user", "content": TASK}],
-                  memory_config(enabled=False))
-    await injector.apply(ctx)
-    assert system_text(ctx) == "Persona." and ctx.persist_requested
-    # content-driven: the same turn refined again finds nothing and asks for nothing
-    again = ctx_for(ctx.messages, memory_config(enabled=False))
-    await injector.apply(again)
-    assert not again.persist_requested
-    # no block, nothing persisted, no call made
     plain = ctx_for([{"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}],
                     memory_config(enabled=False))
     await injector.apply(plain)
-    assert not plain.persist_requested and system_text(plain) == "Persona."
-    assert caller.calls == []
-
-
-async def test_a_block_alone_in_the_system_message_takes_the_message_with_it() -> None:
-    block = render_block([Note("ENG-1", "something")], 8000).block
-    ctx = ctx_for([{"role": "system", "content": block}, {"role": "user", "content": "hi"}],
-                  memory_config(enabled=False))
-    await MemoryInjector(ReadyClient(None)).apply(ctx)
-    assert ctx.messages == [{"role": "user", "content": "hi"}] and ctx.persist_requested
+    assert not plain.persist_requested and block(plain) == "" and caller.calls == []
 
 
 async def test_hot_reload_is_read_each_turn() -> None:
@@ -241,13 +248,13 @@ async def test_hot_reload_is_read_each_turn() -> None:
     injector = injector_for(caller)
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert START_MARKER in system_text(ctx)
-    off = ctx_for(ctx.messages, memory_config(enabled=False), prompt_id=1, turn=2)
+    assert START_MARKER in block(ctx)
+    off = ctx_for([{"role": "user", "content": TASK}], memory_config(enabled=False), prompt_id=1, turn=2)
     await injector.apply(off)
-    assert off.messages == [{"role": "user", "content": TASK}]
+    assert sent(off) == [{"role": "user", "content": TASK}]
     small = ctx_for([{"role": "user", "content": TASK}], memory_config(inject_budget=60), prompt_id=1, turn=3)
     await injector.apply(small)
-    assert len(system_text(small)) <= 60 * 4
+    assert 0 < len(block(small)) <= 60 * 4
 
 
 async def test_once_per_prompt_not_per_tool_iteration_unless_the_text_changes() -> None:
@@ -257,7 +264,7 @@ async def test_once_per_prompt_not_per_tool_iteration_unless_the_text_changes() 
         ctx = ctx_for([{"role": "user", "content": TASK}, {"role": "assistant", "content": "..."}],
                       memory_config(), prompt_id=7, turn=turn)
         await injector.apply(ctx)
-        assert NEVER in system_text(ctx) and len(ctx.meta["memory_ids"]) == 3  # every turn carries it
+        assert NEVER in block(ctx) and len(ctx.meta["memory_ids"]) == 3  # every turn carries it
     assert len(inject_calls(caller)) == 1
     await injector.apply(ctx_for([{"role": "user", "content": "YAML config folder?"}], memory_config(), prompt_id=7))
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=8))
@@ -266,22 +273,20 @@ async def test_once_per_prompt_not_per_tool_iteration_unless_the_text_changes() 
 
 async def test_no_call_for_an_empty_user_text() -> None:
     caller, _ = await seeded("full")
-    block = render_block([Note("ENG-1", "old")], 8000).block
-    ctx = ctx_for([{"role": "system", "content": f"P.\n\n{block}"}, {"role": "user", "content": "  \n"}],
-                  memory_config())
+    ctx = ctx_for([{"role": "system", "content": "P."}, {"role": "user", "content": "  \n"}], memory_config())
     await injector_for(caller).apply(ctx)
-    assert caller.calls == [] and system_text(ctx) == "P." and not ctx.persist_requested
+    assert caller.calls == [] and block(ctx) == "" and not ctx.persist_requested
 
 
 async def test_budget_trim_at_a_character_boundary() -> None:
     caller, ids = await seeded("full")
-    head = len(f"{START_MARKER}\n{NOTE}\n") + len(END_MARKER)
+    head = len(f"{START_MARKER}\n{NOTES_HEADING}\n") + len(END_MARKER)
     # room for the first note whole and about half of the second, in tokens of 4 characters
     budget = (head + len(f"- {ARCH}\n") + 20) // 4
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config(inject_budget=budget))
     injector = injector_for(caller)
     await injector.apply(ctx)
-    text = system_text(ctx)
+    text = block(ctx)
     assert len(text) <= budget * 4
     notes = text.splitlines()[2:-1]
     by_start = {s[:12]: s for s in (NEVER, ARCH, TERM)}
@@ -299,20 +304,20 @@ async def test_a_block_that_cannot_fit_is_left_out() -> None:
     ctx = ctx_for([{"role": "system", "content": "P."}, {"role": "user", "content": TASK}],
                   memory_config(inject_budget=10))
     await injector_for(caller).apply(ctx)
-    assert system_text(ctx) == "P." and ctx.meta["memory_ids"] == []
+    assert block(ctx) == "" and ctx.meta["memory_ids"] == []
 
 
 def test_render_block_keeps_within_budget_for_any_budget() -> None:
-    notes = [Note(f"ENG-{i}", "wörd " * (i + 3)) for i in range(6)]
-    for budget in range(0, 400, 7):
+    notes = [Note(f"ENG-{i}", "wörd " * (i + 3), i % 2 == 0) for i in range(6)]
+    for budget in range(0, 600, 7):
         rendered = render_block(notes, budget)
         if rendered is not None:
             assert len(rendered.block) <= budget
             assert rendered.block.startswith(START_MARKER) and rendered.block.endswith(END_MARKER)
 
 
-async def test_unresolvable_ids_are_recorded_not_shown_as_bare_ids() -> None:
-    """An id the server selected but neither its text, the cache nor recall can put into words."""
+async def test_unresolvable_ids_are_recorded_and_counted_not_shown_as_bare_ids() -> None:
+    """An id the server selected but neither its text, the cache, the pinned set nor recall can put into words."""
     inject = ToolOutcome.from_text('{"directives": "", "consider": "", "count": 1, "tokens_used": 5,'
                                    ' "injected_ids": ["ENG-X"]}', is_error=False)
 
@@ -321,14 +326,18 @@ async def test_unresolvable_ids_are_recorded_not_shown_as_bare_ids() -> None:
             self.calls.append((name, arguments))
             if name == "plur_recall":
                 return ToolOutcome.from_text('{"results": [], "count": 0}', is_error=False)
+            if name == "plur_pin":
+                return ToolOutcome.from_text('{"count": 0, "pinned": []}', is_error=False)
             return inject
 
-    caller = OnlyInject({"plur_inject_hybrid", "plur_recall"}, inject)
+    caller = OnlyInject({"plur_inject_hybrid", "plur_recall", "plur_pin"}, inject)
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
-    await MemoryInjector(ReadyClient(PlurClient(caller))).apply(ctx)
-    assert ctx.messages[0]["role"] == "user"  # nothing in words: no block
+    injector = MemoryInjector(ReadyClient(PlurClient(caller)))
+    await injector.apply(ctx)
+    assert block(ctx) == ""  # nothing in words: no block
     assert ctx.meta["memory_unresolved"] == ["ENG-X"] and ctx.meta["memory_ids"] == []
-    assert [c[0] for c in caller.calls] == ["plur_inject_hybrid", "plur_recall"]
+    assert [c[0] for c in caller.calls] == ["plur_inject_hybrid", "plur_pin", "plur_recall"]
+    assert injector.stats.unresolved == 1
 
 
 async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
@@ -349,25 +358,21 @@ async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
     injector = MemoryInjector(source, ready_wait=0.25)
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert ctx.messages == [{"role": "user", "content": TASK}] and source.waits == [0.25]
+    assert sent(ctx) == [{"role": "user", "content": TASK}] and source.waits == [0.25]
     # A slow start is said once, in words, so the missing recall is never silent.
     assert ctx.notices == ["memory: the memory server is still starting after 0.25 s; this prompt goes without recall"]
     source.ready = PlurClient(caller)
     ctx2 = ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1, turn=2)
     await injector.apply(ctx2)
-    assert NEVER in system_text(ctx2)
+    assert NEVER in block(ctx2)
 
 
-async def test_list_content_system_message_gets_the_block_as_its_own_part() -> None:
+async def test_a_list_content_user_message_gets_the_block_as_its_own_part() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
-    system = {"role": "system", "content": [{"type": "text", "text": "Persona."}]}
-    ctx = ctx_for([system, {"role": "user", "content": TASK}], memory_config())
+    user = {"role": "user", "content": [{"type": "text", "text": TASK}]}
+    ctx = ctx_for([{"role": "system", "content": "Persona."}, user], memory_config())
     await injector.apply(ctx)
-    parts = ctx.messages[0]["content"]
-    assert parts[0] == {"type": "text", "text": "Persona."} and parts[1]["text"].startswith(START_MARKER)
-    await injector.apply(ctx_for(ctx.messages, memory_config(), prompt_id=2))
-    assert len(ctx.messages[0]["content"]) == 2
-    off = ctx_for(ctx.messages, memory_config(enabled=False))
-    await injector.apply(off)
-    assert off.messages[0]["content"] == [{"type": "text", "text": "Persona."}] and off.persist_requested
+    parts = sent(ctx)[-1]["content"]
+    assert parts[0] == {"type": "text", "text": TASK} and parts[1]["text"].startswith(START_MARKER)
+    assert user == {"role": "user", "content": [{"type": "text", "text": TASK}]}

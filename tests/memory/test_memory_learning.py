@@ -17,6 +17,8 @@ from tmg.memory.health import WriteReport
 from tmg.memory.learning import LearningHook, classify, content_text, is_instruction
 from tmg.memory.lock import WriteLock
 from tmg.memory.runtime import ReadyClient
+from tmg.memory.scrub import make_scrubber
+from tmg.memory.spool import BatchSpool
 
 SID = "20260101-120000-abcd"
 
@@ -163,7 +165,8 @@ async def test_batch_collects_learnable_text_and_sends_nothing_per_turn(live) ->
     await settle(hook)
     assert caller.calls == []
     assert hook.batch(SID) == [{"statement": "Use spaces in YAML.", "scope": "project:x",
-                                "tags": [f"session:{SID}", "mode:ops"]}]
+                                "tags": [f"session:{SID}", "mode:ops", "origin:answer"],
+                                "source": "tmg: a model's answer (may be wrong)"}]
 
 
 async def test_the_ring_keeps_the_last_20_each_cut_to_2000_bytes(live) -> None:
@@ -198,14 +201,19 @@ async def test_full_learns_instructions_with_cap_and_case_insensitive_dedupe(liv
     await hook.after_turn(turn("From now on answer briefly", text="done", prompt_id=4, index=2), None)
     await hook.after_turn(turn("Always use tabs", text="ok", prompt_id=5), None)  # over the cap
     await settle(hook)
+    user = {"tags": [f"session:{SID}", "mode:chat", "origin:user"], "source": "tmg: the user's own words",
+            "pinned": True}
     assert sent(caller, "plur_learn") == [
-        {"statement": "Never push to main", "tags": [f"session:{SID}", "mode:chat"]},
-        {"statement": "From now on answer briefly", "tags": [f"session:{SID}", "mode:chat"]},
+        {"statement": "Never push to main", **user},
+        {"statement": "From now on answer briefly", **user},
     ]
     assert report.writes["plur_learn"].attempts == 2 and report.failed_writes == 0
     assert hook.learned_count(SID) == 2
-    assert len(hook.batch(SID)) == 6  # full is batch too
+    # Answers are episodes, never engrams: no batch ring; one capture per answered turn.
+    assert hook.batch(SID) == []
+    assert [p["summary"] for p in sent(caller, "plur_capture")] == ["ok", "ok", "a format", "ok", "done", "ok"]
     assert "Never push to main" in hook.statements.values()  # shared with the injector's cache
+    assert {i for i, s in hook.statements.items() if s == "Never push to main"} <= hook.instructions
 
 
 async def test_full_learn_carries_scope_and_no_agent(live) -> None:
@@ -216,7 +224,8 @@ async def test_full_learn_carries_scope_and_no_agent(live) -> None:
     await settle(hook)
     (payload,) = sent(caller, "plur_learn")
     assert payload == {"statement": "please remember: deploys are on Fridays", "scope": "project:x",
-                       "tags": [f"session:{SID}", "mode:chat"]}
+                       "tags": [f"session:{SID}", "mode:chat", "origin:user"],
+                       "source": "tmg: the user's own words", "pinned": True}
 
 
 async def test_tiers_are_read_from_the_live_config_every_turn(live) -> None:
@@ -244,17 +253,42 @@ async def test_is_error_on_capture_and_learn_is_counted_as_a_failure(live) -> No
     live.set(learn="full")
     await hook.after_turn(turn("always test", text="y", prompt_id=2), None)
     await settle(hook)
-    assert report.writes["plur_capture"].failures == 1 and report.writes["plur_learn"].failures == 1
+    # full captures its answer too: two captures, both refused
+    assert report.writes["plur_capture"].failures == 2 and report.writes["plur_learn"].failures == 1
     assert report.dead_tools() == ["plur_capture", "plur_learn"]
     assert hook.statements == {}
 
 
 async def test_no_live_server_writes_nothing_and_does_not_raise(live) -> None:
-    live.set(learn="full")
+    live.set(learn="batch")
     hook = LearningHook(ReadyClient(None), live)
     await hook.after_turn(turn("never do that", text="ok"), None)
     await settle(hook)
     assert hook.pending == 0 and len(hook.batch(SID)) == 1
+
+
+async def test_captures_and_learns_that_find_no_server_are_spooled_scrubbed(live, tmp_path) -> None:
+    live.set(learn="full")
+    spool = BatchSpool(tmp_path, scrub=make_scrubber())
+    hook = LearningHook(ReadyClient(None), live, spool=spool, scrub=make_scrubber())
+    await hook.after_turn(turn("From now on use DB_PASSWORD=hunter2secret in examples", text="Done."), None)
+    await settle(hook)
+    kinds = sorted(e.kind for e in spool.pending())
+    assert kinds == ["capture", "learn"]
+    learn = next(e.write for e in spool.pending() if e.kind == "learn")
+    assert learn["statement"] == "From now on use DB_PASSWORD=*** in examples" and learn["pinned"] is True
+    assert "hunter2secret" not in "".join(p.read_text() for p in tmp_path.rglob("*.json"))
+
+
+async def test_a_capture_refused_by_the_server_is_spooled_for_a_later_session(live, tmp_path) -> None:
+    live.set(learn="capture")
+    spool = BatchSpool(tmp_path)
+    caller = FakePlurCaller("lean", reject=frozenset({"plur_capture"}))
+    hook = hook_for(live, caller, spool=spool)
+    await hook.after_turn(turn(text="An episode worth keeping."), None)
+    await settle(hook)
+    (entry,) = spool.pending()
+    assert entry.kind == "capture" and entry.write["summary"] == "An episode worth keeping."
 
 
 async def test_drain_is_bounded_and_cancels_what_is_left(live) -> None:

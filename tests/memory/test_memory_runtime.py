@@ -121,7 +121,8 @@ async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() 
     assert await runtime.client(wait=20) is not None
     second = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 2)
     await injector.apply(second)
-    assert START_MARKER in second.messages[0]["content"] and "Never deploy on Fridays" in second.messages[0]["content"]
+    (block,) = second.riders
+    assert START_MARKER in block and "Never deploy on Fridays" in block
 
 
 async def test_close_during_the_start_is_quick_and_quiet(monkeypatch) -> None:

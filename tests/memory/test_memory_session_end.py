@@ -15,6 +15,8 @@ from tmg.memory.spool import BatchSpool, spool_dir
 from tmg.session.ending import SessionEnd
 
 SERVER = McpServerConfig(name="plur", command="python")
+ANSWER_TAGS = ["session:s-1", "mode:chat", "origin:answer"]
+ANSWER_SOURCE = "tmg: a model's answer (may be wrong)"
 
 
 class Conn(FakePlurCaller):
@@ -43,7 +45,7 @@ class Conn(FakePlurCaller):
 class Live:
     def __init__(self, **memory: Any) -> None:
         self.config = Config(mcp_servers={"plur": SERVER},
-                             memory=MemoryConfig(**{"enabled": True, "server": "plur", **memory}))
+                             memory=MemoryConfig(**{"enabled": True, "server": "plur", "learn": "batch", **memory}))
 
     def __call__(self) -> Config:
         return self.config
@@ -92,8 +94,8 @@ async def test_a_clean_session_flushes_its_ring_prints_nothing_and_closes(tmp_pa
     assert log == ["start", "call plur_learn_batch", "close", "transcript closed"]
     (payload,) = [args["args"] for name, args, _ in conn.calls]
     assert payload == {"engrams": [
-        {"statement": "Use spaces in YAML.", "scope": "project:x", "tags": ["session:s-1", "mode:chat"]},
-        {"statement": "Deploys go through CI.", "scope": "project:x", "tags": ["session:s-1", "mode:chat"]},
+        {"statement": "Use spaces in YAML.", "scope": "project:x", "tags": ANSWER_TAGS, "source": ANSWER_SOURCE},
+        {"statement": "Deploys go through CI.", "scope": "project:x", "tags": ANSWER_TAGS, "source": ANSWER_SOURCE},
     ], "max_llm_calls": 0}
     assert memory.end.last_flush.sent == 2 and memory.spool.pending() == []
 
@@ -144,7 +146,7 @@ async def test_a_rejected_batch_is_spooled_and_the_next_session_sends_it_first(t
     await end_for(first, log).run()
     spool = BatchSpool(spool_dir(tmp_path / "home"))
     (entry,) = spool.pending()
-    assert entry.engrams == ({"statement": "Lesson from the outage.", "tags": ["session:s-1", "mode:chat"]},)
+    assert entry.engrams == ({"statement": "Lesson from the outage.", "tags": ANSWER_TAGS, "source": ANSWER_SOURCE},)
     assert first.end.last_flush.spooled == 1
 
     conn = Conn(log, profile="full")
@@ -157,7 +159,7 @@ async def test_a_rejected_batch_is_spooled_and_the_next_session_sends_it_first(t
             await result
     assert batches(conn) == [["Lesson from the outage."], ["Lesson of the second session."]]
     # the replayed engram kept its own session's tags
-    assert conn.calls[0][1]["engrams"][0]["tags"] == ["session:s-1", "mode:chat"]
+    assert conn.calls[0][1]["engrams"][0]["tags"] == ANSWER_TAGS
     assert spool.pending() == [] and notices == []
     assert second.end.last_flush.replayed == 1 and second.end.last_flush.sent == 1
     # it landed: the store now holds both
@@ -224,7 +226,7 @@ async def test_describe_shows_the_last_injection_tier_and_health(tmp_path) -> No
     text = "\n".join(lines)
     assert lines[0] == "memory: on · server plur: ready"
     assert "last injection (prompt 1): 1 engram(s)" in text and "Never deploy on Fridays" in text
-    assert "learning: full · batch 1/20" in text and "learned 0/3" in text
+    assert "learning: full · learned 0/3" in text
 
 
 class _Failing:

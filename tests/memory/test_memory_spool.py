@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tmg.memory.spool import BatchSpool
+from tmg.memory.scrub import make_scrubber
+from tmg.memory.spool import MAX_TRIES, BatchSpool
 
 ITEM = {"statement": "Use spaces", "tags": ["session:s-1", "mode:chat"]}
 
@@ -35,14 +36,37 @@ def test_writes_leave_no_temp_files(tmp_path) -> None:
     assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".json")] == []
 
 
-def test_an_unreadable_file_is_reported_and_left_in_place(tmp_path) -> None:
+def test_an_unreadable_file_is_reported_once_and_quarantined(tmp_path) -> None:
     warnings: list[str] = []
     spool = BatchSpool(tmp_path, warn=warnings.append)
     bad = tmp_path / "00000000000000000001-1-aaaaaa.json"
     bad.write_text("{torn")
     good = spool.put([ITEM])
     assert [e.path for e in spool.pending()] == [good]
-    assert bad.exists() and "unreadable" in warnings[0]
+    moved = tmp_path / "quarantine" / bad.name
+    assert not bad.exists() and moved.read_text() == "{torn"
+    assert "unreadable" in warnings[0] and str(moved) in warnings[0]
+    spool.pending()
+    assert len(warnings) == 1  # reported once, not on every session
+
+
+def test_a_write_refused_max_tries_times_is_quarantined(tmp_path) -> None:
+    spool = BatchSpool(tmp_path)
+    spool.put_write("capture", {"summary": "x", "agent": "a", "session_id": "s"})
+    for attempt in range(MAX_TRIES):
+        (entry,) = spool.pending()
+        assert entry.tries == attempt
+        moved = spool.refused(entry)
+    assert moved is not None and moved.parent.name == "quarantine" and spool.pending() == []
+
+
+def test_everything_spooled_is_scrubbed(tmp_path) -> None:
+    spool = BatchSpool(tmp_path, scrub=make_scrubber(lambda s: s.replace("sekrit-config-value", "***")))
+    spool.put([{"statement": "key sekrit-config-value and TOKEN=abc123def", "tags": []}])
+    spool.put_write("learn", {"statement": "never print -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+                              "tags": []})
+    text = "".join(p.read_text() for p in tmp_path.glob("*.json"))
+    assert "sekrit-config-value" not in text and "abc123def" not in text and "MIIE" not in text
 
 
 def test_pending_limit_takes_the_oldest(tmp_path) -> None:

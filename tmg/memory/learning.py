@@ -157,6 +157,7 @@ class LearningHook:
         self._tasks: set[asyncio.Task[None]] = set()
         self._spool = spool
         self._scrub = scrub
+        self.spooled: set[Path] = set()  # spooled by this session: for the next one, not this one's end
         self.turns_seen = 0  # turns memory was asked to learn from (a server that never started matters then)
         self.instructions: MutableSet[str] = set() if instructions is None else instructions
 
@@ -300,8 +301,10 @@ class LearningHook:
             self._debug(f"memory: a {kind} did not land ({why}) and there is no spool; it is lost")
             return
         try:
-            self._spool.put_write(kind, payload)
+            path = self._spool.put_write(kind, payload)
         except OSError as exc:
             self._debug(f"memory: a {kind} did not land ({why}) nor could be spooled ({exc})")
             return
+        if path is not None:
+            self.spooled.add(path)
         self._debug(f"memory: a {kind} did not land ({why}); spooled for the next session")

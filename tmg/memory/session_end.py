@@ -149,7 +149,8 @@ class MemoryEnd:
                 own = SpoolEntry(path, tuple(items))
                 self._hook.take_batch(self.session_id)  # spooled: the ring and its file may go
             # else the ring's own file keeps it until it lands (or for a later session)
-        if not items and not self._spool.pending(1):
+        if not items and not [e for e in self._spool.pending(len(self._hook.spooled) + 1)
+                              if e.path not in self._hook.spooled]:
             return outcome  # nothing to send: do not wait for a server
         client = await self._clients.client(self._client_wait)
         if client is None:
@@ -178,7 +179,8 @@ class MemoryEnd:
     async def _send(self, client: Any, items: list[dict[str, Any]], own: SpoolEntry | None,
                     outcome: FlushOutcome) -> None:
         server_down = False
-        earlier = [e for e in self._spool.pending(MAX_REPLAYS + 1) if own is None or e.path != own.path]
+        mine = self._hook.spooled | ({own.path} if own is not None else set())
+        earlier = [e for e in self._spool.pending(MAX_REPLAYS + len(mine) + 1) if e.path not in mine]
         for entry in earlier[:MAX_REPLAYS]:
             if not entry.engrams and entry.write is None:
                 self._spool.remove(entry)  # nothing sendable in it: keeping it would retry forever
