@@ -94,17 +94,24 @@ def test_sigterm_while_the_end_sends_the_batch_spools_it_and_the_next_session_la
     next_session_lands_it(tmg, llm, plur)
 
 
-def test_sigkill_between_the_answer_and_the_flush_loses_nothing(tmg, llm, plur, tmp_path):
-    # `full`: the instruction's own plur_learn hangs, so the end's drain holds the flush back a
-    # while: the kill lands after the turn put its answer in the ring and before any flush.
+def test_sigkill_while_the_instruction_and_the_episode_are_sent_loses_neither(tmg, llm, plur, tmp_path):
+    # `full` (the shipped tier): the instruction's plur_learn and the answer's plur_capture hang;
+    # the kill lands while both are in flight. They were spooled before they were sent.
     config = plur.config(learn="full").replace(
-        "    ENV:\n", '    ENV:\n      FAKE_PLUR_DELAY: "plur_learn=30,plur_learn_batch=30"\n', 1)
+        "    ENV:\n", '    ENV:\n      FAKE_PLUR_DELAY: "plur_learn=30,plur_capture=30"\n', 1)
     tmg.write_config(config)
     llm.enqueue(Text(ANSWER))
-    proc, out = start(tmg, tmp_path, "From now on, rotate the heron keys every ninety days.")
+    instruction = "From now on, rotate the heron keys every ninety days."
+    proc, out = start(tmg, tmp_path, instruction)
     wait_until(lambda: ANSWER in out.read_text(), "the answer")
-    wait_until(lambda: ring_files(tmg), "the batch ring on disk")
-    proc.kill()  # no end at all: the ring's file is all that is left
+    wait_until(lambda: len(spool_files(tmg)) == 2, "the two writes spooled ahead")
+    proc.kill()  # no end at all: the spool is all that is left
     finish(proc)
-    assert spool_files(tmg) == [] and ANSWER not in plur.statements()
-    next_session_lands_it(tmg, llm, plur)
+    assert plur.statements() == [] and plur.episodes() == []
+    tmg.write_config(plur.config(learn="full"))  # the server is quick again
+    llm.enqueue(Text("Noted."))
+    r = tmg.run("-r", "anything else?", env=tmg.env(memory=True))
+    assert r.code == 0 and r.err == "", r.err
+    assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
+    assert ANSWER in [e["summary"] for e in plur.episodes()]
+    assert spool_files(tmg) == []

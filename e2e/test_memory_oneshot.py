@@ -12,6 +12,7 @@ import pytest
 
 from e2e.mock_llm import Text, ToolCall
 from e2e.plur import FakePlur, memory_blocks, system_text
+from tmg.memory.injector import INSTRUCTIONS_HEADING
 
 SEED = "Never deploy the zebrafish service on Fridays"
 BATCH_DEAD = "plur_learn_batch failing — learning is disabled"
@@ -60,25 +61,29 @@ def test_batch_lands_the_sessions_answers_in_one_call_at_its_end(tmg, llm, plur)
     (batch,) = plur.calls("plur_learn_batch")
     assert FakePlur.payload(batch) == {
         "engrams": [{"statement": "There are no files here.",
-                     "tags": [f"session:{session_id(tmg)}", "mode:default"]}],
+                     "tags": [f"session:{session_id(tmg)}", "mode:default", "origin:answer"],
+                     "source": "tmg: a model's answer (may be wrong)"}],
         "max_llm_calls": 0,
     }
     assert plur.statements() == ["There are no files here."]
     assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn") == []
 
 
-def test_full_learns_an_instruction_by_itself_and_batches_the_answer(tmg, llm, plur):
+def test_full_pins_the_users_instruction_and_keeps_answers_as_episodes(tmg, llm, plur):
     tmg.write_config(plur.config(learn="full"))
-    llm.enqueue(Text("Understood: tabs are out."), Text("Two spaces."))
+    llm.enqueue(Text("Understood: tabs are out."), Text("Sea foam in moonlight."))
     instruction = "From now on, never indent YAML with tabs (marker QX17)"
     assert run(tmg, instruction).code == 0
-    assert run(tmg, "how should I indent YAML?").code == 0
+    assert run(tmg, "--new", "write a haiku about the sea").code == 0
     (learn,) = plur.calls("plur_learn")
-    assert FakePlur.payload(learn)["statement"] == instruction
-    assert sorted(plur.statements()) == sorted([instruction, "Understood: tabs are out.", "Two spaces."])
-    assert len(plur.calls("plur_learn_batch")) == 2  # one per one-shot session end
-    # the learned instruction came back in the next prompt's memory block, in words
-    assert any(instruction in block for block in memory_blocks(llm.requests[-1]))
+    assert FakePlur.payload(learn)["statement"] == instruction and FakePlur.payload(learn)["pinned"] is True
+    # One engram: the user's own words. The answers are episodes, never engrams.
+    assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
+    assert [e["summary"] for e in plur.episodes()] == ["Understood: tabs are out.", "Sea foam in moonlight."]
+    assert plur.calls("plur_learn_batch") == []
+    # The pinned instruction came back for an unrelated prompt, in words, under the instructions heading.
+    (block,) = memory_blocks(llm.requests[-1])
+    assert block.startswith(f"\n{INSTRUCTIONS_HEADING}\n- {instruction}\n")
 
 
 def test_the_seeded_engram_is_in_exactly_one_block_of_every_request_and_its_id_is_recorded(tmg, llm, plur):
@@ -90,8 +95,8 @@ def test_the_seeded_engram_is_in_exactly_one_block_of_every_request_and_its_id_i
     assert len(llm.requests) == 4
     for request in llm.requests:
         blocks = memory_blocks(request)
-        assert len(blocks) == 1 and SEED in blocks[0], system_text(request)
-        assert system_text(request).count("## PLUR MEMORY") == 1
+        assert len(blocks) == 1 and SEED in blocks[0], request
+        assert "## PLUR MEMORY" not in system_text(request)
     (engram,) = plur.engrams()
     assert len(plur.calls("plur_inject_hybrid")) == 2  # once per prompt, not per tool iteration
     answers = [m for m in history(tmg) if m["role"] == "assistant"]

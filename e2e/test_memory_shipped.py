@@ -59,7 +59,9 @@ def test_the_shipped_config_starts_the_pinned_plur_with_none_of_the_users_keys(t
     assert "PLUR_DISABLE_EMBEDDINGS=1" in server_env.splitlines()
     assert PROVIDER_CANARY not in server_env and API_KEY not in server_env and "TMG_" not in server_env
     assert SEED in memory_blocks(llm.requests[0])[0]
-    assert "Once a month at most." in plur.statements()  # LEARN batch by default, flushed at the end
+    # LEARN full by default: the answer is an episode, never an engram.
+    assert [e["summary"] for e in plur.episodes()] == ["Once a month at most."]
+    assert "Once a month at most." not in plur.statements()
 
 
 def test_without_node_memory_is_off_with_one_line_saying_how_to_get_it(tmg, llm, tmp_path):

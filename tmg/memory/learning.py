@@ -261,50 +261,50 @@ class LearningHook:
 
     async def _capture(self, summary: str, agent: str, session_id: str) -> None:
         payload = payloads.capture_payload(summary, agent, session_id)
-        try:
-            client = await self._clients.client(self._client_wait)
-            if client is None:
-                self._keep("capture", payload, "no live memory server")
-                return
-            result = await client.capture(summary, agent, session_id)  # counted by the write report
-        except asyncio.CancelledError:
-            self._keep("capture", payload, "cut off at the session end")  # the end counts it as failed
-            raise
-        if not result.ok:
-            self._keep("capture", payload, result.error)
+        await self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
 
     async def _learn(self, statement: str, tags: list[str], scope: str) -> None:
         source = payloads.SOURCES[payloads.USER_ORIGIN]
         payload = payloads.learn_payload(statement, tags, scope, pinned=True, source=source)
-        try:
-            client = await self._clients.client(self._client_wait)
-            if client is None:
-                self._keep("learn", payload, "no live memory server")
-                return
+
+        async def call(client: Any) -> Any:
             if self._lock is None:
-                result = await client.learn(statement, tags, scope, pinned=True, source=source)
-            else:
-                async with self._lock.held():
-                    result = await client.learn(statement, tags, scope, pinned=True, source=source)
-        except asyncio.CancelledError:
-            self._keep("learn", payload, "cut off at the session end")
-            raise
-        if result.ok and result.value:
+                return await client.learn(statement, tags, scope, pinned=True, source=source)
+            async with self._lock.held():
+                return await client.learn(statement, tags, scope, pinned=True, source=source)
+
+        result = await self._write("learn", payload, call)
+        if result is not None and result.ok and result.value:
             self.statements[result.value] = statement
             self.instructions.add(result.value)
-        elif not result.ok:
-            self._keep("learn", payload, result.error)
 
-    def _keep(self, kind: str, payload: dict[str, Any], why: str | None) -> None:
-        """A write that did not land goes to the spool, for a later session end to replay."""
+    async def _write(self, kind: str, payload: dict[str, Any], call: Callable[[Any], Any]) -> Any:
+        """Write-ahead: the payload is spooled before it is sent and unspooled once it lands, so
+        a server that is down, a refusal, a cut-off end or a killed process loses nothing (a
+        later session end replays it; a duplicate is harmless)."""
+        path = self._ahead(kind, payload)
+        client = await self._clients.client(self._client_wait)
+        if client is None:
+            self._debug(f"memory: no live memory server; a {kind} waits in the spool for a later session")
+            return None
+        result = await call(client)  # counted by the write report
+        if result.ok:
+            if path is not None:
+                self._spool.remove_path(path)
+                self.spooled.discard(path)
+        else:
+            self._debug(f"memory: a {kind} did not land ({result.error})"
+                        + ("; it waits in the spool for a later session" if path else "; it is lost"))
+        return result
+
+    def _ahead(self, kind: str, payload: dict[str, Any]) -> Path | None:
         if self._spool is None:
-            self._debug(f"memory: a {kind} did not land ({why}) and there is no spool; it is lost")
-            return
+            return None
         try:
             path = self._spool.put_write(kind, payload)
         except OSError as exc:
-            self._debug(f"memory: a {kind} did not land ({why}) nor could be spooled ({exc})")
-            return
+            self._debug(f"memory: a {kind} could not be spooled before sending ({exc})")
+            return None
         if path is not None:
             self.spooled.add(path)
-        self._debug(f"memory: a {kind} did not land ({why}); spooled for the next session")
+        return path

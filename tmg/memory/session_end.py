@@ -26,6 +26,7 @@ from tmg.memory.health import WriteReport
 from tmg.memory.client import CallResult
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
+from tmg.memory.results import BatchResult
 from tmg.memory.pending import orphans, pending_dir
 from tmg.memory.runtime import ClientSource, MemoryRuntime
 from tmg.memory.spool import MAX_TRIES, BatchSpool, SpoolEntry
@@ -230,7 +231,7 @@ class MemoryEnd:
     def _refused_items(self, items: Sequence[dict[str, Any]], result: CallResult[Any]) -> None:
         """Items a landed batch did not write (the report counts them): kept in the quarantine
         with the server's reasons and reported, never dropped without a word."""
-        failures = result.value.failures if result.value is not None else ()
+        failures = result.value.failures if isinstance(result.value, BatchResult) else ()
         if not failures:
             return
         refused = []

@@ -129,8 +129,11 @@ class BatchSpool:
         return entries
 
     def remove(self, entry: SpoolEntry) -> None:
-        """The batch landed: forget it (another tmg may have removed it already)."""
-        entry.path.unlink(missing_ok=True)
+        """The write landed: forget it (another tmg may have removed it already)."""
+        self.remove_path(entry.path)
+
+    def remove_path(self, path: Path) -> None:
+        path.unlink(missing_ok=True)
 
     def _read(self, path: Path) -> SpoolEntry | None:
         try:
