@@ -23,12 +23,15 @@ class FakePlur:
         self.log = root / "plur-calls.jsonl"
         self.seed_file = root / "plur-seed.json"
 
-    def entry(self, *, reject: tuple[str, ...] = (), seed: list[Any] | None = None, profile: str = "lean") -> str:
+    def entry(self, *, reject: tuple[str, ...] = (), seed: list[Any] | None = None, profile: str = "lean",
+              poison: str | None = None) -> str:
         """The `MCP_SERVERS.plur` block of a config."""
         env = {"PYTHONPATH": str(REPO), "HOME": str(self.home), "FAKE_PLUR_STORE": str(self.store),
                "FAKE_PLUR_LOG": str(self.log), "PLUR_TOOL_PROFILE": profile}
         if reject:
             env["FAKE_PLUR_REJECT"] = ",".join(reject)
+        if poison:
+            env["FAKE_PLUR_POISON"] = poison
         if seed is not None:
             self.seed_file.write_text(json.dumps(seed))
             env["FAKE_PLUR_SEED"] = str(self.seed_file)

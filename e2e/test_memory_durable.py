@@ -5,9 +5,11 @@ batch to a slow server, or killed outright; the next session lands what the firs
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -115,3 +117,60 @@ def test_sigkill_while_the_instruction_and_the_episode_are_sent_loses_neither(tm
     assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
     assert ANSWER in [e["summary"] for e in plur.episodes()]
     assert spool_files(tmg) == []
+
+def put_spool(tmg, name: str, statements: list[str]) -> Path:
+    root = tmg.home / "memory" / "spool"
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / name
+    path.write_text(json.dumps({"version": 1, "engrams": [{"statement": s, "tags": ["session:old"]} for s in statements]}))
+    return path
+
+
+def test_a_poisoned_spool_file_is_quarantined_once_and_never_blocks_the_rest(tmg, llm, plur):
+    poisoned = put_spool(tmg, "00000000000000000001-1-aaaaaa.json", ["POISON-7731 cannot be stored"])
+    put_spool(tmg, "00000000000000000002-1-bbbbbb.json", ["An older lesson that lands."])
+    tmg.write_config(plur.config(learn="batch", poison="POISON-7731"))
+    errs = []
+    for index in range(4):
+        llm.enqueue(Text(f"Answer number {index}."))
+        r = tmg.run("-r", f"question {index}", env=tmg.env(memory=True))
+        assert r.code == 0, r.err
+        errs.append(r.err)
+        # the batches behind the poisoned one landed at once: it never blocks them
+        assert "An older lesson that lands." in plur.statements() and f"Answer number {index}." in plur.statements()
+    moved = tmg.home / "memory" / "spool" / "quarantine" / poisoned.name
+    assert not poisoned.exists() and "POISON-7731" in moved.read_text()
+    said = [line for err in errs for line in err.splitlines() if "quarantine" in line]
+    assert len(said) == 1 and str(moved) in said[0] and "refused 3 times" in said[0]
+    assert "memory write failures" not in errs[3]  # quarantined: no longer tried, no longer a failure
+
+
+def test_batch_items_the_server_refuses_one_by_one_are_counted_and_kept(tmg, llm, plur):
+    # A blank statement (leaked markup the server cuts to nothing) and a connection string the
+    # server's secret detector refuses: no isError, yet two items were not written.
+    put_spool(tmg, "00000000000000000001-1-aaaaaa.json",
+              ["</statement>", "Sessions live in redis://cache.internal:6379 in staging.", "A good old lesson."])
+    tmg.write_config(plur.config(learn="batch"))
+    llm.enqueue(Text("A fresh answer."))
+    r = tmg.run("-r", "anything?", env=tmg.env(memory=True))
+    assert r.code == 0
+    assert sorted(plur.statements()) == ["A fresh answer.", "A good old lesson."]
+    assert "memory write failures: 2" in r.err
+    (kept,) = (tmg.home / "memory" / "spool" / "quarantine").glob("*.json")
+    refused = json.loads(kept.read_text())["items"]
+    assert [i["statement"] for i in refused] == ["</statement>", "Sessions live in redis://cache.internal:6379 in staging."]
+    assert "non-empty" in refused[0]["error"] and "Secret detected" in refused[1]["error"]
+    assert str(kept) in r.err
+
+
+def test_a_memory_server_that_never_finishes_starting_is_reported_in_a_one_shot(tmg, llm, tmp_path):
+    hung = tmp_path / "hung-server.py"
+    hung.write_text("import time\ntime.sleep(120)\n")
+    tmg.write_config(f"MCP_SERVERS:\n  plur:\n    COMMAND: {json.dumps(sys.executable)}\n    ARGS: [{json.dumps(str(hung))}]\n"
+                     "    TIMEOUT: 60\nMEMORY:\n  LEARN: full\n")
+    llm.enqueue(Text("An answer without memory."))
+    r = tmg.run("-r", "hello", env=tmg.env(memory=True, TMG_RECALL_WAIT="0.2"))
+    assert r.code == 0 and r.out == "An answer without memory.\n"
+    (notice,) = [line for line in r.err.splitlines() if "memory write failures" in line]
+    assert "the memory server never finished starting" in notice
+    assert spool_files(tmg)  # the episode waits in the spool for a session with a server

@@ -11,7 +11,8 @@ from fakeplur.snapshot import resolve_profile
 
 @dataclass(frozen=True)
 class FakeConfig:
-    """FAKE_PLUR_STORE, FAKE_PLUR_SEED, FAKE_PLUR_REJECT, FAKE_PLUR_DELAY, FAKE_PLUR_LOG, PLUR_TOOL_PROFILE."""
+    """FAKE_PLUR_STORE, FAKE_PLUR_SEED, FAKE_PLUR_REJECT, FAKE_PLUR_POISON, FAKE_PLUR_DELAY, FAKE_PLUR_LOG,
+    PLUR_TOOL_PROFILE."""
 
     profile: str = "lean"
     store_path: str | None = None
@@ -19,6 +20,7 @@ class FakeConfig:
     reject: frozenset[str] = frozenset()
     delays: Mapping[str, float] = field(default_factory=dict)
     log_path: str | None = None  # every tools/call appended as a JSON line (tests count calls)
+    poison: str | None = None  # a call whose arguments hold this text answers isError (a poisoned write)
 
     def delay_for(self, tool: str) -> float:
         """Seconds to sleep before answering `tool` (a `*` entry applies to every tool)."""
@@ -34,6 +36,7 @@ class FakeConfig:
             reject=frozenset(t.strip() for t in env.get("FAKE_PLUR_REJECT", "").split(",") if t.strip()),
             delays=parse_delays(env.get("FAKE_PLUR_DELAY", "")),
             log_path=env.get("FAKE_PLUR_LOG") or None,
+            poison=env.get("FAKE_PLUR_POISON") or None,
         )
 
 

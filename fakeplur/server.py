@@ -68,6 +68,9 @@ class Fake:
             await self.sleep(delay)
         if name in self.config.reject or target in self.config.reject:
             answer = compact({"error": f"fakeplur: {target} rejected by FAKE_PLUR_REJECT", "success": False}), True
+        elif self.config.poison and self.config.poison in json.dumps(args, ensure_ascii=False):
+            answer = compact({"error": f"fakeplur: {target} refused: its arguments hold FAKE_PLUR_POISON",
+                              "success": False}), True
         else:
             answer = self.dispatch(name, args)
         self._log(name, target, args, answer[1])

@@ -81,3 +81,15 @@ async def test_is_error_and_raise_are_counted_through_the_client() -> None:
     assert report.writes["plur_learn"].failures == 1 and "broken pipe" in report.writes["plur_learn"].last_error
     assert report.dead_tools() == ["plur_learn", "plur_learn_batch"]
     assert report.notice().startswith("memory write failures: 2; plur_learn failing")
+
+
+def test_items_a_landed_batch_refused_one_by_one_are_write_failures_but_not_a_dead_tool() -> None:
+    from tmg.memory.results import BatchResult
+
+    report = WriteReport()
+    refused = BatchResult(("ENG-1", None, None), ({"index": 1, "error": "statement must be a non-empty string"},
+                                                  {"index": 2, "error": "Secret detected in statement"}))
+    report.record(CallResult("plur_learn_batch", True, value=refused))
+    assert report.failed_writes == 2 and report.dead_tools() == []
+    assert report.notice() == "memory write failures: 2"
+    assert "2 item(s) refused" in report.lines()[0]

@@ -73,12 +73,15 @@ class WriteReport:
         """The session-end line, or None when no write failed (memory.md §6).
 
         `memory write failures: <N>` then one `; <tool> failing — learning is disabled` clause
-        per dead tool, sorted. N counts failed write calls (a batch of 20 engrams is one call).
+        per dead tool, sorted, then the start failure if any. N counts failed write calls (a batch
+        of 20 engrams is one call) and batch items the server refused one by one.
         """
-        if self.failed_writes == 0:
+        if self.failed_writes == 0 and self.start_failure is None:
             return None
         clauses = [f"memory write failures: {self.failed_writes}"]
         clauses += [f"{tool} failing — learning is disabled" for tool in self.dead_tools()]
+        if self.start_failure is not None:
+            clauses.append(self.start_failure)
         return "; ".join(clauses)
 
     def lines(self) -> list[str]:
