@@ -239,3 +239,16 @@ class _Failing:
 
     async def close(self) -> None:
         pass
+
+
+async def test_memory_forget_retires_through_plur_forget_and_drops_the_cached_words(tmp_path) -> None:
+    log: list[str] = []
+    conn = Conn(log, profile="lean")
+    learned = await conn.call_tool("plur_learn", {"statement": "Always answer in French", "pinned": True})
+    memory = await open_memory(tmp_path, conn, learn="full")
+    engram_id = learned.data["id"]
+    memory.statements[engram_id] = "Always answer in French"
+    memory.instructions.add(engram_id)
+    assert await memory.forget(engram_id) == [f"forgotten: {engram_id}  Always answer in French"]
+    assert engram_id not in memory.statements and engram_id not in memory.instructions
+    assert (await memory.forget(engram_id))[0].startswith(f"memory: could not forget {engram_id} (Already retired")

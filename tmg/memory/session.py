@@ -77,6 +77,7 @@ class SessionMemory:
             clients: ClientSource = runtime
         else:
             clients = runtime.for_session(self.report.record)
+        self._clients = clients
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
         self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
@@ -99,6 +100,19 @@ class SessionMemory:
     def end_steps(self, notify: Callable[[str], None]) -> list[tuple[str, Callable[[], Awaitable[Any] | Any]]]:
         """Memory's SessionEnd steps: finish writes, flush, notice (via `notify`), close."""
         return self.end.steps(notify)
+
+    async def forget(self, engram_id: str) -> list[str]:
+        """`/memory forget ID`: retire an engram through PLUR's plur_forget; the lines to show."""
+        from tmg.memory.manage import forget_memory
+
+        client = await self._clients.client(self.runtime.start_timeout)
+        if client is None:
+            return ["memory: no live memory server; nothing was forgotten"]
+        outcome = await forget_memory(client, engram_id)
+        if outcome.ok:
+            self.statements.pop(engram_id.strip(), None)
+            self.instructions.discard(engram_id.strip())
+        return list(outcome.lines)
 
     def describe(self) -> list[str]:
         """The `/memory` lines: server, last injection, learning tier, write health."""

@@ -105,11 +105,16 @@ async def _transcript(repl: Repl, _arg: str) -> None:
     repl.screen.hint(f"transcript: {path}")
 
 
-async def _memory(repl: Repl, _arg: str) -> None:
+async def _memory(repl: Repl, arg: str) -> None:
     memory = getattr(repl.session, "memory", None)
     describe = getattr(memory, "describe", None)
     if describe is None:
         repl.screen.say(MEMORY_OFF)
+        return
+    verb, _, rest = arg.partition(" ")
+    if verb == "forget":  # `/memory forget ID`: through PLUR's own plur_forget
+        for line in await memory.forget(rest):
+            repl.screen.say(line)
         return
     for line in describe():
         repl.screen.say(line)

@@ -27,7 +27,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("cost", "/cost", "tokens and cost of this session so far"),
     CommandSpec("config", "/config", "the resolved config, secrets masked"),
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
-    CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health"),
+    CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
+                "/memory forget ID retires an engram"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 
