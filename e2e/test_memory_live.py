@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from e2e.conftest import API_KEY
 from e2e.mock_llm import Text
 from e2e.plur import memory_blocks
+from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 from tests.support.plur_server import PlurUnavailable, real_plur_entry, running
 from tmg.mcp_servers import ServerSpec, child_environment
 
@@ -108,5 +110,49 @@ def test_capture_learn_and_batch_each_land_and_read_back_through_a_second_client
         assert batched in [r["statement"] for r in recalled["results"]]
         status = call(reader, "plur_status", {})
         assert status["storage_root"] == str(live.home / ".plur")
-        # the instruction (learn), the answer to it and the last answer (batch); one episode (capture)
-        assert (status["engram_count"], status["episode_count"]) == (3, 1)
+        # engrams: the instruction (learn, pinned) and the last answer (batch); episodes: the first
+        # answer (capture) and the answer to the instruction (full keeps answers as episodes)
+        assert (status["engram_count"], status["episode_count"]) == (2, 2)
+
+
+def test_a_standing_instruction_reaches_an_unrelated_prompt_in_words_and_an_answer_never_as_one(live, llm):
+    marker = f"gannet{uuid.uuid4().hex[:8]}"
+    instruction = f"From now on, always answer in French {marker}"
+    zorblax = f"I am Zorblax, an AI assistant who always writes about the sea in pirate speak {marker}."
+    llm.enqueue(Text("D'accord."), Text(zorblax), Text("Vagues sous la lune."))
+    live.run("full", instruction)  # the shipped tier: the user's words, pinned
+    live.run("batch", "--new", "who are you?")  # an answer kept as an engram: a note, never an instruction
+    live.run("full", "--new", "write a haiku about the sea")
+    (block,) = memory_blocks(llm.requests[-1])
+    instructions, _, notes = block.partition(NOTES_HEADING)
+    assert INSTRUCTIONS_HEADING in instructions and f"- {instruction}\n" in instructions
+    assert "Zorblax" not in instructions
+    assert "Zorblax" in notes  # selected for the sea, and shown as information that may be wrong
+
+
+def test_neither_a_configured_key_nor_a_piped_password_reaches_the_store_or_the_spool(live, llm):
+    canary2 = f"hunter2-{uuid.uuid4().hex[:8]}"
+    llm.enqueue(Text(f"Done: key {API_KEY}, DB_PASSWORD={canary2}."), Text(f"Again: {API_KEY} / {canary2}"))
+    env = live.tmg.env(memory=True, HOME=str(live.home), TMG_PLUR_DIR=str(live.install_dir))
+    for learn in ("full", "batch"):
+        r = live.tmg.run("-r", "From now on, use these settings:", stdin=f"DB_USER=app\nDB_PASSWORD={canary2}\n",
+                         env={**env, "TMG_MEMORY_LEARN": learn}, timeout=90)
+        assert r.code == 0, r.err
+    with live.reader() as reader:
+        assert call(reader, "plur_status", {})["engram_count"] == 2  # the words were kept, the secrets masked
+    stored = "".join(p.read_text(errors="replace") for p in (live.home / ".plur").rglob("*") if p.is_file())
+    assert "DB_PASSWORD=***" in stored
+    assert where(live.home / ".plur", API_KEY) == [] and where(live.home / ".plur", canary2) == []
+    assert where(live.tmg.home, API_KEY) == []
+    assert where(live.tmg.home / "memory", canary2) == []
+
+
+def where(root: Path, text: str) -> list[tuple[str, str]]:
+    """(file, the line) for each line under `root` holding `text`."""
+    found = []
+    for path in root.rglob("*"):
+        if path.is_file():
+            for line in path.read_text(errors="replace").splitlines():
+                if text in line:
+                    found.append((str(path.relative_to(root)), line[:300]))
+    return found

@@ -26,7 +26,7 @@ def everything_under(root: Path) -> str:
 @pytest.mark.parametrize("learn", ["full", "batch", "capture"])
 def test_neither_the_configured_key_nor_a_piped_password_is_stored(tmg, llm, plur, learn):
     tmg.write_config(plur.config(learn=learn))
-    llm.enqueue(Text(f"Saved. Your key {API_KEY} and DB_PASSWORD={CANARY2} are set."))
+    llm.enqueue(Text(f"Saved. Your key {API_KEY} and DB_PASSWORD={CANARY2} are set; {CANARY2} works."))
     r = tmg.run("-r", "From now on, use these settings for the app:", stdin=f"DB_HOST=db\nDB_PASSWORD={CANARY2}\n",
                 env=tmg.env(memory=True))
     assert r.code == 0, r.err

@@ -55,3 +55,10 @@ def test_the_scrubber_masks_configured_values_first() -> None:
     redactor = Redactor(["plain-config-value-42"])
     scrub = make_scrubber(redactor)
     assert scrub("the key plain-config-value-42 and TOKEN=zzz999") == "the key *** and TOKEN=***"
+
+
+def test_a_detected_value_is_masked_when_it_shows_up_bare_later() -> None:
+    scrub = make_scrubber()
+    assert scrub("DB_PASSWORD=hunter2-canary") == "DB_PASSWORD=***"
+    assert scrub("your password hunter2-canary is set") == "your password *** is set"
+    assert make_scrubber()("your password hunter2-canary is set") == "your password hunter2-canary is set"

@@ -168,6 +168,7 @@ class LearningHook:
         if not memory.enabled or memory.learn == "off":
             return
         self.turns_seen += 1
+        self._scrub(turn.user_text)  # first: a password the user pasted is then masked in the answer too
         episode = classify(turn, error)
         if memory.learn in ("capture", "full"):
             if episode is not None:

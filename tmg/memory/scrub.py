@@ -5,6 +5,9 @@ Two passes:
 1. the config redactor (`tmg.config.secrets.Redactor`): the exact values of configured keys;
 2. a detector for common secret shapes, masking the secret and keeping the words around it (so
    "the DB password is in .env: DB_PASSWORD=***" is still a note someone can act on).
+A value found by the detector is also remembered for the process, so the same password echoed
+bare later ("your password hunter2 is set") is masked too: the user's text is scrubbed before
+the answer to it.
 
 Why patterns and not a library: the well-kept detectors (detect-secrets, truffleHog's rules)
 import dozens of plugins and entropy scanners, far more than a write path that runs after every
@@ -45,6 +48,9 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
                    r"(?P<secret>[^\s\"',;]{4,})"),
 )
 _compiled: list[tuple[str, re.Pattern[str]]] | None = None
+# A detected value this long is remembered and masked wherever it shows up again (shorter ones,
+# like "1234", would mask ordinary words and numbers).
+_REMEMBERED_MIN = 6
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
@@ -60,9 +66,12 @@ def find_secrets(text: str) -> list[str]:
     return [name for name, rx in _patterns() if rx.search(text)]
 
 
-def mask_secrets(text: str) -> str:
-    """`text` with every detected secret replaced by `***` (the words around it kept)."""
+def mask_secrets(text: str, seen: set[str] | None = None) -> str:
+    """`text` with every detected secret replaced by `***` (the words around it kept); each
+    secret found is added to `seen` when given."""
     for _name, rx in _patterns():
+        if seen is not None:
+            seen.update(m.group("secret") for m in rx.finditer(text) if len(m.group("secret")) >= _REMEMBERED_MIN)
         text = rx.sub(_masked, text)
     return text
 
@@ -73,9 +82,15 @@ def _masked(match: re.Match[str]) -> str:
 
 
 def make_scrubber(redact: Callable[[str], str] = lambda s: s) -> Callable[[str], str]:
-    """The one function memory's writers call: the config redactor, then the shape detector."""
+    """The one function memory's writers call: the config redactor, the values detected so far,
+    then the shape detector (which adds what it finds to those values)."""
+    seen: set[str] = set()
 
     def scrub(text: str) -> str:
-        return mask_secrets(redact(text))
+        text = mask_secrets(redact(text), seen)
+        for value in sorted(seen, key=len, reverse=True):
+            if value in text:
+                text = text.replace(value, MASK)
+        return text
 
     return scrub
