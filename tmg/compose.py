@@ -13,7 +13,7 @@ from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
 from tmg.config.providers import choose_provider, provider_spec
-from tmg.config.secrets import Redactor
+from tmg.config.secrets import process_redactor
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
@@ -45,6 +45,8 @@ from tmg.ui.waiting import WaitingLine
 
 def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
     config, warnings = load_config(options.config_path, envr.env, envr.cwd)
+    process_redactor().add(config.secrets())
+    notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
     live = LiveConfig(config, mode=options.mode)
@@ -165,7 +167,10 @@ def open_session(
     own and closes it at its end. ``mcp_servers`` likewise for the MCP tool servers.
     """
     config = live.get()
-    redact = Redactor(config.secrets())  # grows when a reload brings new secrets
+    # The process's redactor: it grows when a reload brings new secrets, and a secret of an
+    # earlier config (the REPL's /new, a reload) stays masked.
+    redact = process_redactor()
+    redact.add(config.secrets())
     notices.set_redactor(redact)
     gateways = GatewayCache(options.model)
     gateways.spec_for(config)  # fail now, with guidance, if no provider is usable

@@ -10,6 +10,10 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _say(text: str) -> None:
+    if "tmg.config.secrets" in sys.modules:  # a config was loaded: its secrets never reach stderr
+        from tmg.config.secrets import process_redactor
+
+        text = process_redactor()(text)
     try:
         sys.stderr.write(f"tmg: error: {text}\n")
         sys.stderr.flush()

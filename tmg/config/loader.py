@@ -14,6 +14,7 @@ from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VAR_NAMED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # in an origin label: file, ${VAR}
 # TMG_* names that are not config keys: where things are, and debug switches.
 _NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION"}  # knobs, not keys
 
@@ -327,6 +328,8 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
                 message += f" (set by {origin})"
             elif (line := _locate(path, lines)) is not None:
                 message = f"line {line}: {message}"
+            if variables := _VAR_NAMED.findall(origin):  # the value came from the environment
+                message += f" (from {', '.join(variables)})"
             problems.append(message)
         where = f" in {source}" if source else ""
         first, *more = problems

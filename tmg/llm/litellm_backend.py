@@ -146,6 +146,8 @@ def classify_exception(exc: BaseException, provider: ProviderSpec, timeout: floa
     message = _strip_prefixes(str(getattr(exc, "message", None) or exc))
     status = getattr(exc, "status_code", None)
     causes = _cause_names(exc)
+    if (names | causes) & {"LocalProtocolError", "UnicodeEncodeError"}:
+        return classify.unsendable(provider)  # a header HTTP cannot send: not a connection to retry
     if "ContextWindowExceededError" in names:
         return classify.overflow(provider, message, status)
     if "MidStreamFallbackError" in names:  # any failure after the stream started

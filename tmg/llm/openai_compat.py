@@ -55,8 +55,12 @@ class OpenAICompatGateway:
         url = (provider.api_base or DEFAULT_API_BASE).rstrip("/") + "/chat/completions"
         timeout = httpx.Timeout(request.timeout, connect=min(request.timeout, _CONNECT_TIMEOUT))
         try:
+            headers = httpx.Headers(_headers(provider))  # encoded here: a non-ASCII value fails now
+        except UnicodeEncodeError:
+            raise classify.unsendable(provider) from None  # its text would quote the key
+        try:
             async with self._http().stream(
-                "POST", url, json=_body(request), headers=_headers(provider), timeout=timeout
+                "POST", url, json=_body(request), headers=headers, timeout=timeout
             ) as response:
                 if response.status_code >= 400:
                     await response.aread()
@@ -65,6 +69,9 @@ class OpenAICompatGateway:
                 await stream.consume(response, provider, on_text)
         except GatewayError:
             raise
+        except httpx.LocalProtocolError:
+            # Our own request is unsendable (a header h11 refuses): no retry can help.
+            raise classify.unsendable(provider) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise classify.unreachable(provider, str(exc) or type(exc).__name__) from exc
         except httpx.TimeoutException as exc:
