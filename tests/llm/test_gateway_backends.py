@@ -255,3 +255,14 @@ def test_a_gateway_survives_a_new_event_loop(llm: MockLLM, provider: ProviderSpe
     assert asyncio.run(gateway.complete(request, lambda _: None)).text == "first"
     assert asyncio.run(gateway.complete(request, lambda _: None)).text == "second"
     asyncio.run(gateway.aclose())
+
+
+@pytest.mark.parametrize("key", ["sk-canary-0123456789\n", "sk-canary-01234é56789"])
+async def test_a_header_http_cannot_send_is_terminal_and_never_quotes_the_key(
+        provider: ProviderSpec, llm: MockLLM, key: str) -> None:
+    # The config refuses such keys at load; this is the line of defence behind it. httpx refuses
+    # the header (LocalProtocolError, UnicodeEncodeError): no connection broke, a retry cannot help.
+    err = await _error(replace(provider, api_key=key))
+    assert err.kind is ErrorKind.TERMINAL and not err.retryable
+    assert "PROVIDERS.local.API_KEY" in str(err) and "canary" not in str(err)
+    assert llm.requests == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import threading
 import warnings
 from types import ModuleType
@@ -138,6 +139,10 @@ _TRANSPORT_ERRORS = {"TransportError", "ReadError", "RemoteProtocolError", "Clie
                      "ServerDisconnectedError", "ClientConnectionError"}
 
 
+# httpx (h11) and aiohttp refusing to send a header; litellm reports aiohttp's as an HTTP 500.
+_UNSENDABLE = re.compile(r"Forbidden control character detected in headers|Illegal header (?:value|name)")
+
+
 def classify_exception(exc: BaseException, provider: ProviderSpec, timeout: float = 0.0) -> GatewayError:
     """Map a litellm (or openai, or httpx) exception to a GatewayError."""
     if isinstance(exc, GatewayError):
@@ -146,7 +151,7 @@ def classify_exception(exc: BaseException, provider: ProviderSpec, timeout: floa
     message = _strip_prefixes(str(getattr(exc, "message", None) or exc))
     status = getattr(exc, "status_code", None)
     causes = _cause_names(exc)
-    if (names | causes) & {"LocalProtocolError", "UnicodeEncodeError"}:
+    if (names | causes) & {"LocalProtocolError", "UnicodeEncodeError"} or _UNSENDABLE.search(message):
         return classify.unsendable(provider)  # a header HTTP cannot send: not a connection to retry
     if "ContextWindowExceededError" in names:
         return classify.overflow(provider, message, status)
