@@ -12,6 +12,7 @@ import json
 import pytest
 
 from e2e.mock_llm import Text
+from e2e.plur import FakePlur
 
 CANARY = "sk-canary-7d41c0ffee2b9a"
 
@@ -80,6 +81,19 @@ def test_a_key_with_a_trailing_newline_works_and_never_leaks(tmg, llm):
     assert any(name.endswith("transcript.md") for name in files)
     leaks = [name for name, data in files.items() if CANARY.encode() in data]
     assert leaks == []
+
+
+@pytest.mark.parametrize("learn", ["capture", "full"])
+def test_memory_never_learns_or_is_asked_about_a_key(tmg, llm, tmp_path, learn):
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.config(learn=learn))
+    llm.enqueue(Text(f"Noted: your key is {CANARY}. Always use it."))
+    r = tmg.run("-r", f"please remember that my key is {CANARY}",
+                env=tmg.env(memory=True, MOCK_API_KEY=CANARY + "\n"))
+    assert r.code == 0, r.err
+    assert plur.calls("plur_capture" if learn == "capture" else "plur_learn")  # memory did learn
+    leaks = [name for name, data in _files_under(tmp_path).items() if CANARY.encode() in data]
+    assert leaks == []  # not the store, the server's call log, the spool nor the history
 
 
 @pytest.mark.parametrize("value, what", [

@@ -261,7 +261,7 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr))
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
 
 
 def _ready_wait(envr: Environment) -> float:

@@ -105,17 +105,20 @@ class MemoryInjector:
         statements: MutableMapping[str, str] | None = None,
         ready_wait: float = READY_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
+        redact: Callable[[str], str] = lambda s: s,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None while the server is not (yet) usable.
             statements: id -> full statement seen so far (shared with the learning hook).
             ready_wait: how long a turn waits for a server that is still starting.
             debug: lines for `--debug` (never shown otherwise).
+            redact: masks config secrets in the recall query: the memory server never sees them.
         """
         self._clients = clients
         self.statements: MutableMapping[str, str] = {} if statements is None else statements
         self._ready_wait = ready_wait
         self._debug = debug
+        self._redact = redact
         self._key: tuple[int, str] | None = None
         self._recalled: Recalled | None = None  # None with a key: this prompt's ask failed
         self.last: LastInjection | None = None
@@ -129,7 +132,7 @@ class MemoryInjector:
             if _edit_system(ctx.messages, None):
                 ctx.request_persist()
             return
-        text = ctx.latest_user_text().strip()
+        text = self._redact(ctx.latest_user_text()).strip()
         if not text:
             _edit_system(ctx.messages, None)
             return

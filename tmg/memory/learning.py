@@ -118,6 +118,7 @@ class LearningHook:
         client_wait: float = CLIENT_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
         pending_root: Path | None = None,
+        redact: Callable[[str], str] = lambda s: s,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
@@ -126,6 +127,8 @@ class LearningHook:
             statements: id -> statement cache shared with the injector (learned ones are added).
             pending_root: where each session's ring is also written, item by item, so a crash
                 loses nothing (`tmg.memory.pending`); None: the ring lives in memory only.
+            redact: masks config secrets in what is learned: the store and the pending ring
+                keep them no more than the history does.
         """
         self._clients = clients
         self._config = config
@@ -136,6 +139,7 @@ class LearningHook:
         self._debug = debug
         self._rings: dict[str, deque[dict[str, Any]]] = {}
         self._pending_root = pending_root
+        self._redact = redact
         self._pending: dict[str, PendingRing] = {}
         self._kept: list[PendingRing] = []  # rings left on disk at the end: locked until the process exits
         self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
@@ -148,6 +152,9 @@ class LearningHook:
         if not memory.enabled or memory.learn == "off":
             return
         episode = classify(turn, error)
+        if episode is not None:
+            episode = Episode(*(None if part is None else self._redact(part)
+                                for part in (episode.text, episode.error)), prompt=self._redact(episode.prompt))
         if memory.learn == "capture":
             if episode is not None:
                 self._detach(self._capture(episode.summary, turn.mode, turn.session_id), "plur_capture")
@@ -173,7 +180,7 @@ class LearningHook:
             pending.append(item, list(ring))
 
     def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
-        statement = payloads.cut_utf8(turn.user_text.strip(), payloads.STATEMENT_MAX_BYTES)
+        statement = payloads.cut_utf8(self._redact(turn.user_text).strip(), payloads.STATEMENT_MAX_BYTES)
         if not statement or not is_instruction(statement):
             return
         sent = self._learned.setdefault(turn.session_id, set())

@@ -39,6 +39,7 @@ class SessionMemory:
         ready_wait: float = READY_WAIT_S,
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
         runtime: MemoryRuntime | None = None,
+        redact: Callable[[str], str] = lambda s: s,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -51,6 +52,7 @@ class SessionMemory:
             runtime: the process's running memory server (`MemoryServers.runtime_for`), shared
                 with other sessions and closed by its owner; None: this session starts its own
                 and closes it at its end.
+            redact: masks config secrets in what memory learns.
         """
         current = config()
         self.session_id = session_id
@@ -73,10 +75,12 @@ class SessionMemory:
             clients = runtime.for_session(self.report.record)
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
-        self.injector = MemoryInjector(clients, statements=self.statements, ready_wait=ready_wait, debug=debug)
+        self.injector = MemoryInjector(clients, statements=self.statements, ready_wait=ready_wait, debug=debug,
+                                       redact=redact)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
+            redact=redact,
         )
         self.spool = BatchSpool(spool_dir(home), warn=warn)
         self.end = MemoryEnd(
