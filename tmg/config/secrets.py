@@ -35,7 +35,7 @@ COMMON_VALUES = frozenset({
 })
 
 # Fields of a stored record that say what it is, never what was said: kept as they are.
-STRUCTURAL_KEYS = frozenset({"role", "id", "tool_call_id", "type", "name", "ts", "model", "turn",
+STRUCTURAL_KEYS = frozenset({"role", "id", "tool_call_id", "type", "name", "ts", "model", "provider", "turn",
                              "finish_reason", "memory_ids"})
 
 
