@@ -123,4 +123,3 @@ async def test_no_api_key_sends_no_authorization(llm: MockLLM) -> None:
     assert "authorization" not in llm.requests[0].headers
     assert llm.requests[0]["model"] == "llama3"
 
-
