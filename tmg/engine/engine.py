@@ -127,6 +127,7 @@ class PhaseEngine:
                     raise
                 finally:
                     await self._hooks.after_turn(turn, error)
+                    self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
                 if not completion.tool_calls:
                     result.text = completion.text
