@@ -149,8 +149,9 @@ class _Stream:
             return
         if "text/event-stream" not in content_type:
             await response.aread()
+            # An HTML page (a proxy's error, a login portal) is quoted as text, not markup.
             raise classify.malformed(provider, f"expected an event stream, got {content_type or 'no content type'}: "
-                                     f"{response.text[:120]!r}")
+                                     f"{classify.provider_message(response.text)[0][:120]!r}")
         async for data in _sse_data(response, tick):
             if data == "[DONE]":
                 self.done = True
