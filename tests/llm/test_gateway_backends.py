@@ -208,9 +208,11 @@ async def test_silent_server_times_out_as_transient(llm: MockLLM, provider: Prov
 
 async def test_a_stall_before_the_first_byte_and_one_mid_stream_name_their_timeouts(
         llm: MockLLM, provider: ProviderSpec) -> None:
-    llm.enqueue(Stall(seconds=30), Stall("the start", seconds=30))
+    llm.enqueue(Text("warm"), Stall(seconds=30), Stall("the start", seconds=30))
     gateway = make_gateway(provider)
     try:
+        # litellm's first call imports its provider clients (seconds, on a loaded machine).
+        await gateway.complete(CompletionRequest(provider, USER), lambda _: None)
         for expected in ("FIRST_BYTE_TIMEOUT", "STREAM_IDLE_TIMEOUT"):
             request = CompletionRequest(provider, USER, [], timeout=0.5, first_byte_timeout=0.5)
             with pytest.raises(GatewayError) as info:
