@@ -213,8 +213,8 @@ async def test_a_stall_before_the_first_byte_and_one_mid_stream_name_their_timeo
     try:
         # litellm's first call imports its provider clients (seconds, on a loaded machine).
         await gateway.complete(CompletionRequest(provider, USER), lambda _: None)
-        for expected in ("FIRST_BYTE_TIMEOUT", "STREAM_IDLE_TIMEOUT"):
-            request = CompletionRequest(provider, USER, [], timeout=0.5, first_byte_timeout=0.5)
+        for expected, first_byte in (("FIRST_BYTE_TIMEOUT", 0.5), ("STREAM_IDLE_TIMEOUT", 30.0)):
+            request = CompletionRequest(provider, USER, [], timeout=0.5, first_byte_timeout=first_byte)
             with pytest.raises(GatewayError) as info:
                 await gateway.complete(request, lambda _: None)
             assert info.value.stalled and info.value.kind is ErrorKind.TRANSIENT

@@ -48,9 +48,13 @@ class StallGuard:
 
     def tick(self) -> None:
         """Something arrived from the provider: the next piece has STREAM_IDLE_TIMEOUT to come."""
-        self._started = True
-        self._limit = self.idle
         self._last = self._loop.time()  # type: ignore[union-attr]
+        if not self._started:  # the first byte: from now on the idle bound, which may be shorter
+            self._started = True
+            self._limit = self.idle
+            if self._handle is not None and self.idle < self.first_byte:
+                self._handle.cancel()
+                self._handle = self._loop.call_at(self._last + self.idle, self._due)  # type: ignore[union-attr]
 
     def _due(self) -> None:
         now = self._loop.time()  # type: ignore[union-attr]
