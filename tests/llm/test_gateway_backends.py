@@ -22,6 +22,7 @@ from e2e.mock_llm import (
     MalformedStream,
     MockLLM,
     RawResponse,
+    Stall,
     StreamError,
     Text,
     ToolCall,
@@ -203,6 +204,23 @@ async def test_silent_server_times_out_as_transient(llm: MockLLM, provider: Prov
     llm.enqueue(Text("too late", delay=30))
     err = await _error(provider, timeout=0.5)
     assert err.kind is ErrorKind.TRANSIENT
+
+
+async def test_a_stall_before_the_first_byte_and_one_mid_stream_name_their_timeouts(
+        llm: MockLLM, provider: ProviderSpec) -> None:
+    llm.enqueue(Text("warm"), Stall(seconds=30), Stall("the start", seconds=30))
+    gateway = make_gateway(provider)
+    try:
+        # litellm's first call imports its provider clients (seconds, on a loaded machine).
+        await gateway.complete(CompletionRequest(provider, USER), lambda _: None)
+        for expected, first_byte in (("FIRST_BYTE_TIMEOUT", 0.5), ("STREAM_IDLE_TIMEOUT", 30.0)):
+            request = CompletionRequest(provider, USER, [], timeout=0.5, first_byte_timeout=first_byte)
+            with pytest.raises(GatewayError) as info:
+                await gateway.complete(request, lambda _: None)
+            assert info.value.stalled and info.value.kind is ErrorKind.TRANSIENT
+            assert expected in str(info.value)
+    finally:
+        await gateway.aclose()
 
 
 async def test_a_failing_text_sink_is_not_a_provider_error(llm: MockLLM, provider: ProviderSpec) -> None:

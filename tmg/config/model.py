@@ -25,6 +25,8 @@ class ProviderConfig:
     max_tokens: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     backend: str = "auto"
+    first_byte_timeout: float = 60.0
+    stream_idle_timeout: float = 120.0
 
     def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
         return f"ProviderConfig(name={self.name!r}, model={self.model!r}, url={self.url!r})"

@@ -39,6 +39,9 @@ PROVIDER = {
     "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
     "HEADERS": Key("str_map", {}, secret=True),
     "BACKEND": Key("choice", "auto", choices=BACKENDS),
+    # Seconds a provider may stay silent: until its first byte, then between two pieces.
+    "FIRST_BYTE_TIMEOUT": Key("number", 60.0, minimum=0.1),
+    "STREAM_IDLE_TIMEOUT": Key("number", 120.0, minimum=0.1),
 }
 
 MCP_SERVER = {

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any, AsyncIterator
 
 from tmg.llm import classify
+from tmg.llm.stall import StallGuard
 from tmg.llm.gateway import (
     Completion,
     CompletionRequest,
@@ -66,13 +67,16 @@ class LiteLLMGateway:
         litellm = await load_litellm_async()
         provider = request.provider
         chunks: list[Any] = []
-        async with contextlib.aclosing(_stream(litellm, request)) as stream:
+        guard = StallGuard(provider, request.first_byte_wait, request.timeout)
+        async with guard.watching(), contextlib.aclosing(_stream(litellm, request)) as stream:
             async for chunk in stream:
+                guard.tick()
                 chunks.append(chunk)
                 choices = getattr(chunk, "choices", None)
                 content = choices[0].delta.content if choices else None
                 if content:
                     on_text(content)  # outside _stream: a failing sink is not a provider failure
+                    guard.tick()
         if not chunks:
             raise classify.dropped(provider, "the stream ended before any answer arrived")
         built = litellm.stream_chunk_builder(chunks, messages=request.messages)
@@ -91,7 +95,8 @@ async def _stream(litellm: ModuleType, request: CompletionRequest) -> AsyncItera
         "stream": True,
         "stream_options": {"include_usage": True},
         "num_retries": 0,  # retries belong to the engine's Recovering phase
-        "timeout": request.timeout,
+        # The StallGuard bounds the first byte and each gap; litellm's own bound is a backstop.
+        "timeout": max(request.timeout, request.first_byte_wait) + 5.0,
     }
     if request.tools:
         kwargs["tools"] = request.tools

@@ -5,6 +5,9 @@ fsync, rename), so a crash leaves either the whole batch or nothing new. The nex
 flush sends the oldest files first and removes each one only once the server accepted it
 (memory.md §4: a memory outage loses nothing; a duplicate is harmless, the server returns the
 existing id for an identical statement).
+A temp file is locked while it is written (`tmg.memory.tempfiles`); one left by a writer that
+died is removed by :meth:`BatchSpool.sweep`: its batch is still where it came from (the pending
+ring's file is removed only after the spool file is in place), so it holds nothing of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tmg.memory.tempfiles import claim, create_locked
 
 _VERSION = 1
 _ITEM_KEYS = ("statement", "scope", "tags")
@@ -57,11 +62,18 @@ class BatchSpool:
         path = self.root / name
         tmp = self.root / f".{name}.tmp"
         body = json.dumps({"version": _VERSION, "engrams": items}, ensure_ascii=False)
-        with tmp.open("w", encoding="utf-8") as f:
-            f.write(body)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        fd = create_locked(tmp)
+        try:
+            data = memoryview(body.encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        finally:
+            os.close(fd)
         fsync_dir(self.root)
         return path
 
@@ -77,6 +89,24 @@ class BatchSpool:
             if limit is not None and len(entries) >= limit:
                 break
         return entries
+
+    def sweep(self) -> int:
+        """Remove the temp files of writers that died before their rename; returns how many."""
+        if not self.root.is_dir():
+            return 0
+        swept = 0
+        for tmp in self.root.glob(".*.json.tmp"):
+            fd = claim(tmp)
+            if fd is None:
+                continue  # still being written
+            try:
+                tmp.unlink(missing_ok=True)
+                swept += 1
+            except OSError:
+                pass  # left for a later sweep
+            finally:
+                os.close(fd)
+        return swept
 
     def remove(self, entry: SpoolEntry) -> None:
         """The batch landed: forget it (another tmg may have removed it already)."""

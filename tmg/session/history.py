@@ -35,6 +35,9 @@ class History:
         self._load()
 
     def _load(self) -> None:
+        if self._writable:
+            # A rewrite (replace_all) killed before its rename: the history itself is whole.
+            self._rewrite_temp().unlink(missing_ok=True)
         if not self.path.exists():
             return
         with self.path.open("rb") as f:
@@ -89,7 +92,7 @@ class History:
     def replace_all(self, messages: list[Message]) -> None:
         """Rewrite the whole history atomically: only when a canonical transformer asks for it."""
         self.close()
-        tmp = self.path.with_suffix(".jsonl.tmp")
+        tmp = self._rewrite_temp()
         with tmp.open("w", encoding="utf-8") as f:
             for m in messages:
                 f.write(self._line(m))
@@ -99,6 +102,9 @@ class History:
         self.messages, self.model_view = [], []
         for m in messages:
             self._add(m)
+
+    def _rewrite_temp(self) -> Path:
+        return self.path.with_suffix(".jsonl.tmp")
 
     def close(self) -> None:
         if self._file is not None:
