@@ -23,6 +23,8 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from pydantic import BaseModel
 
 from e2e.mock_llm import (
+    BadUtf8Stream,
+    Stall,
     ContextOverflow,
     DropStream,
     Echo,
@@ -217,6 +219,32 @@ def test_malformed_frame_fails_to_parse(llm: MockLLM, client: openai.OpenAI) -> 
     llm.enqueue(MalformedStream("ok so far"))
     stream = client.chat.completions.create(model="mock", messages=USER, stream=True)
     with pytest.raises(json.JSONDecodeError):
+        list(stream)
+
+
+def test_a_stall_before_the_headers_times_the_client_out(llm: MockLLM, client: openai.OpenAI) -> None:
+    llm.enqueue(Stall(seconds=30))
+    with pytest.raises(openai.APITimeoutError):
+        client.with_options(timeout=0.5, max_retries=0).chat.completions.create(
+            model="mock", messages=USER, stream=True)
+    assert llm.wait_outcome(0, timeout=10) == "client_closed"
+
+
+def test_a_stall_mid_stream_times_the_client_out_after_the_text(llm: MockLLM, client: openai.OpenAI) -> None:
+    llm.enqueue(Stall("the start", seconds=30))
+    stream = client.with_options(timeout=0.5, max_retries=0).chat.completions.create(
+        model="mock", messages=USER, stream=True)
+    seen: list[str] = []
+    with pytest.raises((openai.APITimeoutError, httpx.ReadTimeout)):
+        for chunk in stream:
+            seen.append(chunk.choices[0].delta.content or "")
+    assert "".join(seen) == "the start"
+
+
+def test_bad_utf8_in_a_frame_is_really_invalid_utf8(llm: MockLLM, client: openai.OpenAI) -> None:
+    llm.enqueue(BadUtf8Stream("caf", after=" ok"))
+    stream = client.chat.completions.create(model="mock", messages=USER, stream=True)
+    with pytest.raises(UnicodeDecodeError):  # the SDK decodes frames strictly
         list(stream)
 
 

@@ -13,7 +13,7 @@ from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
 from tmg.config.providers import choose_provider, provider_spec
-from tmg.config.secrets import Redactor
+from tmg.config.secrets import process_redactor
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
@@ -45,6 +45,8 @@ from tmg.ui.waiting import WaitingLine
 
 def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
     config, warnings = load_config(options.config_path, envr.env, envr.cwd)
+    process_redactor().add(config.secrets())
+    notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
     live = LiveConfig(config, mode=options.mode)
@@ -165,7 +167,10 @@ def open_session(
     own and closes it at its end. ``mcp_servers`` likewise for the MCP tool servers.
     """
     config = live.get()
-    redact = Redactor(config.secrets())  # grows when a reload brings new secrets
+    # The process's redactor: it grows when a reload brings new secrets, and a secret of an
+    # earlier config (the REPL's /new, a reload) stays masked.
+    redact = process_redactor()
+    redact.add(config.secrets())
     notices.set_redactor(redact)
     gateways = GatewayCache(options.model)
     gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
@@ -191,7 +196,7 @@ def open_session(
     try:
         history = History(ref.history_path, warn=notices.warn, redact=redact)
         transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
-        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers, redact)
+        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
         own_mcp = mcp_servers is None
         if mcp_servers is None:
             mcp_servers = McpToolServers(warn=notices.warn)
@@ -250,13 +255,13 @@ def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notic
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
-                    servers: MemoryServers | None, redact: Callable[[str], str] = lambda s: s) -> SessionMemory:
+                    servers: MemoryServers | None) -> SessionMemory:
     home = tmg_home(envr.env)
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr), redact=redact)
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
 
 
 def _ready_wait(envr: Environment) -> float:

@@ -140,6 +140,10 @@ class _Handler(BaseHTTPRequestHandler):
             return "ok" if reply.status < 400 else "error"
         env = r.Envelope(model)
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if isinstance(reply, r.Stall):
+            return self._serve_stall(reply, env, include_usage)
+        if isinstance(reply, r.BadUtf8Stream):
+            return self._serve_bad_utf8(reply, env, include_usage)
         if isinstance(reply, (r.MalformedStream, r.DropStream, r.StreamError)):
             return self._serve_failure(reply, env, stream, include_usage)
         answer = r.answer_for(reply, body)
@@ -181,6 +185,29 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_event(r.error_body(reply.message, reply.type, reply.code))
         self.wfile.write(b"0\r\n\r\n")  # OpenAI ends the stream after an error event, no [DONE]
         return "error"
+
+    def _serve_stall(self, reply: r.Stall, env: r.Envelope, include_usage: bool) -> str:
+        if reply.text:
+            self._start_stream()
+            self._send_event(env.chunk({"role": "assistant", "content": ""}, include_usage=include_usage))
+            self._send_event(env.chunk({"content": reply.text}, include_usage=include_usage))
+            self.wfile.flush()
+        self._pause(reply.seconds)  # raises _ClientGone as soon as the client gives up
+        return self._drop()
+
+    def _serve_bad_utf8(self, reply: r.BadUtf8Stream, env: r.Envelope, include_usage: bool) -> str:
+        self._start_stream()
+        self._send_event(env.chunk({"role": "assistant", "content": ""}, include_usage=include_usage))
+        marker = "\u0000BAD\u0000"
+        frame = b"data: " + _dumps(env.chunk({"content": reply.text + marker + reply.after},
+                                              include_usage=include_usage)) + b"\n\n"
+        # json escapes the marker as \u0000BAD\u0000: swap it for the raw bytes
+        self._send_chunk(frame.replace(b"\\u0000BAD\\u0000", reply.bad.encode("latin-1")))
+        self._send_event(env.chunk({}, "stop", include_usage=include_usage))
+        if include_usage:
+            self._send_event(env.usage_chunk((1, 1)))
+        self._end_stream()
+        return "ok"
 
     # -- wire -------------------------------------------------------------------------------
 

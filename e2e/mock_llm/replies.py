@@ -130,6 +130,30 @@ class StreamError:
 
 
 @dataclass(frozen=True)
+class Stall:
+    """Go silent for ``seconds`` (a hung server or proxy), then hang up.
+
+    With no ``text`` it never sends the response headers; with ``text`` it streams that
+    first (headers, role chunk, the text) and then goes silent mid-stream.
+    """
+
+    text: str = ""
+    seconds: float = 600.0
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class BadUtf8Stream:
+    """Stream ``text`` with the raw bytes ``bad`` (given as latin-1 code points, invalid
+    UTF-8 by default) inside a content delta, then end the stream normally."""
+
+    text: str = "caf"
+    bad: str = "\xff\xfe"
+    after: str = " ok"
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
 class RawResponse:
     """Any status and body, e.g. an HTML 502 page from a proxy."""
 
@@ -142,11 +166,11 @@ class RawResponse:
 
 Reply = Union[
     Text, Echo, ToolCall, ToolCalls, HttpError, ContextOverflow, MalformedStream, DropStream,
-    StreamError, RawResponse,
+    StreamError, RawResponse, Stall, BadUtf8Stream,
 ]
 REPLY_KINDS = (
     Text, Echo, ToolCall, ToolCalls, HttpError, ContextOverflow, MalformedStream, DropStream,
-    StreamError, RawResponse,
+    StreamError, RawResponse, Stall, BadUtf8Stream,
 )
 
 

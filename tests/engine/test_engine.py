@@ -278,3 +278,46 @@ async def test_alternating_tool_calls_are_caught_as_a_loop(tmp_path):
     engine, events, _ = make_engine(tmp_path, model)
     await engine.run_prompt("loop")
     assert [t[2] for t in events.tools] == [False, False, False, False, True]
+
+
+async def test_the_turn_end_event_comes_after_the_history_record_and_the_hooks(tmp_path):
+    """The screen shows the last of the answer at on_turn_end: by then the turn is stored."""
+    seen: list[str] = []
+    path = tmp_path / "history.jsonl"
+
+    class Probe:
+        def after_turn(self, turn, error):
+            seen.append("after_turn")
+
+    hooks = HookSet()
+    hooks.register(Probe())
+    engine, events, _ = make_engine(tmp_path, FakeModel(text("stored first")), hooks=hooks)
+
+    def on_turn_end(turn):
+        on_disk = [m.get("content") for m in History(path, writable=False).messages]
+        seen.append(f"turn_end stored={'stored first' in on_disk}")
+
+    events.on_turn_end = on_turn_end
+    await engine.run_prompt("hi")
+    assert seen == ["after_turn", "turn_end stored=True"]
+
+
+async def test_a_stalled_provider_is_retried_once_only(tmp_path):
+    """A stall costs a whole timeout per try: RetryPolicy.stall_retries bounds the total wait."""
+    stall = GatewayError(ErrorKind.TRANSIENT, "provider 'fake' sent no response within 60 s", stalled=True)
+    model = FakeModel(stall, repeat_last=True)
+    engine, events, _ = make_engine(tmp_path, model)
+    with pytest.raises(GatewayError, match="no response"):
+        await engine.run_prompt("hi")
+    assert model.calls == 2 and len(events.notices) == 1
+
+
+async def test_a_prompt_over_the_whole_budget_is_refused_before_history_keeps_it(tmp_path):
+    from tmg.context.validator import PromptTooLargeError
+
+    model = FakeModel(text("never"))
+    engine, _, _ = make_engine(tmp_path, model, Config(max_history_tokens=1000))
+    with pytest.raises(PromptTooLargeError, match="MAX_HISTORY_TOKENS"):
+        await engine.run_prompt("word " * 5000)
+    assert model.calls == 0
+    assert not (tmp_path / "history.jsonl").exists()

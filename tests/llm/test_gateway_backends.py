@@ -22,6 +22,7 @@ from e2e.mock_llm import (
     MalformedStream,
     MockLLM,
     RawResponse,
+    Stall,
     StreamError,
     Text,
     ToolCall,
@@ -205,6 +206,23 @@ async def test_silent_server_times_out_as_transient(llm: MockLLM, provider: Prov
     assert err.kind is ErrorKind.TRANSIENT
 
 
+async def test_a_stall_before_the_first_byte_and_one_mid_stream_name_their_timeouts(
+        llm: MockLLM, provider: ProviderSpec) -> None:
+    llm.enqueue(Text("warm"), Stall(seconds=30), Stall("the start", seconds=30))
+    gateway = make_gateway(provider)
+    try:
+        # litellm's first call imports its provider clients (seconds, on a loaded machine).
+        await gateway.complete(CompletionRequest(provider, USER), lambda _: None)
+        for expected, first_byte in (("FIRST_BYTE_TIMEOUT", 0.5), ("STREAM_IDLE_TIMEOUT", 30.0)):
+            request = CompletionRequest(provider, USER, [], timeout=0.5, first_byte_timeout=first_byte)
+            with pytest.raises(GatewayError) as info:
+                await gateway.complete(request, lambda _: None)
+            assert info.value.stalled and info.value.kind is ErrorKind.TRANSIENT
+            assert expected in str(info.value)
+    finally:
+        await gateway.aclose()
+
+
 async def test_a_failing_text_sink_is_not_a_provider_error(llm: MockLLM, provider: ProviderSpec) -> None:
     llm.enqueue(Text("boom", chunks=2))
 
@@ -255,3 +273,14 @@ def test_a_gateway_survives_a_new_event_loop(llm: MockLLM, provider: ProviderSpe
     assert asyncio.run(gateway.complete(request, lambda _: None)).text == "first"
     assert asyncio.run(gateway.complete(request, lambda _: None)).text == "second"
     asyncio.run(gateway.aclose())
+
+
+@pytest.mark.parametrize("key", ["sk-canary-0123456789\n", "sk-canary-01234é56789"])
+async def test_a_header_http_cannot_send_is_terminal_and_never_quotes_the_key(
+        provider: ProviderSpec, llm: MockLLM, key: str) -> None:
+    # The config refuses such keys at load; this is the line of defence behind it. httpx refuses
+    # the header (LocalProtocolError, UnicodeEncodeError): no connection broke, a retry cannot help.
+    err = await _error(replace(provider, api_key=key))
+    assert err.kind is ErrorKind.TERMINAL and not err.retryable
+    assert "PROVIDERS.local.API_KEY" in str(err) and "canary" not in str(err)
+    assert llm.requests == []

@@ -96,3 +96,14 @@ def test_sync_makes_the_turn_durable_with_fsync(tmp_path, monkeypatch):
     h.append({"role": "user", "content": "a"})
     h.sync()
     assert len(synced) == 1 and synced[0] == h._file.fileno()
+
+
+def test_a_rewrite_killed_before_its_rename_leaves_no_temp_file_after_the_next_load(tmp_path):
+    path = tmp_path / "history.jsonl"
+    History(path).append({"role": "user", "content": "kept"})
+    tmp = tmp_path / "history.jsonl.tmp"
+    tmp.write_text('{"role":"user","content":"half a rewr')
+    History(path, writable=False)
+    assert tmp.exists()  # a reader (`tmg -t`) touches nothing
+    assert [m["content"] for m in History(path).messages] == ["kept"]
+    assert not tmp.exists()

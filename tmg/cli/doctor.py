@@ -45,6 +45,7 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     v.say("ok", "config", f"{config.source} is valid" if config.source else "no file: defaults + environment")
     for w in warnings:
         v.say("warn", "config", w)
+    _check_secrets(config, v)
     provider_lines = _provider_verdicts(config)
     servers, skipped = _servers_to_start(config)
     probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers))
@@ -61,6 +62,17 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     for status, item, detail in server_verdicts:
         v.say(status, item, redact(detail))
     return 1 if v.failed else 0
+
+
+def _check_secrets(config: Config, v: _Verdicts) -> None:
+    """A secret too short or too common to mask is left visible everywhere: say which one."""
+    from tmg.config.secrets import unmaskable_reason
+
+    for path, value in config.secret_entries():
+        reason = unmaskable_reason(value)
+        if reason is not None:
+            v.say("warn", "secrets", f"{path} is {reason}, so it cannot be masked safely and is not hidden "
+                                     "in history, transcript or output; use a longer, unique value if it is secret")
 
 
 _RANK = {"skip": 0, "ok": 1, "warn": 2, "FAIL": 3}

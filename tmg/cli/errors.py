@@ -9,9 +9,18 @@ from typing import Any, Callable
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
+def _redacted(text: str) -> str:
+    """``text`` with the secrets of every config this process loaded masked (none loaded: as is)."""
+    if "tmg.config.secrets" not in sys.modules:
+        return text
+    from tmg.config.secrets import process_redactor
+
+    return process_redactor()(text)
+
+
 def _say(text: str) -> None:
     try:
-        sys.stderr.write(f"tmg: error: {text}\n")
+        sys.stderr.write(f"tmg: error: {_redacted(text)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -46,7 +55,7 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
         if debug and typer_code is None:
             import traceback  # only with --debug: it costs every start ~10 ms otherwise
 
-            traceback.print_exc()
+            sys.stderr.write(_redacted(traceback.format_exc()))
     if "mcp" in sys.modules or "litellm" in sys.modules:
         _exit_now(code)
     sys.exit(code)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import select
 import signal
+import time
 
 from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
+from tmg.context.validator import check_prompt_size
 from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.signals import ending_signals
@@ -15,13 +19,15 @@ from tmg.ui.notices import Notices
 
 
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# How long piped stdin may stay open before tmg says it is still reading it.
+STDIN_NOTICE_AFTER_S = 2.0
 
 
-def gather_prompt(words: list[str], envr: Environment) -> str:
+def gather_prompt(words: list[str], envr: Environment, notices: Notices | None = None) -> str:
     """The argument, then piped stdin after it. Never reads a terminal stdin."""
     text = " ".join(words).strip()
     if envr.stdin is not None and not envr.stdin_isatty:
-        piped = _read_piped(envr.stdin).strip()
+        piped = _read_piped(envr.stdin, notices).strip()
         if piped:
             text = f"{text}\n\n{piped}" if text else piped
     if not text:
@@ -32,21 +38,47 @@ def gather_prompt(words: list[str], envr: Environment) -> str:
     return text
 
 
-def _read_piped(stdin) -> str:
+def _read_piped(stdin, notices: Notices | None = None) -> str:
     """Piped text in any encoding tmg can show: UTF-8, with undecodable bytes replaced."""
     raw = getattr(stdin, "buffer", None)
     if raw is None:  # a text stream handed in by a test or an embedding program
         return stdin.read()
-    data = raw.read()
+    data = _read_to_end(raw, notices)
     if b"\0" in data:
         raise UsageError("the piped input is binary (it contains NUL bytes); pipe text instead")
     return data.decode("utf-8", errors="replace")
 
 
+def _read_to_end(raw, notices: Notices | None) -> bytes:
+    """All of stdin; if it has not ended after a moment, say once on stderr what tmg waits for
+    (`sleep 100 | tmg "x"`, or a forgotten `<` in a script, would otherwise look like a hang)."""
+    try:
+        fd = raw.fileno()
+    except (OSError, ValueError):
+        return raw.read()
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + STDIN_NOTICE_AFTER_S
+    told = notices is None
+    while True:
+        if not told:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                notices.notice("reading the prompt from stdin until it ends (Ctrl-D ends typed input; "
+                               "run with </dev/null to send no stdin)")
+                told = True
+                continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> int:
     notices = Notices(envr.stderr, color=False)
-    prompt = gather_prompt(words, envr)
+    prompt = gather_prompt(words, envr, notices)
     live = load_live_config(options, envr, notices)
+    # Before any session opens: a prompt that can never be sent is kept nowhere.
+    check_prompt_size(prompt, live.get().max_history_tokens)
     answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
     session = open_session(options, envr, live, notices, ConsoleEvents(answer, notices))
     # Text already written to a pipe or file cannot be taken back: no retry after it.

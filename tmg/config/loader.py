@@ -14,6 +14,7 @@ from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VAR_NAMED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # in an origin label: file, ${VAR}
 # TMG_* names that are not config keys: where things are, and debug switches.
 _NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION"}  # knobs, not keys
 
@@ -238,6 +239,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             max_tokens=p.get("MAX_TOKENS"),
             headers=p.get("HEADERS", {}),
             backend=p.get("BACKEND", "auto"),
+            first_byte_timeout=float(p.get("FIRST_BYTE_TIMEOUT", 60.0)),
+            stream_idle_timeout=float(p.get("STREAM_IDLE_TIMEOUT", 120.0)),
         )
         for name, p in clean.get("PROVIDERS", {}).items()
     }
@@ -327,6 +330,8 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
                 message += f" (set by {origin})"
             elif (line := _locate(path, lines)) is not None:
                 message = f"line {line}: {message}"
+            if variables := _VAR_NAMED.findall(origin):  # the value came from the environment
+                message += f" (from {', '.join(variables)})"
             problems.append(message)
         where = f" in {source}" if source else ""
         first, *more = problems

@@ -25,6 +25,8 @@ class ProviderConfig:
     max_tokens: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     backend: str = "auto"
+    first_byte_timeout: float = 60.0
+    stream_idle_timeout: float = 120.0
 
     def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
         return f"ProviderConfig(name={self.name!r}, model={self.model!r}, url={self.url!r})"
@@ -82,12 +84,18 @@ class Config:
             path = path.rpartition(".")[0]
         return "default"
 
+    def secret_entries(self) -> list[tuple[str, str]]:
+        """(key path, value) of every secret this config holds: API keys, header values, and the
+        MCP server ENV entries whose name says they are secret."""
+        entries: list[tuple[str, str]] = []
+        for name, provider in self.providers.items():
+            entries.append((f"PROVIDERS.{name}.API_KEY", provider.api_key))
+            entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in provider.headers.items())
+        for name, server in self.mcp_servers.items():
+            entries.extend((f"MCP_SERVERS.{name}.ENV.{k}", v) for k, v in server.env.items() if _SECRET_NAME.search(k))
+        return [(path, value.strip()) for path, value in entries if value and value.strip()]
+
     def secrets(self) -> list[str]:
-        """Every secret value this config holds, for redaction of anything shown or stored."""
-        values: list[str] = []
-        for provider in self.providers.values():
-            values.append(provider.api_key)
-            values.extend(provider.headers.values())
-        for server in self.mcp_servers.values():
-            values.extend(v for k, v in server.env.items() if _SECRET_NAME.search(k))
-        return [v for v in values if v and len(v) >= 4]
+        """Every secret value this config holds, for redaction of anything shown or stored
+        (the redactor itself leaves alone those too short or too common to mask safely)."""
+        return [value for _path, value in self.secret_entries()]

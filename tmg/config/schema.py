@@ -39,6 +39,9 @@ PROVIDER = {
     "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
     "HEADERS": Key("str_map", {}, secret=True),
     "BACKEND": Key("choice", "auto", choices=BACKENDS),
+    # Seconds a provider may stay silent: until its first byte, then between two pieces.
+    "FIRST_BYTE_TIMEOUT": Key("number", 60.0, minimum=0.1),
+    "STREAM_IDLE_TIMEOUT": Key("number", 120.0, minimum=0.1),
 }
 
 MCP_SERVER = {
@@ -137,6 +140,8 @@ def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             out.error(path, f"{path} is {_shown(key, value)}; use one of: {', '.join(key.choices)}{hint}")
             return None
+        if key.secret:
+            return _clean_secret(path, value, out)
         if key.pattern and not re.fullmatch(key.pattern, value):
             out.error(path, f"{path} is {_shown(key, value)}; use a plain name: letters, digits, '.', '_' or '-'")
             return None
@@ -181,9 +186,37 @@ def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
             if isinstance(v, (dict, list)) or v is None:
                 out.error(f"{path}.{k}", f"{path}.{k} must be a string")
                 continue
-            clean[str(k)] = str(v).lower() if isinstance(v, bool) else str(v)
+            text = str(v).lower() if isinstance(v, bool) else str(v)
+            if key.secret:  # HEADERS: each name and value goes on the wire as it is
+                if not _HEADER_NAME.fullmatch(str(k)):
+                    out.error(f"{path}.{k}", f"{path}.{_segment(str(k))} is not a valid HTTP header name; use "
+                              "letters, digits and '-' only")
+                    continue
+                text = _clean_secret(f"{path}.{k}", text, out)
+                if text is None:
+                    continue
+            clean[str(k)] = text
         return clean
     raise AssertionError(f"unknown kind {key.kind}")  # pragma: no cover - schema bug
+
+
+# RFC 9110 token characters: what a header name may be made of.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _clean_secret(path: str, value: str, out: Findings) -> str | None:
+    """An API key or header value as it must go on the wire: surrounding whitespace (the newline a
+    key file or a k8s secret ends with) stripped; a line break, control or non-ASCII character
+    inside is an error naming the key, never the value (HTTP cannot send it, and it must not leak)."""
+    value = value.strip()
+    bad = next((c for c in value if not " " <= c <= "~"), None)
+    if bad is None:
+        return value
+    what = ("a line break" if bad in "\r\n" else "a control character" if bad.isascii()
+            else "a non-ASCII character")
+    out.error(path, f"{path} has {what} inside; an API key or header value must be one line of plain "
+              "ASCII: fix it where it is set")
+    return None
 
 
 def _segment(name: str) -> str:

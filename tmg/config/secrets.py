@@ -1,25 +1,115 @@
-"""Redaction: config secrets never reach history, transcript, logs or the screen."""
+"""Redaction: config secrets never reach history, transcript, logs or the screen.
+
+What is masked is a secret's text inside string *values*: message text, tool arguments and
+results, error texts. Never JSON syntax, keys, or fields that only say what a record is (role,
+ids, type, usage): a secret that happens to equal one of them must not corrupt a record.
+
+A secret is masked only when masking it is safe. Under :data:`MIN_MASKABLE` characters, or a word
+that tmg's own records and ordinary text are full of (``assistant``, ``content``, ``null``...),
+masking it would rewrite unrelated text everywhere, and such a value protects nothing anyway:
+``tmg doctor`` names each configured secret that is left unmasked for this reason.
+
+Each secret is masked in every form an error text may quote it in: raw, repr- or bytes-escaped
+(``b'Bearer sk-...'``), JSON-escaped.
+"""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import json
+from typing import Any, Callable, Iterable
 
 MASK = "***"
 
+# Shorter values turn up by chance in ordinary text (and a key this short is no protection).
+MIN_MASKABLE = 8
 
-def make_redactor(secrets: Iterable[str]) -> Callable[[str], str]:
-    """A function that masks every occurrence of each secret (longest first)."""
-    values = sorted({s for s in secrets if s}, key=len, reverse=True)
-    if not values:
-        return lambda text: text
+# Words tmg's records, the chat format and HTTP carry everywhere: a "secret" equal to one of them
+# (a HEADERS value `assistant`, an API_KEY `password` for a local server) cannot be masked
+# without rewriting unrelated text. Compared case-insensitively.
+COMMON_VALUES = frozenset({
+    "assistant", "developer", "function", "functions", "tool_calls", "tool_call_id", "arguments",
+    "reasoning", "finish_reason", "completion", "completions", "anonymous", "undefined", "localhost",
+    "password", "username", "changeme", "optional", "required", "disabled", "enabled",
+    "application/json", "text/event-stream", "text/plain", "keep-alive", "no-cache", "not-needed",
+    "placeholder", "your-api-key",
+})
 
-    def redact(text: str) -> str:
-        for value in values:
-            if value in text:
-                text = text.replace(value, MASK)
+# Fields of a stored record that say what it is, never what was said: kept as they are.
+STRUCTURAL_KEYS = frozenset({"role", "id", "tool_call_id", "type", "name", "ts", "model", "provider", "turn",
+                             "finish_reason", "memory_ids"})
+
+
+def unmaskable_reason(value: str) -> str | None:
+    """Why ``value`` cannot be masked safely (for ``tmg doctor``), or None when it can."""
+    value = value.strip()
+    if len(value) < MIN_MASKABLE:
+        return f"shorter than {MIN_MASKABLE} characters"
+    if value.lower() in COMMON_VALUES:
+        return "a common word"
+    return None
+
+
+def _forms(secret: str) -> set[str]:
+    """The ways a text may quote ``secret``: raw, repr/bytes-escaped, JSON-escaped."""
+    forms = {
+        secret,
+        repr(secret)[1:-1],
+        repr(secret.encode("utf-8"))[2:-1],
+        secret.encode("unicode_escape").decode("ascii"),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+    return {f for f in forms if f}
+
+
+class Redactor:
+    """Masks configured secrets in text. Its secrets can grow: a reload may bring a new key, and
+    old ones stay masked. Safe to call from any thread (``add`` swaps one tuple)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._values: frozenset[str] = frozenset()
+        self._forms: tuple[str, ...] = ()
+        self.add(secrets)
+
+    def add(self, secrets: Iterable[str]) -> None:
+        fresh = {s.strip() for s in secrets if s and s.strip()} - self._values
+        if not fresh:
+            return
+        self._values = self._values | fresh
+        forms = {f for v in self._values if unmaskable_reason(v) is None for f in _forms(v)}
+        self._forms = tuple(sorted(forms, key=len, reverse=True))  # longest first: no partial masks
+
+    def __call__(self, text: str) -> str:
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, MASK)
         return text
 
-    return redact
+
+def make_redactor(secrets: Iterable[str]) -> Redactor:
+    """A redactor for a fixed set of secrets (``tmg config``, ``tmg doctor``)."""
+    return Redactor(secrets)
+
+
+def redact_values(value: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of a JSON-like record with ``redact`` applied to its string values only; keys,
+    non-strings and :data:`STRUCTURAL_KEYS` fields are left exactly as they are."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: v if k in STRUCTURAL_KEYS else redact_values(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_values(v, redact) for v in value]
+    return value
+
+
+# The secrets of every config this process loaded: the last line printed before exit (an error
+# that escaped everything else) is masked with it too.
+_PROCESS = Redactor()
+
+
+def process_redactor() -> Redactor:
+    return _PROCESS
 
 
 def mask(value: str) -> str:
@@ -27,21 +117,3 @@ def mask(value: str) -> str:
     if not value:
         return "(not set)"
     return MASK if len(value) < 12 else f"{value[:3]}…{MASK}"
-
-
-class Redactor:
-    """A redactor whose secrets can grow: a reload may bring a new key, and old ones stay masked."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._values: set[str] = set()
-        self._redact: Callable[[str], str] = make_redactor(())
-        self.add(secrets)
-
-    def add(self, secrets: Iterable[str]) -> None:
-        fresh = {s for s in secrets if s} - self._values
-        if fresh:
-            self._values |= fresh
-            self._redact = make_redactor(self._values)
-
-    def __call__(self, text: str) -> str:
-        return self._redact(text)

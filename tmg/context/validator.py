@@ -15,6 +15,22 @@ class ContextLimitError(TmgError):
     """The payload cannot fit the model's context window."""
 
 
+class PromptTooLargeError(TmgError):
+    """One prompt is over the whole budget by itself: it is refused before it is stored."""
+
+
+def check_prompt_size(text: str, max_tokens: int) -> None:
+    """Refuse a prompt that could never be sent (a 50 MB pipe), before history or transcript
+    keep it: nothing can shrink it, and a stored one would fail every later prompt too."""
+    tokens = message_tokens({"role": "user", "content": text})
+    if tokens > max_tokens:
+        raise PromptTooLargeError(
+            f"the prompt is about {tokens} tokens ({len(text.encode('utf-8', 'replace')) // 1024} KiB), over "
+            f"MAX_HISTORY_TOKENS ({max_tokens}) on its own; it was not sent nor kept: send a smaller "
+            "part of it (e.g. `head -c 100000 FILE | tmg ...`)"
+        )
+
+
 def message_tokens(m: dict) -> int:
     total = 4 + len(content_text(m)) // CHARS_PER_TOKEN
     if m.get("tool_calls"):

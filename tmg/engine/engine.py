@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable
 
 from tmg.config.model import Config
 from tmg.context.pipeline import Pipeline, TurnContext
-from tmg.context.validator import ContextLimitError
+from tmg.context.validator import ContextLimitError, check_prompt_size
 from tmg.engine.events import EngineEvents
 from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
@@ -89,11 +89,17 @@ class PhaseEngine:
         old, self.phase = self.phase, new
         await self._hooks.transition(old, new, state)
 
+    def admit(self, user_text: str) -> None:
+        """Raise PromptTooLargeError for a prompt that can never be sent; callers check before
+        they write it anywhere (the transcript), and :meth:`run_prompt` before history keeps it."""
+        check_prompt_size(user_text, self._config().max_history_tokens)
+
     async def run_prompt(self, user_text: str) -> PromptResult:
         """Run one prompt to its final answer (or a clear error)."""
-        self._prompt_id += 1
         self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
+        check_prompt_size(user_text, cfg.max_history_tokens)
+        self._prompt_id += 1
         self.history.append({"role": "user", "content": user_text})
         loops = LoopDetector()
         result = PromptResult(text="", turns=0)
@@ -127,6 +133,7 @@ class PhaseEngine:
                     raise
                 finally:
                     await self._hooks.after_turn(turn, error)
+                    self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
                 if not completion.tool_calls:
                     result.text = completion.text
@@ -150,7 +157,7 @@ class PhaseEngine:
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
-        retries = empties = 0
+        retries = empties = stalls = 0
         force_compact = False
         tried: list[str] = []
         while True:
@@ -172,7 +179,9 @@ class PhaseEngine:
                 self._events.on_text(delta)
 
             await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
-            request = CompletionRequest(provider, payload, self._tools.schemas())
+            request = CompletionRequest(provider, payload, self._tools.schemas(),
+                                        timeout=provider.stream_idle_timeout,
+                                        first_byte_timeout=provider.first_byte_timeout)
             try:
                 completion = await gateway.complete(request, on_text)
             except asyncio.CancelledError:
@@ -195,6 +204,14 @@ class PhaseEngine:
                     continue
                 if not err.retryable or retries >= self._retry.max_retries:
                     raise
+                if err.stalled:
+                    # A silent provider costs a whole timeout per try: few tries bound the wait.
+                    stalls += 1
+                    if stalls > self._retry.stall_retries:
+                        if self._fail_over(cfg, provider, tried, err):
+                            retries = stalls = 0
+                            continue
+                        raise
                 retries += 1
                 wait = self._retry.delay(retries, err.retry_after)
                 await self._enter(Phase.RECOVERING, err)

@@ -11,11 +11,16 @@ from dataclasses import dataclass
 class RetryPolicy:
     """Exponential backoff with full jitter, bounded in count and per-wait length.
 
+    A stall (a provider silent past FIRST_BYTE_TIMEOUT or STREAM_IDLE_TIMEOUT) costs a whole
+    timeout per try, so it is retried ``stall_retries`` times only (within ``max_retries``):
+    a provider that never answers fails after (1 + stall_retries) timeouts plus the backoff.
+
     ``TMG_RETRY_BASE_DELAY`` (seconds) shortens the waits; tests set it near zero.
     """
 
     max_retries: int = 4
     empty_retries: int = 2
+    stall_retries: int = 1
     base_delay: float = 1.0
     max_delay: float = 30.0
 

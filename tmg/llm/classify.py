@@ -134,12 +134,23 @@ def in_stream(provider: ProviderSpec, message: str, code: str | None) -> Gateway
     return GatewayError(ErrorKind.TRANSIENT, f"provider '{provider.name}' failed mid-answer: {msg}")
 
 
+def unsendable(provider: ProviderSpec) -> GatewayError:
+    """HTTP refused to send the request's headers (httpx's LocalProtocolError, or a
+    UnicodeEncodeError): a setting to fix, never a broken connection to retry. The exception's
+    own text quotes the offending header, the key with it, so it is not shown."""
+    name = provider.name
+    return GatewayError(ErrorKind.TERMINAL, (
+        f"cannot send a request to provider '{name}': its API key or a header value is not a valid "
+        f"HTTP header (a line break or non-ASCII character); fix PROVIDERS.{name}.API_KEY or "
+        f"PROVIDERS.{name}.HEADERS, or the variable they come from"))
+
+
 def scrub(text: str, provider: ProviderSpec) -> str:
-    """Drop the API key (and header values) from text that will be shown or logged."""
-    for secret in (provider.api_key, *provider.headers.values()):
-        if secret and len(secret) >= 6:
-            text = text.replace(secret, "***")
-    return _one_line(text)
+    """Drop the API key (and header values), in every form a message may quote them, from
+    text that will be shown or logged."""
+    from tmg.config.secrets import make_redactor
+
+    return _one_line(make_redactor((provider.api_key or "", *provider.headers.values()))(text))
 
 
 def _one_line(text: str) -> str:

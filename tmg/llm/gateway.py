@@ -26,6 +26,8 @@ class ProviderSpec:
     max_tokens: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     backend: str = "auto"  # auto | native | litellm
+    first_byte_timeout: float = 60.0  # seconds from the request to the provider's first byte
+    stream_idle_timeout: float = 120.0  # seconds the stream may stay silent between two pieces
 
     def __repr__(self) -> str:  # keep secrets out of tracebacks and debug logs
         return f"ProviderSpec(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
@@ -36,7 +38,12 @@ class CompletionRequest:
     provider: ProviderSpec
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)  # OpenAI "function" tool schemas
-    timeout: float = 120.0  # seconds the provider may stay silent: to connect, or between streamed bytes
+    timeout: float = 120.0  # seconds the provider may stay silent between two streamed pieces
+    first_byte_timeout: float | None = None  # seconds until its first byte; None: ``timeout``
+
+    @property
+    def first_byte_wait(self) -> float:
+        return self.timeout if self.first_byte_timeout is None else self.first_byte_timeout
 
 
 @dataclass(frozen=True)
@@ -85,11 +92,13 @@ class GatewayError(Exception):
         *,
         status: int | None = None,
         retry_after: float | None = None,
+        stalled: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
         self.retry_after = retry_after
+        self.stalled = stalled  # the provider went silent: retried only as RetryPolicy.stall_retries says
 
     @property
     def retryable(self) -> bool:

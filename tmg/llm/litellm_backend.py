@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import threading
 import warnings
 from types import ModuleType
 from typing import Any, AsyncIterator
 
 from tmg.llm import classify
+from tmg.llm.stall import StallGuard
 from tmg.llm.gateway import (
     Completion,
     CompletionRequest,
@@ -65,13 +67,16 @@ class LiteLLMGateway:
         litellm = await load_litellm_async()
         provider = request.provider
         chunks: list[Any] = []
-        async with contextlib.aclosing(_stream(litellm, request)) as stream:
+        guard = StallGuard(provider, request.first_byte_wait, request.timeout)
+        async with guard.watching(), contextlib.aclosing(_stream(litellm, request)) as stream:
             async for chunk in stream:
+                guard.tick()
                 chunks.append(chunk)
                 choices = getattr(chunk, "choices", None)
                 content = choices[0].delta.content if choices else None
                 if content:
                     on_text(content)  # outside _stream: a failing sink is not a provider failure
+                    guard.tick()
         if not chunks:
             raise classify.dropped(provider, "the stream ended before any answer arrived")
         built = litellm.stream_chunk_builder(chunks, messages=request.messages)
@@ -90,7 +95,8 @@ async def _stream(litellm: ModuleType, request: CompletionRequest) -> AsyncItera
         "stream": True,
         "stream_options": {"include_usage": True},
         "num_retries": 0,  # retries belong to the engine's Recovering phase
-        "timeout": request.timeout,
+        # The StallGuard bounds the first byte and each gap; litellm's own bound is a backstop.
+        "timeout": max(request.timeout, request.first_byte_wait) + 5.0,
     }
     if request.tools:
         kwargs["tools"] = request.tools
@@ -138,6 +144,10 @@ _TRANSPORT_ERRORS = {"TransportError", "ReadError", "RemoteProtocolError", "Clie
                      "ServerDisconnectedError", "ClientConnectionError"}
 
 
+# httpx (h11) and aiohttp refusing to send a header; litellm reports aiohttp's as an HTTP 500.
+_UNSENDABLE = re.compile(r"Forbidden control character detected in headers|Illegal header (?:value|name)")
+
+
 def classify_exception(exc: BaseException, provider: ProviderSpec, timeout: float = 0.0) -> GatewayError:
     """Map a litellm (or openai, or httpx) exception to a GatewayError."""
     if isinstance(exc, GatewayError):
@@ -146,6 +156,8 @@ def classify_exception(exc: BaseException, provider: ProviderSpec, timeout: floa
     message = _strip_prefixes(str(getattr(exc, "message", None) or exc))
     status = getattr(exc, "status_code", None)
     causes = _cause_names(exc)
+    if (names | causes) & {"LocalProtocolError", "UnicodeEncodeError"} or _UNSENDABLE.search(message):
+        return classify.unsendable(provider)  # a header HTTP cannot send: not a connection to retry
     if "ContextWindowExceededError" in names:
         return classify.overflow(provider, message, status)
     if "MidStreamFallbackError" in names:  # any failure after the stream started

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import httpx
 
 from tmg import __version__
 from tmg.llm import classify, pricing
+from tmg.llm.stall import StallGuard
 from tmg.llm.gateway import (
     Completion,
     CompletionRequest,
@@ -53,18 +54,28 @@ class OpenAICompatGateway:
     async def complete(self, request: CompletionRequest, on_text: DeltaSink) -> Completion:
         provider = request.provider
         url = (provider.api_base or DEFAULT_API_BASE).rstrip("/") + "/chat/completions"
-        timeout = httpx.Timeout(request.timeout, connect=min(request.timeout, _CONNECT_TIMEOUT))
+        guard = StallGuard(provider, request.first_byte_wait, request.timeout)
+        # Reads are bounded by the guard (first byte, then each gap), not by httpx.
+        timeout = httpx.Timeout(None, connect=min(request.first_byte_wait, _CONNECT_TIMEOUT))
         try:
-            async with self._http().stream(
-                "POST", url, json=_body(request), headers=_headers(provider), timeout=timeout
+            headers = httpx.Headers(_headers(provider))  # encoded here: a non-ASCII value fails now
+        except UnicodeEncodeError:
+            raise classify.unsendable(provider) from None  # its text would quote the key
+        try:
+            async with guard.watching(), self._http().stream(
+                "POST", url, json=_body(request), headers=headers, timeout=timeout
             ) as response:
+                guard.tick()
                 if response.status_code >= 400:
                     await response.aread()
                     raise classify.from_response(provider, response.status_code, response.text, response.headers)
                 stream = _Stream()
-                await stream.consume(response, provider, on_text)
+                await stream.consume(response, provider, on_text, guard.tick)
         except GatewayError:
             raise
+        except httpx.LocalProtocolError:
+            # Our own request is unsendable (a header h11 refuses): no retry can help.
+            raise classify.unsendable(provider) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise classify.unreachable(provider, str(exc) or type(exc).__name__) from exc
         except httpx.TimeoutException as exc:
@@ -135,7 +146,8 @@ class _Stream:
         self.finish_reason: str | None = None
         self.done = False
 
-    async def consume(self, response: httpx.Response, provider: ProviderSpec, on_text: DeltaSink) -> None:
+    async def consume(self, response: httpx.Response, provider: ProviderSpec, on_text: DeltaSink,
+                      tick: Callable[[], None] = lambda: None) -> None:
         content_type = response.headers.get("content-type", "")
         if "application/json" in content_type:  # a server that ignores "stream": one JSON answer
             await response.aread()
@@ -144,13 +156,15 @@ class _Stream:
             return
         if "text/event-stream" not in content_type:
             await response.aread()
+            # An HTML page (a proxy's error, a login portal) is quoted as text, not markup.
             raise classify.malformed(provider, f"expected an event stream, got {content_type or 'no content type'}: "
-                                     f"{response.text[:120]!r}")
-        async for data in _sse_data(response):
+                                     f"{classify.provider_message(response.text)[0][:120]!r}")
+        async for data in _sse_data(response, tick):
             if data == "[DONE]":
                 self.done = True
                 return
             self._add_chunk(_parse(data, provider), provider, on_text)
+            tick()  # again after on_text: a reader slow to take the text is not a silent provider
         if self.finish_reason is None:  # ended cleanly but early: as good as a drop
             raise classify.dropped(provider, "the stream ended before the answer was complete")
 
@@ -220,10 +234,13 @@ def _parse(data: str, provider: ProviderSpec) -> dict[str, Any]:
     return obj
 
 
-async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data`` of each server-sent event (multi-line data joined, comments skipped)."""
+async def _sse_data(response: httpx.Response, tick: Callable[[], None]) -> AsyncIterator[str]:
+    """The ``data`` of each server-sent event (multi-line data joined, comments skipped).
+
+    ``tick`` is called per line: a keep-alive comment counts as the provider being alive."""
     lines: list[str] = []
     async for line in response.aiter_lines():
+        tick()
         if not line:
             if lines:
                 yield "\n".join(lines)
@@ -235,3 +252,4 @@ async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
         # "event:", "id:", "retry:" and ": comment" lines carry nothing a chat answer needs
     if lines:
         yield "\n".join(lines)
+

@@ -111,6 +111,7 @@ class MemoryInjector:
         instructions: MutableSet[str] | None = None,
         ready_wait: float = READY_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
+        redact: Callable[[str], str] = lambda s: s,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None while the server is not (yet) usable.
@@ -118,6 +119,7 @@ class MemoryInjector:
             instructions: ids of the user's standing instructions (pinned; shared with the hook).
             ready_wait: how long a turn waits for a server that is still starting.
             debug: lines for `--debug` (never shown otherwise).
+            redact: masks config secrets in the recall query: the memory server never sees them.
         """
         self._clients = clients
         self.statements: MutableMapping[str, str] = {} if statements is None else statements
@@ -125,6 +127,7 @@ class MemoryInjector:
         self._pins_read = False
         self._ready_wait = ready_wait
         self._debug = debug
+        self._redact = redact
         self._key: tuple[int, str] | None = None
         self._recalled: Recalled | None = None  # None with a key: this prompt's ask failed
         self.last: LastInjection | None = None
@@ -136,7 +139,7 @@ class MemoryInjector:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
         if not memory.enabled:
             return
-        text = ctx.latest_user_text().strip()
+        text = self._redact(ctx.latest_user_text()).strip()
         if not text:
             return
         key = (ctx.prompt_id, text)

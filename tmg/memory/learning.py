@@ -39,6 +39,7 @@ from tmg.memory import payloads
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import PendingRing
 from tmg.memory.runtime import ClientSource
+from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool
 
 RING_SIZE = 20
@@ -128,7 +129,8 @@ class LearningHook:
         debug: Callable[[str], None] = lambda _m: None,
         pending_root: Path | None = None,
         spool: BatchSpool | None = None,
-        scrub: Callable[[str], str] = lambda s: s,
+        redact: Callable[[str], str] = lambda s: s,
+        scrub: Callable[[str], str] | None = None,
         instructions: MutableSet[str] | None = None,
     ) -> None:
         """Args:
@@ -139,7 +141,10 @@ class LearningHook:
             pending_root: where each session's ring is also written, item by item, so a crash
                 loses nothing (`tmg.memory.pending`); None: the ring lives in memory only.
             spool: where a capture or learn that failed is kept for a later session (None: lost).
-            scrub: masks secrets (config values, common shapes) in every text before it is written.
+            redact: masks config secrets in what is learned: the store and the pending ring
+                keep them no more than the history does.
+            scrub: masks secrets in every text before it is written; by default the redactor
+                followed by the secret-shape detector (`tmg.memory.scrub`).
             instructions: ids of the user's standing instructions (shared with the injector).
         """
         self._clients = clients
@@ -156,7 +161,7 @@ class LearningHook:
         self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
         self._tasks: set[asyncio.Task[None]] = set()
         self._spool = spool
-        self._scrub = scrub
+        self._scrub = scrub if scrub is not None else make_scrubber(redact)
         self.spooled: set[Path] = set()  # spooled by this session: for the next one, not this one's end
         self.turns_seen = 0  # turns memory was asked to learn from (a server that never started matters then)
         self.instructions: MutableSet[str] = set() if instructions is None else instructions
@@ -196,7 +201,7 @@ class LearningHook:
             pending.append(item, list(ring))
 
     def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
-        statement = payloads.cut_utf8(self._scrub(turn.user_text.strip()), payloads.STATEMENT_MAX_BYTES)
+        statement = payloads.cut_utf8(self._scrub(turn.user_text).strip(), payloads.STATEMENT_MAX_BYTES)
         if not statement or not is_instruction(statement):
             return
         sent = self._learned.setdefault(turn.session_id, set())

@@ -7,11 +7,13 @@ however it dies), so another tmg can tell an orphan from a live session's ring w
 pids. The session end spools the ring and removes its file; a later session's flush turns every
 orphan into a spooled batch (its last RING_SIZE items: the ring's bound) and removes it, so the
 spool replay lands it. A duplicate is harmless (the server returns the existing id).
+A ring rewrite goes through a temp file (`*.tmp`, locked the same way: `tmg.memory.tempfiles`);
+a process killed before its rename leaves the newest ring there, so a temp file whose writer is
+gone is an orphan too.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
@@ -21,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from tmg.memory.spool import fsync_dir
+from tmg.memory.tempfiles import claim, create_locked, read_all
 
 _SUFFIX = ".jsonl"
+_TEMP_SUFFIX = ".tmp"
 
 
 def pending_dir(spool_root: Path) -> Path:
@@ -95,10 +99,9 @@ class PendingRing:
         the two leaves a duplicate, never a gap)."""
         self.root.mkdir(parents=True, exist_ok=True)
         name = f"{self.session_id}-{os.getpid()}-{secrets.token_hex(4)}"
-        tmp = self.root / f"{name}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        tmp = self.root / f"{name}{_TEMP_SUFFIX}"
+        fd = create_locked(tmp)  # locked from birth: a later session adopts it if we die here
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
             _write_all(fd, b"".join(_line(i) for i in ring))
             os.fsync(fd)
             path = self.root / f"{name}{_SUFFIX}"
@@ -121,25 +124,18 @@ class PendingRing:
 
 
 def orphans(root: Path, ring_size: int, warn: Callable[[str], None] = lambda _m: None) -> list[Orphan]:
-    """Ring files whose process is gone, each locked by us now; live sessions' files are skipped."""
+    """Ring files (and rewrite temp files) whose process is gone, each locked by us now; live
+    sessions' files are skipped."""
     if not root.is_dir():
         return []
     found = []
-    for path in sorted(root.glob(f"*{_SUFFIX}")):
+    paths = sorted([*root.glob(f"*{_SUFFIX}"), *root.glob(f"*{_TEMP_SUFFIX}")])
+    for path in paths:
+        fd = claim(path)
+        if fd is None:
+            continue  # its session is running (or another tmg is replaying it, or it is gone)
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            continue  # removed meanwhile by its owner or by another tmg
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if os.fstat(fd).st_nlink == 0:
-                raise BlockingIOError  # another tmg took it first and removed it
-            data = b""
-            while chunk := os.read(fd, 1 << 16):
-                data += chunk
-        except BlockingIOError:
-            os.close(fd)  # its session is running (or another tmg is replaying it)
-            continue
+            data = read_all(fd)
         except OSError as exc:
             os.close(fd)
             warn(f"memory pending ring {path}: unreadable ({exc}); left in place")

@@ -54,7 +54,8 @@ class SessionMemory:
                 with other sessions and closed by its owner; None: this session starts its own
                 and closes it at its end.
             redact: the config redactor (configured secrets); with the secret-shape detector it
-                scrubs every text memory writes (server, spool, pending files).
+                scrubs every text memory writes (server, spool, pending files), and masks the
+                recall query.
         """
         current = config()
         self.session_id = session_id
@@ -81,7 +82,7 @@ class SessionMemory:
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
         self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
-                                       ready_wait=ready_wait, debug=debug)
+                                       ready_wait=ready_wait, debug=debug, redact=redact)
         self.spool = BatchSpool(spool_dir(home), warn=warn, scrub=scrub)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,

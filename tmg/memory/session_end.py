@@ -165,7 +165,9 @@ class MemoryEnd:
         return outcome
 
     def _adopt_orphans(self) -> None:
-        """Spool the rings of sessions that died before their end, then forget their files."""
+        """Spool the rings of sessions that died before their end, then forget their files;
+        clean the spool's temp files such a death left."""
+        self._spool.sweep()
         for orphan in orphans(self._pending_root, RING_SIZE, warn=self._warn):
             try:
                 if orphan.items:

@@ -6,6 +6,9 @@ capture (`plur_capture` payload) or a gated learn (`plur_learn` payload). The ne
 flush sends the oldest files first and removes each one only once the server accepted it
 (memory.md §4: a memory outage loses nothing; a duplicate is harmless, the server returns the
 existing id for an identical statement).
+A temp file is locked while it is written (`tmg.memory.tempfiles`); one left by a writer that
+died is removed by :meth:`BatchSpool.sweep`: its write is still where it came from (the pending
+ring's file is removed only after the spool file is in place), so it holds nothing of its own.
 
 A write the server refuses as invalid (not a transport failure) is tried at most MAX_TRIES times
 (the count lives in its file), then moved to `spool/quarantine/`: reported once with its file,
@@ -22,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tmg.memory.tempfiles import claim, create_locked
 
 _VERSION = 2
 _ITEM_KEYS = ("statement", "scope", "tags", "source")
@@ -128,6 +133,24 @@ class BatchSpool:
                 break
         return entries
 
+    def sweep(self) -> int:
+        """Remove the temp files of writers that died before their rename; returns how many."""
+        if not self.root.is_dir():
+            return 0
+        swept = 0
+        for tmp in self.root.glob(".*.json.tmp"):
+            fd = claim(tmp)
+            if fd is None:
+                continue  # still being written
+            try:
+                tmp.unlink(missing_ok=True)
+                swept += 1
+            except OSError:
+                pass  # left for a later sweep
+            finally:
+                os.close(fd)
+        return swept
+
     def remove(self, entry: SpoolEntry) -> None:
         """The write landed: forget it (another tmg may have removed it already)."""
         self.remove_path(entry.path)
@@ -169,11 +192,18 @@ def _write_new(root: Path, body: dict[str, Any]) -> Path:
 
 def _write_at(path: Path, body: dict[str, Any]) -> None:
     tmp = path.parent / f".{path.name}.tmp"
-    with tmp.open("w", encoding="utf-8") as f:
-        f.write(json.dumps(body, ensure_ascii=False))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    fd = create_locked(tmp)  # locked while written: a sweep never takes a live writer's file
+    try:
+        data = memoryview(json.dumps(body, ensure_ascii=False).encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
     fsync_dir(path.parent)
 
 

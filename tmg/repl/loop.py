@@ -256,6 +256,11 @@ class Repl:
         loop = asyncio.get_running_loop()
         self.meter.start()
         self._interrupt.seen = False
+        try:
+            session.engine.admit(text)  # a refused prompt is kept nowhere
+        except TmgError as exc:
+            self.screen.error(str(exc))
+            return
         session.transcript.prompt(text)
         task = asyncio.create_task(session.engine.run_prompt(text))
         previous = signal.getsignal(signal.SIGINT)

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from tmg.config.secrets import redact_values
+
 Message = dict[str, Any]
 
 
@@ -21,7 +23,9 @@ class History:
     def __init__(self, path: Path, warn: Callable[[str], None] = lambda _m: None, writable: bool = True,
                  redact: Callable[[str], str] = lambda s: s) -> None:
         self.path = path
-        self._redact = redact  # config secrets never reach the file (the messages in memory keep them)
+        # Config secrets never reach the file (the messages in memory keep them): masked in the
+        # record's string values, never in its JSON, so a secret equal to a token cannot break it.
+        self._redact = redact
         self._writable = writable  # readers (`tmg -t`) never touch the file
         self.messages: list[Message] = []
         # The same messages as a provider sees them, built once per message rather than per turn.
@@ -31,6 +35,9 @@ class History:
         self._load()
 
     def _load(self) -> None:
+        if self._writable:
+            # A rewrite (replace_all) killed before its rename: the history itself is whole.
+            self._rewrite_temp().unlink(missing_ok=True)
         if not self.path.exists():
             return
         with self.path.open("rb") as f:
@@ -65,10 +72,13 @@ class History:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n")
+        self._file.write(self._line(record))
         self._file.flush()
         self._add(record)
         return record
+
+    def _line(self, record: Message) -> str:
+        return json.dumps(redact_values(record, self._redact), ensure_ascii=False, separators=(",", ":")) + "\n"
 
     def _add(self, record: Message) -> None:
         self.messages.append(record)
@@ -82,16 +92,19 @@ class History:
     def replace_all(self, messages: list[Message]) -> None:
         """Rewrite the whole history atomically: only when a canonical transformer asks for it."""
         self.close()
-        tmp = self.path.with_suffix(".jsonl.tmp")
+        tmp = self._rewrite_temp()
         with tmp.open("w", encoding="utf-8") as f:
             for m in messages:
-                f.write(self._redact(json.dumps(m, ensure_ascii=False, separators=(",", ":"))) + "\n")
+                f.write(self._line(m))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
         self.messages, self.model_view = [], []
         for m in messages:
             self._add(m)
+
+    def _rewrite_temp(self) -> Path:
+        return self.path.with_suffix(".jsonl.tmp")
 
     def close(self) -> None:
         if self._file is not None:

@@ -28,6 +28,9 @@ class TranscriptRecorder:
     def on_interrupted(self, partial: str, turn: Turn) -> None:
         self._t.interrupted(partial, turn.model, turn.index)
 
+    def on_turn_end(self, turn: Turn) -> None:
+        pass  # the answer is written at on_answer
+
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
         outcome = ("error: " + result.content[:160]) if result.is_error else f"{len(result.content)} characters"
         self._t.tool_call(name, arguments, outcome)

@@ -14,7 +14,10 @@ def _clock() -> str:
 
 
 class Transcript:
-    """Appends one block per event; ``redact`` keeps config secrets out of the file."""
+    """Appends one block per event; ``redact`` keeps config secrets out of the file.
+
+    Only what was said is redacted (prompt, answer, tool arguments and outcome, notices, errors),
+    never the block's own heading: the same rule as the history's records."""
 
     def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s) -> None:
         self.path = path
@@ -25,18 +28,21 @@ class Transcript:
         if fresh:
             self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
 
+    def _said(self, text: str) -> str:
+        return self._redact(text.rstrip())
+
     def _write(self, text: str) -> None:
-        self._file.write(self._redact(text) + "\n")
+        self._file.write(text + "\n")
         self._file.flush()
 
     def prompt(self, text: str) -> None:
-        self._write(f"\n## {_clock()} · you\n\n{text.rstrip()}\n")
+        self._write(f"\n## {_clock()} · you\n\n{self._said(text)}\n")
 
     def answer(self, text: str, model: str, turn: int) -> None:
-        self._write(f"### {_clock()} · {model} (turn {turn})\n\n{text.rstrip()}\n")
+        self._write(f"### {_clock()} · {model} (turn {turn})\n\n{self._said(text)}\n")
 
     def interrupted(self, partial: str, model: str, turn: int) -> None:
-        body = partial.rstrip() + "\n\n" if partial.strip() else ""
+        body = self._said(partial) + "\n\n" if partial.strip() else ""
         self._write(f"### {_clock()} · {model} (turn {turn}) [interrupted]\n\n{body}_answer interrupted by the user_\n")
 
     def memory(self, ids: list[str]) -> None:
@@ -44,18 +50,19 @@ class Transcript:
         self._write(f"> memory: recalled {', '.join(ids)}\n")
 
     def tool_call(self, name: str, arguments: str, outcome: str) -> None:
-        args = arguments if len(arguments) <= 200 else arguments[:200] + "…"
-        self._write(f"> tool `{name}` `{args}` → {outcome}\n")
+        args = self._said(arguments)  # masked before it is cut: a cut secret would not match
+        args = args if len(args) <= 200 else args[:200] + "…"
+        self._write(f"> tool `{name}` `{args}` → {self._said(outcome)}\n")
 
     def usage(self, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
         price = f"${cost:.4f}" if cost is not None else "cost n/a"
         self._write(f"_tokens {prompt_tokens} in / {completion_tokens} out · {price}_\n")
 
     def notice(self, text: str) -> None:
-        self._write(f"> **notice** {_clock()}: {text}\n")
+        self._write(f"> **notice** {_clock()}: {self._said(text)}\n")
 
     def error(self, text: str) -> None:
-        self._write(f"> **error** {_clock()}: {text}\n")
+        self._write(f"> **error** {_clock()}: {self._said(text)}\n")
 
     def close(self) -> None:
         self._file.close()

@@ -1,7 +1,13 @@
-"""Where the answer goes: plain text (pipes, ``-r``) or streamed Markdown (a terminal)."""
+"""Where the answer goes: plain text (pipes, ``-r``) or streamed Markdown (a terminal).
+
+Both sinks hold back the answer's last visible character (and any whitespace after it) until
+:meth:`finish`, which the console calls only once the turn is stored: an answer the user saw in
+full is an answer in history, even after a ``kill -9`` (SPEC: "shown" implies "stored").
+"""
 
 from __future__ import annotations
 
+import os
 from typing import IO, Protocol
 
 
@@ -11,24 +17,79 @@ class AnswerSink(Protocol):
     def finish(self) -> None: ...
 
 
+class HeldTail:
+    """Splits streamed text into what may be shown now and a small tail kept for the end.
+
+    The tail is the last non-whitespace character and what follows it: a few bytes, so the
+    per-chunk cost stays one short ``rstrip``.
+    """
+
+    def __init__(self) -> None:
+        self.held = ""
+
+    def take(self, delta: str) -> str:
+        """Add ``delta``; return the text that may be shown now."""
+        held = self.held + delta
+        cut = len(held.rstrip()) - 1  # the last visible character stays held
+        if cut <= 0:
+            self.held = held
+            return ""
+        self.held = held[cut:]
+        return held[:cut]
+
+    def release(self) -> str:
+        held, self.held = self.held, ""
+        return held
+
+
 class PlainAnswer:
-    """Text exactly as the model sent it, flushed per delta, ending with one newline."""
+    """Text exactly as the model sent it, flushed per delta, ending with one newline.
+
+    A reader that goes away (`tmg "q" | head -n 1`) is not a failure of the turn: the rest of
+    the answer goes nowhere, quietly, and the turn is stored as usual.
+    """
 
     def __init__(self, out: IO[str]) -> None:
         self._out = out
-        self._last = ""
+        self._tail = HeldTail()
+        self._started = False
+        self.reader_gone = False
 
     def feed(self, delta: str) -> None:
         if delta:
-            self._out.write(delta)
-            self._out.flush()
-            self._last = delta
+            self._started = True
+            shown = self._tail.take(delta)
+            if shown:
+                self._write(shown)
 
     def finish(self) -> None:
-        if self._last and not self._last.endswith("\n"):
-            self._out.write("\n")
-        self._out.flush()
-        self._last = ""
+        if self._started:
+            rest = self._tail.release()
+            self._write(rest if rest.endswith("\n") else rest + "\n")
+        self._started = False
+
+    def _write(self, text: str) -> None:
+        if self.reader_gone:
+            return
+        try:
+            self._out.write(text)
+            self._out.flush()
+        except BrokenPipeError:
+            self.reader_gone = True
+            discard_output(self._out)
+
+
+def discard_output(out: IO[str]) -> None:
+    """Point ``out``'s file at /dev/null: its reader is gone, and what is still buffered (flushed
+    at exit) must not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, out.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass  # not a real file (a test's StringIO): nothing is flushed at exit
 
 
 def make_answer_sink(out: IO[str], *, terminal: bool, raw: bool, no_color: bool) -> AnswerSink:

@@ -25,7 +25,10 @@ class ConsoleEvents:
         self._answer.feed(delta)
 
     def on_answer(self, turn: Turn) -> None:
-        self._end_stream()
+        pass  # the stream ends at on_turn_end, once the turn is stored
+
+    def on_turn_end(self, turn: Turn) -> None:
+        self._end_stream()  # the held-back last of the answer, now that it is stored
 
     def on_interrupted(self, partial: str, turn: Turn) -> None:
         self._end_stream()

@@ -5,6 +5,7 @@ above a small live tail of the last few lines, which is redrawn in place. Re-ren
 more as the answer grows, so renders are spaced out to about ten times their own cost (at
 least ``min_interval``), keeping rendering a small share of the CPU on long answers.
 One instance serves one answer at a time: :meth:`finish` ends it and makes it ready for the next.
+Its last character is shown only by :meth:`finish`, once the turn is stored (``tmg.ui.answer``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
+
+from tmg.ui.answer import HeldTail
 
 
 class MarkdownStream:
@@ -30,6 +33,7 @@ class MarkdownStream:
 
     def _reset(self) -> None:
         self._text = ""
+        self._tail = HeldTail()
         self._printed = 0  # rendered lines already printed for good
         self._last_render = 0.0
         self._live: Live | None = None
@@ -45,7 +49,7 @@ class MarkdownStream:
         return lines
 
     def feed(self, delta: str) -> None:
-        self._text += delta
+        self._text += self._tail.take(delta)
         now = time.monotonic()
         if now - self._last_render >= self._interval:
             self._update(final=False)
@@ -69,6 +73,7 @@ class MarkdownStream:
     def finish(self) -> None:
         """Print whatever is still live; the answer is complete (or was interrupted)."""
         try:
+            self._text += self._tail.release()
             if self._text:
                 self._update(final=True)
         finally:
