@@ -32,7 +32,8 @@ class Text:
 
 @dataclass(frozen=True)
 class Echo:
-    """Answer with the text of the last user message (after ``prefix``)."""
+    """Answer with the text of the last user message (after ``prefix``), as a model answers the
+    question: without the memory block that rides with it (``## PLUR MEMORY`` ... its end)."""
 
     prefix: str = ""
     chunks: int = 1
@@ -227,12 +228,15 @@ def answer_for(reply: Reply, body: dict[str, Any]) -> Answer:
 
 
 def last_user_text(body: dict[str, Any]) -> str:
+    """The last user message's own text: a memory block riding with it is left out."""
     for msg in reversed(body.get("messages") or []):
         if isinstance(msg, dict) and msg.get("role") == "user":
             content = msg.get("content")
             if isinstance(content, list):  # content parts
-                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return str(content or "")
+                text = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            else:
+                text = str(content or "")
+            return text.split("\n\n## PLUR MEMORY\n", 1)[0]
     return ""
 
 

@@ -299,3 +299,12 @@ async def test_drain_is_bounded_and_cancels_what_is_left(live) -> None:
     await finishes(caller.entered.wait())
     await finishes(hook.drain(0.1))  # returns on its own bound, not the write's
     assert hook.pending == 0 and caller.cancelled == 1 and sent(caller, "plur_capture") == []
+
+
+async def test_a_memory_block_the_model_repeats_is_never_learned(live) -> None:
+    live.set(learn="batch")
+    hook = hook_for(live, FakePlurCaller("full"))
+    echoed = "Use spaces.\n\n## PLUR MEMORY\nNotes from earlier sessions (...):\n- Never use tabs\n[/PLUR-MEMORY]"
+    await hook.after_turn(turn(text=echoed), None)
+    await hook.after_turn(turn(text="## PLUR MEMORY\n- only the block\n[/PLUR-MEMORY]", prompt_id=2), None)
+    assert [i["statement"] for i in hook.batch(SID)] == ["Use spaces."]

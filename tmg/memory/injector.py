@@ -283,6 +283,18 @@ def render_block(notes: tuple[Note, ...] | list[Note], budget_chars: int) -> Ren
     return Rendered(head + "".join(lines) + tail, tuple(ids))
 
 
+def without_blocks(text: str) -> str:
+    """`text` without any memory block in it (a model may repeat the block it was sent): the
+    block is never stored, so it is never learned either."""
+    start = text.find(START_MARKER)
+    while start != -1:
+        end = text.find(END_MARKER, start)
+        cut = len(text) if end == -1 else end + len(END_MARKER)
+        text = text[:start].rstrip() + ("\n" + text[cut:].lstrip() if text[cut:].strip() else "")
+        start = text.find(START_MARKER)
+    return text
+
+
 def _one_line(words: str) -> str:
     # One line per note: a statement can then never look like a marker line.
     return " ".join(words.split())

@@ -36,6 +36,7 @@ from tmg.config.model import Config
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import ErrorKind, GatewayError
 from tmg.memory import payloads
+from tmg.memory.injector import without_blocks
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import PendingRing
 from tmg.memory.runtime import ClientSource
@@ -175,10 +176,12 @@ class LearningHook:
         self.turns_seen += 1
         self._scrub(turn.user_text)  # first: a password the user pasted is then masked in the answer too
         episode = classify(turn, error)
+        if episode is not None and episode.text is not None:
+            text = without_blocks(episode.text)
+            episode = Episode(text=text) if text.strip() else None
         if memory.learn in ("capture", "full"):
             if episode is not None:
-                summary = self._scrub(episode.summary)
-                self._detach(self._capture(summary, turn.mode, turn.session_id), "plur_capture")
+                self._capture(self._scrub(episode.summary), turn.mode, turn.session_id)
             if memory.learn == "full":
                 self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
             return
@@ -213,7 +216,7 @@ class LearningHook:
             return
         sent.add(key)
         tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN)
-        self._detach(self._learn(statement, tags, scope), "plur_learn")
+        self._learn(statement, tags, scope)
 
     def batch(self, session_id: str) -> list[dict[str, Any]]:
         """The session's ring, oldest first (a copy)."""
@@ -265,43 +268,48 @@ class LearningHook:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _capture(self, summary: str, agent: str, session_id: str) -> None:
+    def _capture(self, summary: str, agent: str, session_id: str) -> None:
         payload = payloads.capture_payload(summary, agent, session_id)
-        await self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
+        self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
 
-    async def _learn(self, statement: str, tags: list[str], scope: str) -> None:
+    def _learn(self, statement: str, tags: list[str], scope: str) -> None:
         source = payloads.SOURCES[payloads.USER_ORIGIN]
         payload = payloads.learn_payload(statement, tags, scope, pinned=True, source=source)
 
         async def call(client: Any) -> Any:
             if self._lock is None:
-                return await client.learn(statement, tags, scope, pinned=True, source=source)
-            async with self._lock.held():
-                return await client.learn(statement, tags, scope, pinned=True, source=source)
+                result = await client.learn(statement, tags, scope, pinned=True, source=source)
+            else:
+                async with self._lock.held():
+                    result = await client.learn(statement, tags, scope, pinned=True, source=source)
+            if result.ok and result.value:
+                self.statements[result.value] = statement
+                self.instructions.add(result.value)
+            return result
 
-        result = await self._write("learn", payload, call)
-        if result is not None and result.ok and result.value:
-            self.statements[result.value] = statement
-            self.instructions.add(result.value)
+        self._write("learn", payload, call)
 
-    async def _write(self, kind: str, payload: dict[str, Any], call: Callable[[Any], Any]) -> Any:
-        """Write-ahead: the payload is spooled before it is sent and unspooled once it lands, so
-        a server that is down, a refusal, a cut-off end or a killed process loses nothing (a
-        later session end replays it; a duplicate is harmless)."""
+    def _write(self, kind: str, payload: dict[str, Any], call: Callable[[Any], Any]) -> None:
+        """Write-ahead: the payload is spooled now, before the turn goes on, and sent by a
+        detached task that unspools it once it lands; a server that is down, a refusal, a
+        cut-off end or a process killed right after the answer loses nothing (a later session
+        end replays it; a duplicate is harmless)."""
         path = self._ahead(kind, payload)
+        self._detach(self._send(kind, path, call), f"plur_{kind}")
+
+    async def _send(self, kind: str, path: Path | None, call: Callable[[Any], Any]) -> None:
         client = await self._clients.client(self._client_wait)
         if client is None:
             self._debug(f"memory: no live memory server; a {kind} waits in the spool for a later session")
-            return None
+            return
         result = await call(client)  # counted by the write report
         if result.ok:
-            if path is not None:
+            if path is not None and self._spool is not None:
                 self._spool.remove_path(path)
                 self.spooled.discard(path)
         else:
             self._debug(f"memory: a {kind} did not land ({result.error})"
                         + ("; it waits in the spool for a later session" if path else "; it is lost"))
-        return result
 
     def _ahead(self, kind: str, payload: dict[str, Any]) -> Path | None:
         if self._spool is None:
