@@ -46,6 +46,8 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     for w in warnings:
         v.say("warn", "config", w)
     _check_secrets(config, v)
+    for w in config.withheld:  # what the untrusted project file would do, item by item
+        v.say("warn", "trust", f"ignored {w.path}: it {w.detail}")
     provider_lines = _provider_verdicts(config)
     servers, skipped = _servers_to_start(config)
     probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers))

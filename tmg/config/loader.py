@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
+from tmg.config.trust import Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -228,7 +229,8 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
         )
 
 
-def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None) -> Config:
+def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None,
+                 trust: ProjectTrust | None = None, withheld: tuple[Withheld, ...] = ()) -> Config:
     """The typed Config from a validated key tree (see :func:`validate_block`)."""
     providers = {
         name: ProviderConfig(
@@ -281,34 +283,45 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         source=source,
         values=clean,
         origins=dict(origins or {}),
+        trust=trust,
+        withheld=withheld,
     )
 
 
 def parse_config(
-    raw: Any, env: Mapping[str, str], source: Path | None, text: str | None = None
+    raw: Any, env: Mapping[str, str], source: Path | None, text: str | None = None,
+    trust: ProjectTrust | None = None,
 ) -> tuple[Config, list[str]]:
     """Validate already-parsed YAML plus the environment; return the config and its warnings.
 
     ``text`` (the file's YAML) lets error messages give the line of the key at fault.
+    ``trust`` is the decision about a project config (None: the user's own file); an
+    untrusted one is screened first (see :mod:`tmg.config.trust`).
 
     Raises:
         ConfigError: naming every invalid key path (and line) and the fix.
     """
     try:
-        return _parse(raw, env, source, text)
+        return _parse(raw, env, source, text, trust)
     except RecursionError:
         where = f"config file {source}" if source else "the config"
         raise ConfigError(f"{where}: a value refers to itself (a YAML alias loop) or is nested too "
                           "deeply; write the values out") from None
 
 
-def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None) -> tuple[Config, list[str]]:
+def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None,
+           trust: ProjectTrust | None = None) -> tuple[Config, list[str]]:
     findings = Findings()
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         where = f"config file {source} line 1" if source else "the config"
         raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
+    withheld: list[Withheld] = []
+    if trust is not None and not trust.trusted and source is not None:
+        raw, withheld = screen(raw, env)
+        if withheld:
+            findings.warnings.append(withheld_line(source, trust.folder, withheld))
     origins: dict[str, str] = {}
     _collect_origins(raw, SCHEMA, "", "file", env, origins)
     raw = _expand(dict(raw), env)
@@ -337,7 +350,7 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         first, *more = problems
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
-    return build_config(clean, source, origins), findings.warnings
+    return build_config(clean, source, origins, trust, tuple(withheld)), findings.warnings
 
 
 def _entry(raw: Mapping[Any, Any], name: str) -> tuple[Any, Any]:
@@ -386,7 +399,18 @@ def load_config(
     explicit: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    ask: Ask | None = None,
 ) -> tuple[Config, list[str]]:
-    """Discover, read and validate the config. Returns the config and warnings to show."""
+    """Discover, read and validate the config. Returns the config and warnings to show.
+
+    ``ask`` may trust an untrusted project folder now (the REPL asks; nothing else does)."""
     env = os.environ if env is None else env
-    return load_file(discover_config_path(explicit, env, cwd or Path.cwd()), env)
+    cwd = cwd or Path.cwd()
+    path = discover_config_path(explicit, env, cwd)
+    if path is None:
+        return load_file(None, env)
+    text = _read_text(path)
+    raw = _parse_yaml(text, path)
+    folder = project_folder(path, explicit, env, cwd)
+    trust = decide(folder, raw, env, ask, path) if folder is not None else None
+    return parse_config(raw, env, path, text, trust)
