@@ -142,3 +142,29 @@ def test_trusting_a_file_or_a_missing_folder_is_a_clear_error(tmp_path):
     store = TrustStore(tmp_path / "trusted.json")
     with pytest.raises(ConfigError, match="is not a folder"):
         store.trust(tmp_path / "missing")
+
+
+def test_an_untrusted_file_may_not_read_the_environment(tmp_path):
+    env, work = setup(tmp_path, "PERSON: 'leak ${GITHUB_TOKEN}'\nMODE: work\nMEMORY:\n  SCOPE: ${HOME}\n  LEARN: full\n"
+                                "PROVIDERS:\n  p:\n    MODEL: ${MODEL_NAME}\n")
+    config, warnings = load_config(None, {**env, "GITHUB_TOKEN": "ghp-secret-token"}, work)
+    assert config.person == "" and config.mode == "work"
+    assert config.memory.scope == "" and config.memory.learn == "full"
+    assert "p" not in config.providers
+    assert {w.path: w.detail for w in config.withheld} == {
+        "PROVIDERS.p": "would read ${MODEL_NAME} from your environment",
+        "PERSON": "would read ${GITHUB_TOKEN} from your environment",
+        "MEMORY.SCOPE": "would read ${HOME} from your environment",
+    }
+    assert "ghp-secret-token" not in " ".join(warnings)
+
+
+def test_screening_an_alias_bomb_stays_cheap():
+    import yaml
+
+    bomb = "a: &a ['${X}', '${X}']\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(20))
+    raw = yaml.safe_load(bomb + "MCP_SERVERS:\n  x:\n    COMMAND: sh\n    ARGS: *u\n")
+    kept, withheld = screen(raw, {})
+    assert "MCP_SERVERS.x" in [w.path for w in withheld]
+    assert withheld[0].detail == "would run: sh '(a list)' '(a list)' '(a list)'"

@@ -83,9 +83,9 @@ def trust(
     URL, HEADERS and API_KEY. Until then tmg ignores those settings there (the REPL asks once)."""
     from pathlib import Path
 
-    from tmg.config.trust import TrustStore
+    from tmg.config.trust import PROJECT_FILE, TrustStore
     from tmg.environment import Environment
-    from tmg.errors import UsageError
+    from tmg.errors import TmgError, UsageError
 
     envr = Environment()
     store = TrustStore.for_env(envr.env)
@@ -100,15 +100,17 @@ def trust(
             envr.stdout.write(f"{folder}{note}\n")
         return 0
     folder = Path(path).expanduser() if path else envr.cwd
+    if folder.name == PROJECT_FILE and folder.is_file():
+        folder = folder.parent  # `tmg trust repo/tmg.yaml` means its folder
     if revoke:
         forgotten = store.revoke(folder)
         if forgotten is None:
-            envr.stderr.write(f"tmg: {folder} was not trusted; nothing to revoke (tmg trust --list shows the list)\n")
-            return 1
+            raise TmgError(f"{folder} was not trusted; nothing to revoke (tmg trust --list shows the trusted folders)")
         envr.stdout.write(f"no longer trusted: {forgotten}\n")
         return 0
     real = store.trust(folder)
     shown = real if str(folder) == real else f"{real} (the folder {folder} points to)"
+    has_file = (Path(real) / PROJECT_FILE).is_file()
     envr.stdout.write(f"trusted {shown}: its tmg.yaml may now run its MCP servers and use its providers' "
-                      f"URL, HEADERS and API_KEY\n")
+                      f"URL, HEADERS and API_KEY{'' if has_file else ' (it has no tmg.yaml yet)'}\n")
     return 0

@@ -37,6 +37,7 @@ from tmg.errors import ConfigError
 TRUST_FILE = "trusted.json"
 PROJECT_FILE = "tmg.yaml"
 _PROVIDER_REACH = ("URL", "HEADERS", "API_KEY")  # where a provider connects and what it sends
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # as the loader expands them
 
 
 @dataclass(frozen=True)
@@ -220,44 +221,86 @@ def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld]]:
     if isinstance(servers, dict) and memory_key is not None and isinstance(raw[memory_key], dict):
         memory = dict(raw[memory_key])
         server_key = _key(memory, "SERVER")
-        if server_key is not None and memory[server_key] in servers:
-            withheld.append(Withheld("MEMORY.SERVER", f"would keep memories with {_shown(str(memory[server_key]))}"))
+        if server_key is not None and isinstance(memory[server_key], str) and memory[server_key] in servers:
+            withheld.append(Withheld("MEMORY.SERVER", f"would keep memories with {_shown(memory[server_key])}"))
             del memory[server_key]
             raw[memory_key] = memory
-    _screen_providers(raw, env, withheld)
+    borrow = _screen_providers(raw, withheld)
+    _screen_variables(raw, withheld)
+    if borrow:  # after the variable screen: the user's own file may read the environment
+        _borrow_user_providers(raw, env)
     return raw, withheld
 
 
-def _screen_providers(raw: dict[Any, Any], env: Mapping[str, str], withheld: list[Withheld]) -> None:
+def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
+    """Withhold every provider that sets where it connects or what it sends, or reads the
+    environment; returns True when that left the file with none of its own."""
     providers_key = _key(raw, "PROVIDERS")
     providers = raw.get(providers_key) if providers_key is not None else None
     if not isinstance(providers, dict):
-        return
+        return False
     dropped = set()
     kept = {}
     for name, block in providers.items():
         reach = [k for k in block if str(k).upper() in _PROVIDER_REACH] if isinstance(block, dict) else []
-        if reach:
+        reads = _variables(block)
+        if reach or reads:
             dropped.add(name)
-            withheld.append(Withheld(f"PROVIDERS.{_shown(str(name))}", _provider_detail(block)))
+            detail = _provider_detail(block) if reach else f"would read {reads} from your environment"
+            withheld.append(Withheld(f"PROVIDERS.{_shown(name)}", detail))
         else:
             kept[name] = block
     if not dropped:
-        return
+        return False
     selected_key = _key(raw, "SELECTED_PROVIDER")
-    if selected_key is not None and raw[selected_key] in dropped:
+    if selected_key is not None and isinstance(raw[selected_key], str) and raw[selected_key] in dropped:
         del raw[selected_key]
     order_key = _key(raw, "FAILOVER_ORDER")
     if order_key is not None:
         order = raw[order_key]
         names = [p.strip() for p in order.split(",")] if isinstance(order, str) else order
         if isinstance(names, list):
-            raw[order_key] = [n for n in names if n not in dropped]
+            raw[order_key] = [n for n in names if not (isinstance(n, str) and n in dropped)]
     if kept:
         raw[providers_key] = kept
-        return
+        return False
     del raw[providers_key]
-    _borrow_user_providers(raw, env)
+    return True
+
+
+def _screen_variables(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
+    """An untrusted file may not read the user's environment: a ``${VAR}`` would put its value
+    (a token, say) into the prompt sent to the provider and into history."""
+    for key in list(raw):
+        name = _shown(key).upper()
+        value = raw[key]
+        if isinstance(value, dict) and name != "PROVIDERS":  # MEMORY: withhold key by key
+            block = dict(value)
+            for sub in list(block):
+                reads = _variables(block[sub])
+                if reads:
+                    withheld.append(Withheld(f"{name}.{_shown(sub).upper()}", f"would read {reads} from your environment"))
+                    del block[sub]
+            raw[key] = block
+        elif name != "PROVIDERS" and (reads := _variables(value)):
+            withheld.append(Withheld(name, f"would read {reads} from your environment"))
+            del raw[key]
+
+
+def _variables(value: Any) -> str:
+    """The ``${VAR}`` names ``value`` reads, as ``${A}, ${B}`` ("" for none). Containers are
+    walked once each: a YAML alias bomb shares nodes, and must not be walked exponentially."""
+    names: dict[str, None] = {}
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            names.update(dict.fromkeys(_VAR.findall(item)))
+        elif isinstance(item, (dict, list)) and id(item) not in seen:
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return ", ".join(f"${{{n}}}" for n in names)
 
 
 def _borrow_user_providers(raw: dict[Any, Any], env: Mapping[str, str]) -> None:
@@ -278,10 +321,13 @@ def _borrow_user_providers(raw: dict[Any, Any], env: Mapping[str, str]) -> None:
             raw[name] = theirs[key]
 
 
-def _shown(text: Any) -> str:
+def _shown(value: Any) -> str:
     """A value as written in the file, one line, control characters escaped (a command must
-    not be able to hide part of itself on the terminal)."""
-    text = str(text)
+    not be able to hide part of itself on the terminal). Only scalars are spelled out: a
+    container may be an alias bomb whose text is astronomically long."""
+    if isinstance(value, (dict, list)):
+        return "(a list)" if isinstance(value, list) else "(a mapping)"
+    text = str(value)[:500]
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
@@ -293,7 +339,7 @@ def _server_detail(block: Any) -> str:
         return f"would connect to {_shown(get['URL'])}"
     args = get.get("ARGS") or []
     args = args if isinstance(args, list) else [args]
-    detail = f"would run: {_shown(shlex.join([str(get.get('COMMAND', ''))] + [str(a) for a in args]))}"
+    detail = f"would run: {_shown(shlex.join([_shown(get.get('COMMAND', ''))] + [_shown(a) for a in args]))}"
     if isinstance(get.get("ENV"), dict) and get["ENV"]:
         detail += f" (with ENV {', '.join(_shown(k) for k in get['ENV'])})"
     if get.get("DIR"):
@@ -316,8 +362,8 @@ def _provider_detail(block: dict[Any, Any]) -> str:
 
 def _secret_source(value: Any) -> str:
     """Where a secret value comes from (the variables it names), never the value itself."""
-    names = re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", str(value))
-    return "(from " + ", ".join(f"${{{n}}}" for n in names) + ")" if names else "(a value written in the file)"
+    names = _variables(value)
+    return f"(from {names})" if names else "(a value written in the file)"
 
 
 def withheld_line(source: Path, folder: Path, withheld: list[Withheld]) -> str:
