@@ -282,3 +282,20 @@ def test_declining_in_the_repl_runs_without_the_projects_settings(tmg, llm, else
         term.close()
     assert not marker.exists() and elsewhere.requests == []
     assert run_in(tmg, folder, "trust", "--list").out == "no trusted folders (tmg trust [PATH] adds one)\n"
+
+
+@pytest.mark.parametrize("args", [["-t"], ["--help"], ["trust", "--list"], ["trust"]])
+def test_fast_paths_in_an_untrusted_project_folder_import_no_heavy_module(tmg, llm, args):
+    import json
+
+    from e2e.test_fast_paths import HEAVY, PROBE
+
+    user_config(tmg)
+    folder = project(tmg.work, tmg.root / "server-ran", llm)
+    llm.enqueue(Text("an answer"))
+    assert run_in(tmg, folder, "a question").code == 0  # so -t has a session to print
+    proc = subprocess.run([sys.executable, "-c", PROBE % (HEAVY, args)], capture_output=True, text=True,
+                          cwd=folder, env=env(tmg), stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED=")][-1]
+    assert json.loads(line.split("=", 1)[1]) == []
