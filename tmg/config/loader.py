@@ -6,7 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
@@ -387,12 +387,16 @@ def _origin_of(path: str, origins: Mapping[str, str]) -> str:
     return "default"
 
 
-def load_file(path: Path | None, env: Mapping[str, str]) -> tuple[Config, list[str]]:
-    """Read and validate one known config file (None: defaults plus environment)."""
+def load_file(path: Path | None, env: Mapping[str, str],
+              judge: Callable[[Any], ProjectTrust] | None = None) -> tuple[Config, list[str]]:
+    """Read and validate one known config file (None: defaults plus environment).
+
+    ``judge`` decides, from the parsed file, whether a project config is trusted."""
     if path is None:
         return parse_config({}, env, None)
     text = _read_text(path)
-    return parse_config(_parse_yaml(text, path), env, path, text)
+    raw = _parse_yaml(text, path)
+    return parse_config(raw, env, path, text, judge(raw) if judge is not None else None)
 
 
 def load_config(
@@ -407,10 +411,7 @@ def load_config(
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     path = discover_config_path(explicit, env, cwd)
-    if path is None:
-        return load_file(None, env)
-    text = _read_text(path)
-    raw = _parse_yaml(text, path)
-    folder = project_folder(path, explicit, env, cwd)
-    trust = decide(folder, raw, env, ask, path) if folder is not None else None
-    return parse_config(raw, env, path, text, trust)
+    folder = project_folder(path, explicit, env, cwd) if path is not None else None
+    if folder is None:
+        return load_file(path, env)
+    return load_file(path, env, judge=lambda raw: decide(folder, raw, env, ask, path))
