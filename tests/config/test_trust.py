@@ -96,12 +96,13 @@ def test_when_every_project_provider_is_withheld_the_users_providers_answer(tmp_
     config, _ = load_config(None, env, work)
     assert list(config.providers) == ["mine"] and config.selected_provider == "mine"
     assert config.providers["mine"].url == "http://localhost:1/v1"
+    assert config.origin("PROVIDERS.mine.MODEL") == f"file {user}"
 
 
 def test_keys_match_in_any_case_and_control_characters_are_shown_escaped():
     raw = {"mcp_servers": {"x": {"command": "sh", "args": ["-c", "true\r\x1b[2Kevil"]}},
            "providers": {"p": {"model": "m", "url": "http://e/v1"}}}
-    kept, withheld = screen(raw, {})
+    kept, withheld, _ = screen(raw, {})
     assert kept == {}
     assert [w.path for w in withheld] == ["MCP_SERVERS.x", "PROVIDERS.p"]
     assert "\r" not in withheld[0].detail and "\x1b" not in withheld[0].detail
@@ -165,6 +166,6 @@ def test_screening_an_alias_bomb_stays_cheap():
     bomb = "a: &a ['${X}', '${X}']\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(20))
     raw = yaml.safe_load(bomb + "MCP_SERVERS:\n  x:\n    COMMAND: sh\n    ARGS: *u\n")
-    kept, withheld = screen(raw, {})
+    kept, withheld, _ = screen(raw, {})
     assert "MCP_SERVERS.x" in [w.path for w in withheld]
     assert withheld[0].detail == "would run: sh '(a list)' '(a list)' '(a list)'"

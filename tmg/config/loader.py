@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
-from tmg.config.trust import Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
+from tmg.config.trust import BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -318,12 +318,15 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         where = f"config file {source} line 1" if source else "the config"
         raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
     withheld: list[Withheld] = []
+    borrowed: Path | None = None
     if trust is not None and not trust.trusted and source is not None:
-        raw, withheld = screen(raw, env)
+        raw, withheld, borrowed = screen(raw, env)
         if withheld:
             findings.warnings.append(withheld_line(source, trust.folder, withheld))
     origins: dict[str, str] = {}
     _collect_origins(raw, SCHEMA, "", "file", env, origins)
+    if borrowed is not None:  # the user's providers, standing in for the project's withheld ones
+        _collect_origins({k: raw[k] for k in BORROWED if k in raw}, SCHEMA, "", f"file {borrowed}", env, origins)
     raw = _expand(dict(raw), env)
     if not any(str(k).upper() == "PROVIDERS" for k in raw):
         raw["PROVIDERS"] = _expand(DEFAULT_PROVIDERS, env)

@@ -37,6 +37,7 @@ from tmg.errors import ConfigError
 TRUST_FILE = "trusted.json"
 PROJECT_FILE = "tmg.yaml"
 _PROVIDER_REACH = ("URL", "HEADERS", "API_KEY")  # where a provider connects and what it sends
+BORROWED = ("PROVIDERS", "SELECTED_PROVIDER", "FAILOVER_ORDER")  # taken whole from the user's config
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # as the loader expands them
 
 
@@ -192,7 +193,7 @@ def decide(folder: Path, raw: Any, env: Mapping[str, str], ask: Ask | None, sour
     if store.is_trusted(folder):
         return ProjectTrust(folder, True)
     if ask is not None:
-        _, withheld = screen(raw, env)
+        _, withheld, _ = screen(raw, env)
         if withheld and ask(source, withheld):
             store.trust(folder)
             return ProjectTrust(folder, True)
@@ -204,11 +205,12 @@ def _key(mapping: Mapping[Any, Any], name: str) -> Any:
     return next((k for k in mapping if str(k).upper() == name), None)
 
 
-def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld]]:
-    """The untrusted project tree without what may run code or send data elsewhere, and what
-    was withheld. Malformed blocks are left to validation (they cannot run anything)."""
+def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld], Path | None]:
+    """The untrusted project tree without what may run code or send data elsewhere, what was
+    withheld, and the user's config file when its providers stand in for the withheld ones.
+    Malformed blocks are left to validation (they cannot run anything)."""
     if not isinstance(raw, dict):
-        return raw, []
+        return raw, [], None
     raw = dict(raw)
     withheld: list[Withheld] = []
     servers_key = _key(raw, "MCP_SERVERS")
@@ -227,9 +229,9 @@ def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld]]:
             raw[memory_key] = memory
     borrow = _screen_providers(raw, withheld)
     _screen_variables(raw, withheld)
-    if borrow:  # after the variable screen: the user's own file may read the environment
-        _borrow_user_providers(raw, env)
-    return raw, withheld
+    # After the variable screen: the user's own file may read the environment.
+    borrowed = _borrow_user_providers(raw, env) if borrow else None
+    return raw, withheld, borrowed
 
 
 def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
@@ -303,22 +305,24 @@ def _variables(value: Any) -> str:
     return ", ".join(f"${{{n}}}" for n in names)
 
 
-def _borrow_user_providers(raw: dict[Any, Any], env: Mapping[str, str]) -> None:
-    """Every project provider was withheld: answer with the user's own providers, if any."""
+def _borrow_user_providers(raw: dict[Any, Any], env: Mapping[str, str]) -> Path | None:
+    """Every project provider was withheld: answer with the user's own providers, if any.
+    Returns the user's config file they came from."""
     from tmg.config.loader import _parse_yaml, _read_text
 
     user = user_config_dir(env) / "config.yaml"
     if not user.is_file():
-        return  # the environment's keys (the defaults) remain
+        return None  # the environment's keys (the defaults) remain
     theirs = _parse_yaml(_read_text(user), user)
-    if not isinstance(theirs, dict):
-        return
-    for name in ("PROVIDERS", "SELECTED_PROVIDER", "FAILOVER_ORDER"):
+    if not isinstance(theirs, dict) or _key(theirs, "PROVIDERS") is None:
+        return None
+    for name in BORROWED:
         for key in [k for k in raw if str(k).upper() == name]:
             del raw[key]
         key = _key(theirs, name)
         if key is not None:
             raw[name] = theirs[key]
+    return user
 
 
 def _shown(value: Any) -> str:
