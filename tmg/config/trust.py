@@ -9,7 +9,9 @@ that start processes or choose where prompts and keys go are withheld:
 - every ``PROVIDERS`` entry with a ``URL``, ``HEADERS`` or ``API_KEY`` (the endpoint and the
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
   choosing is the leak). When none of the file's providers is left, the providers of the
-  user's own config file are used, else the environment's keys as with no config.
+  user's own config file are used, else the environment's keys as with no config;
+- any other value that reads a ``${VAR}``: the file may not copy the user's environment (a
+  token, say) into the prompt sent to the provider and into history.
 
 The user's own config (``-c``, ``TMG_CONFIG``, the XDG file) is always trusted.
 
