@@ -17,7 +17,7 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   tmg "question"               one answer on stdout, then exit
   cat f | tmg "summarise"      piped text is appended to the question
   tmg -t [SESSION]             print a session's transcript
-  tmg sessions | config | doctor
+  tmg sessions | config | doctor | memory
 
 Options may come before a subcommand (tmg -c f.yaml doctor). A first word
 that is a subcommand's name runs it; to ask the model that word, put the
