@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import fingerprint
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome
+from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec
 
 STALE = -32098  # tmg.broker.daemon.STALE (not imported: the daemon module is the broker's, not ours)
@@ -41,7 +41,7 @@ class BrokerConnection:
     def __init__(self, spec: ServerSpec, socket_file: Path) -> None:
         self.spec = spec
         self.socket_file = socket_file
-        self.tools: list[dict[str, Any]] = []
+        self._tools: dict[str, ToolSpec] = {}
         self.server_name: str | None = None
         self.server_version: str | None = None
         self._reader: asyncio.StreamReader | None = None
@@ -51,8 +51,13 @@ class BrokerConnection:
         self._pump: asyncio.Task[None] | None = None
 
     @property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The tools the server listed (the broker's cached list), by name."""
+        return dict(self._tools)
+
+    @property
     def tool_names(self) -> frozenset[str]:
-        return frozenset(t.get("name", "") for t in self.tools)
+        return frozenset(self._tools)
 
     @property
     def is_open(self) -> bool:
@@ -81,10 +86,12 @@ class BrokerConnection:
                 "clientInfo": {"name": "tmg", "version": "0"},
                 "_meta": {"tmg/server": wire, "tmg/fingerprint": fingerprint()}})
             self._notify("notifications/initialized")
-            self.tools = list((await self.request("tools/list", {})).get("tools", []))
+            listed = (await self.request("tools/list", {})).get("tools", [])
         except BaseException:
             await self.close()
             raise
+        self._tools = {t["name"]: ToolSpec(t["name"], dict(t.get("inputSchema") or {}), t.get("description") or "",
+                                           t.get("annotations")) for t in listed}
         info = init.get("serverInfo") or {}
         self.server_name, self.server_version = info.get("name"), info.get("version")
 

@@ -75,7 +75,11 @@ class Spec:
 
 
 class ChildError(RuntimeError):
-    pass
+    """The child could not be reached, or answered with a JSON-RPC error (`error`, forwarded as is)."""
+
+    def __init__(self, message: str, error: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 class Child:
@@ -210,7 +214,7 @@ class Child:
                     continue
                 if "error" in message:
                     error = message["error"] or {}
-                    future.set_exception(ChildError(str(error.get("message", error))))
+                    future.set_exception(ChildError(str(error.get("message", error)), error))
                 else:
                     future.set_result(message.get("result") or {})
         except (OSError, ValueError) as exc:
@@ -373,7 +377,7 @@ class ClientSession:
         try:
             result = await self._answer(str(message["method"]), message.get("params") or {})
         except ChildError as exc:
-            error = {"code": CHILD_FAILED, "message": str(exc)}
+            error = exc.error or {"code": CHILD_FAILED, "message": str(exc)}
         except StaleBroker:
             error = {"code": STALE, "message": "the broker's code changed; it is exiting"}
             self.broker.done.set()

@@ -144,7 +144,7 @@ class MemoryRuntime:
         self.state = "ready"
         route = "directly" if client.surface.is_direct("plur_inject_hybrid") else "through plur_admin"
         self.transport = getattr(conn, "route", None)
-        via = f", {self.transport}" if self.transport else ""
+        via = f", via {self.transport}" if self.transport else ""
         self._debug(f"memory server {spec.name!r} ready ({len(conn.tool_names)} tools, recall {route}{via})")
 
     def _fail(self, message: str) -> None:
@@ -185,8 +185,8 @@ class MemoryRuntime:
         name = self.spec.name if self.spec else "-"
         if self.state == "ready" and self._client is not None:
             gateway = "" if self._client.surface.is_direct("plur_inject_hybrid") else ", tools through plur_admin"
-            via = f" ({self.transport})" if self.transport else ""
-            return f"server {name}: ready{via}{gateway}"
+            via = f" · via {self.transport}" if self.transport else ""
+            return f"server {name}: ready{gateway}{via}"
         if self.state == "failed":
             return f"server {name}: failed — {self.failure}"
         if self.state == "off":
