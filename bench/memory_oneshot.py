@@ -136,6 +136,10 @@ def main() -> None:
             path = root / f"{len(envs)}.yaml"
             path.write_text(text + ("MEMORY:\n  LEARN: batch\n" if "MEMORY" not in text else ""))
             envs[name] = dict(env, TMG_CONFIG=str(path), LITELLM_LOCAL_MODEL_COST_MAP="True", **extra_env.get(name, {}))
+            if "memory on" in name:
+                # scratch_env turns memory off by environment, which wins over the file: without
+                # this, "memory on" would start PLUR as an MCP tool server and never recall.
+                del envs[name]["TMG_MEMORY_ENABLED"]
         cmd = [tmg, "--new", "-r"]
         try:
             for name in envs:  # warm the disk cache and the stores once (and start the broker)

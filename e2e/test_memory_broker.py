@@ -287,3 +287,44 @@ def test_under_load_every_one_shot_carries_the_recall(tmg, llm, tmp_path, plur_e
             burner.wait()
     carried = [any(seeded in block for block in memory_blocks(req)) for req in llm.requests[1:]]
     assert carried == [True] * 5
+
+
+def test_a_server_that_died_is_started_again_by_the_next_run(tmg, llm, tmp_path):
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.config())
+    llm.enqueue(Text("One."), Text("Two."))
+    assert tmg.run("-r", "one?", env=tmg.env(memory=True)).code == 0
+    server = int(status(tmg).split("server plur: up, pid ")[1].split(",")[0])
+    os.kill(server, signal.SIGKILL)
+    assert wait_gone(server)
+    r = tmg.run("-r", "--debug", "two?", env=tmg.env(memory=True))
+    assert r.code == 0 and "via warm broker" in r.err and "memory write" not in r.err, r.err
+    out = status(tmg)
+    assert "started 2 time(s)" in out and f"pid {server}," not in out.split("server plur:")[1]
+    assert "Two." in plur.statements()
+
+
+def test_an_idle_broker_exits_by_itself(tmg, llm, tmp_path):
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.config())
+    llm.enqueue(Text("One."))
+    assert tmg.run("-r", "one?", env=tmg.env(memory=True, TMG_BROKER_IDLE="1")).code == 0
+    server = int(status(tmg).split("server plur: up, pid ")[1].split(",")[0])
+    broker = broker_pid(tmg)
+    assert "exits after 1s idle" in status(tmg)
+    assert wait_gone(broker, 60) and wait_gone(server, 10)
+    assert not (tmg.home / "run" / "broker.sock").exists()
+
+
+def test_the_broker_and_its_server_never_get_the_provider_keys(tmg, llm, tmp_path):
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.config())
+    llm.enqueue(Text("One."))
+    canary = "sk-canary-provider-key-9d1e"
+    env = tmg.env(memory=True, OPENAI_API_KEY=canary, ANTHROPIC_API_KEY=canary)
+    assert tmg.run("-r", "one?", env=env).code == 0
+    server = int(status(tmg).split("server plur: up, pid ")[1].split(",")[0])
+    for pid in (broker_pid(tmg), server):
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+        assert canary.encode() not in environ and b"MOCK_API_KEY" not in environ
+    assert canary not in (tmg.home / "broker.log").read_text()
