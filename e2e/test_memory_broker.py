@@ -26,6 +26,7 @@ from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
 from e2e.plur import FakePlur, memory_blocks
 from tests.support.brokers import brokers_under, stop_brokers_under, wait_gone
+from tests.support.waiting import eventually
 from tests.support.plur_server import PlurUnavailable, real_plur_entry, running
 from tmg.mcp_servers import ServerSpec, child_environment
 
@@ -309,11 +310,14 @@ def test_an_idle_broker_exits_by_itself(tmg, llm, tmp_path):
     tmg.write_config(plur.config())
     llm.enqueue(Text("One."))
     assert tmg.run("-r", "one?", env=tmg.env(memory=True, TMG_BROKER_IDLE="1")).code == 0
-    server = int(status(tmg).split("server plur: up, pid ")[1].split(",")[0])
-    broker = broker_pid(tmg)
-    assert "exits after 1s idle" in status(tmg)
-    assert wait_gone(broker, 60) and wait_gone(server, 10)
+    log = tmg.home / "broker.log"
+    assert eventually(lambda: "idle for 1s: exiting" in log.read_text(), 60), log.read_text()
+    text = log.read_text()  # what it started, and that it went: the broker, then its server
+    broker = int(text.split("INFO broker ")[1].split()[0])
+    server = int(text.split("server plur started (pid ")[1].split(",")[0])
+    assert wait_gone(broker) and wait_gone(server)
     assert not (tmg.home / "run" / "broker.sock").exists()
+    assert status(tmg).startswith("broker: not running")
 
 
 def test_the_broker_and_its_server_never_get_the_provider_keys(tmg, llm, tmp_path):
