@@ -332,3 +332,13 @@ def test_the_broker_and_its_server_never_get_the_provider_keys(tmg, llm, tmp_pat
         environ = Path(f"/proc/{pid}/environ").read_bytes()
         assert canary.encode() not in environ and b"MOCK_API_KEY" not in environ
     assert canary not in (tmg.home / "broker.log").read_text()
+
+
+def test_a_memory_server_that_cannot_start_is_one_warning_and_the_answer(tmg, llm):
+    tmg.write_config("MCP_SERVERS:\n  plur:\n    COMMAND: no-such-plur-binary\n")
+    llm.enqueue(Text("Still here."))
+    r = tmg.run("-r", "hello?", env=tmg.env(memory=True))
+    assert (r.code, r.out) == (0, "Still here.\n")
+    assert r.err.splitlines() == [
+        "tmg: warning: memory server 'plur' did not start (cannot start 'no-such-plur-binary': [Errno 2] "
+        "No such file or directory: 'no-such-plur-binary'); memory is off for this session"]
