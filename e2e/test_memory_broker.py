@@ -148,8 +148,11 @@ def test_the_socket_is_private_and_another_user_is_refused(tmg, llm, tmp_path, o
     folder.chmod(0o755)
     sock.chmod(0o666)
     assert _as_nobody(sock) == "refused"
+    # and tmg itself does not talk to a broker whose folder others can reach
     r = tmg.run("memory", "status", env=env)
-    assert r.out.startswith("broker: running")  # and still serves its own user
+    assert r.out.startswith(f"broker: not running ({folder} is not private to this user; tmg does not use it")
+    folder.chmod(0o700)
+    assert tmg.run("memory", "status", env=env).out.startswith("broker: running")  # it still serves its user
 
 
 def _as_nobody(sock: Path) -> str:

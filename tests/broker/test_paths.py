@@ -52,3 +52,13 @@ def test_a_log_past_its_size_keeps_one_previous_generation(tmp_path):
     log.write_bytes(b"y" * 10)
     rotate(log, limit=1000)
     assert log.read_bytes() == b"y" * 10
+
+
+def test_a_client_does_not_use_a_socket_others_can_reach(tmp_path):
+    from tmg.broker.client import NotPrivate, ask
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    folder.chmod(0o755)
+    with pytest.raises(NotPrivate):
+        ask(folder / "broker.sock", "tmg/status")

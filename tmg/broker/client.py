@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,28 @@ _CALL_SLACK_S = 0.5
 
 
 class NoBroker(OSError):
-    """Nothing answers on the socket (none started, or it went away)."""
+    """Nothing answers on the socket (none started, or it went away), or not one we can trust."""
+
+
+class NotPrivate(NoBroker):
+    """The socket's folder is open to other users: not used (what we send includes the server's ENV)."""
+
+
+def _check_private(socket_file: Path) -> None:
+    """The socket must sit in a folder only we can use (what we send includes the server's ENV)."""
+    try:
+        folder = socket_file.parent.stat()
+    except OSError as exc:
+        raise NoBroker(str(exc)) from exc
+    if folder.st_uid != os.getuid() or folder.st_mode & 0o077:
+        raise NotPrivate(f"{socket_file.parent} is not private to this user")
+
+
+def _check_peer(sock: socket.socket) -> None:
+    """The process serving the socket must be ours (SO_PEERCRED: pid, uid, gid)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    if struct.unpack("3i", creds)[1] != os.getuid():
+        raise NoBroker("the process on the broker's socket belongs to another user")
 
 
 class StaleBroker(RuntimeError):
@@ -71,11 +94,17 @@ class BrokerConnection:
             StaleBroker: the broker runs other code (it is exiting).
             BrokerError: the broker could not start the server.
         """
+        _check_private(self.socket_file)
         try:
             self._reader, self._writer = await asyncio.open_unix_connection(str(self.socket_file),
                                                                             limit=_LINE_LIMIT)
         except OSError as exc:
             raise NoBroker(str(exc)) from exc
+        try:
+            _check_peer(self._writer.get_extra_info("socket"))
+        except (NoBroker, OSError):
+            self._writer.close()
+            raise
         self._pump = asyncio.create_task(self._read(), name="broker-client")
         spec = self.spec
         wire = {"name": spec.name, "command": spec.command, "args": list(spec.args), "env": dict(spec.env),
@@ -180,6 +209,7 @@ def ask(socket_file: Path, method: str, timeout: float = 2.0) -> dict[str, Any]:
         NoBroker: nothing answers on the socket.
         BrokerError: it answered with an error.
     """
+    _check_private(socket_file)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
@@ -187,6 +217,7 @@ def ask(socket_file: Path, method: str, timeout: float = 2.0) -> dict[str, Any]:
             sock.connect(str(socket_file))
         except OSError as exc:
             raise NoBroker(str(exc)) from exc
+        _check_peer(sock)
         sock.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": method}) + "\n").encode())
         data = b""
         while not data.endswith(b"\n"):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.client import BrokerError, NoBroker, ask
+from tmg.broker.client import BrokerError, NoBroker, NotPrivate, ask
 from tmg.broker.paths import PID_NAME, runtime_dir, socket_path
 
 
@@ -28,6 +28,8 @@ def probe(env: Mapping[str, str]) -> BrokerState:
     state = BrokerState(folder, socket_path(folder))
     try:
         state.status = ask(state.socket, "tmg/status")
+    except NotPrivate as exc:
+        state.problem = f"{exc}; tmg does not use it (`chmod 700 {state.socket.parent}`)"
     except NoBroker:
         if state.socket.exists():
             state.problem = f"{state.socket} exists but nothing answers on it (a broker that died); " \
