@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import LOCK_NAME, LOG_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
 
 PROTOCOL_VERSION = "2025-06-18"
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
@@ -120,7 +120,7 @@ class Child:
 
     async def _start(self) -> None:
         spec = self.spec
-        errlog: Any = subprocess_devnull()
+        errlog: Any = asyncio.subprocess.DEVNULL
         if spec.errlog:
             rotate(Path(spec.errlog))
             errlog = open(spec.errlog, "ab")  # noqa: SIM115 - handed to the child, closed below
@@ -244,10 +244,6 @@ class Child:
             os.killpg(proc.pid, signal.SIGKILL)  # anything it left in its group
         if self._reader is not None:
             self._reader.cancel()
-
-
-def subprocess_devnull() -> int:
-    return asyncio.subprocess.DEVNULL
 
 
 def peer_uid(sock: socket.socket) -> int:
