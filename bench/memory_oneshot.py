@@ -15,6 +15,8 @@ Every case runs once per round, interleaved; figures are medians. The real PLUR 
 Node.js and the pinned install (`./scripts/install-plur`); without them they are left out.
 
 Run: ./.venv/bin/python bench/memory_oneshot.py [--rounds N] [--litellm]
+(in a git worktree whose .venv is shared, prefix PYTHONPATH=$PWD: `.venv/bin/tmg` imports the
+installed checkout otherwise, and the figures would be another tree's)
 """
 
 from __future__ import annotations
