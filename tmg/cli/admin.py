@@ -7,8 +7,12 @@ from typing import Optional
 
 import typer
 
+from tmg.cli.memory_cmd import app as memory_app
+
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]})
+
+app.add_typer(memory_app, name="memory")
 
 ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 

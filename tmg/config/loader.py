@@ -17,7 +17,8 @@ from tmg.errors import ConfigError
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _VAR_NAMED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # in an origin label: file, ${VAR}
 # TMG_* names that are not config keys: where things are, and debug switches.
-_NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION"}  # knobs, not keys
+_NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION",
+             "TMG_MEMORY_BROKER", "TMG_BROKER_IDLE"}  # knobs, not keys
 
 
 def discover_config_path(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
