@@ -34,11 +34,18 @@ def timed(cmd: list[str] | str, *, stdin: str | None = None, env: dict | None = 
 
 
 def interleaved(cases: dict[str, dict], rounds: int) -> dict[str, list[float]]:
-    """Run every case once per round, in the same order, so noise hits all of them alike."""
+    """Run every case once per round, in the same order, so noise hits all of them alike.
+
+    A case's optional ``before`` (a callable) runs untimed before each of its runs.
+    """
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, case in cases.items():
-            samples[name].append(timed(**case))
+            args = dict(case)
+            before = args.pop("before", None)
+            if before is not None:
+                before()
+            samples[name].append(timed(**args))
     return samples
 
 

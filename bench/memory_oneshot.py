@@ -1,7 +1,10 @@
 """P3 and P4 of quality.md: what memory costs a one-shot, side by side with memory off.
 
 P3: `echo q | tmg` against the local mock API with memory on (fakeplur, and the real PLUR with
-    40 engrams) against the same one-shot with memory off (target <= 1.10x).
+    40 engrams) against the same one-shot with memory off (target <= 1.10x). The real PLUR is
+    reached three ways: through the warm memory broker (the usual case), as a cold first run
+    (the broker stopped before each run, so the run starts it), and spawned directly by the run
+    (TMG_MEMORY_BROKER=0: how every run reached it before the broker).
     `--litellm` adds the same pair on the litellm backend, whose import the memory server's
     start overlaps.
 P4: exit after the last answer: from the answer's last byte on stdout to the process's exit,
@@ -12,6 +15,8 @@ Every case runs once per round, interleaved; figures are medians. The real PLUR 
 Node.js and the pinned install (`./scripts/install-plur`); without them they are left out.
 
 Run: ./.venv/bin/python bench/memory_oneshot.py [--rounds N] [--litellm]
+(in a git worktree whose .venv is shared, prefix PYTHONPATH=$PWD: `.venv/bin/tmg` imports the
+installed checkout otherwise, and the figures would be another tree's)
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, interleaved, report, scratch_env, tmg_bin
+from _common import ROOT, report, scratch_env, timed, tmg_bin
 
 from e2e.mock_llm import MockLLM, Text
 
@@ -114,9 +120,15 @@ def main() -> None:
             "memory off": provider(llm.url) + "MEMORY:\n  ENABLED: false\n",
             "memory on, fakeplur": provider(llm.url) + fakeplur_entry(root / "fake"),
         }
+        extra_env: dict[str, dict[str, str]] = {}
         if entry is not None:
             seed_real_plur(root / "real", entry)
-            configs["memory on, real PLUR (40 engrams)"] = provider(llm.url) + real_plur_entry(root / "real", entry)
+            real = provider(llm.url) + real_plur_entry(root / "real", entry)
+            configs["memory on, real PLUR (40 engrams), warm broker"] = real
+            configs["memory on, real PLUR, cold first run (starts the broker)"] = real
+            configs["memory on, real PLUR, direct spawn (no broker, as before)"] = real
+            extra_env["memory on, real PLUR, cold first run (starts the broker)"] = {"TMG_HOME": str(root / "cold")}
+            extra_env["memory on, real PLUR, direct spawn (no broker, as before)"] = {"TMG_MEMORY_BROKER": "0"}
         if args.litellm:
             configs["litellm backend, memory off"] = provider(llm.url, "litellm") + "MEMORY:\n  ENABLED: false\n"
             if entry is not None:
@@ -126,25 +138,62 @@ def main() -> None:
         for name, text in configs.items():
             path = root / f"{len(envs)}.yaml"
             path.write_text(text + ("MEMORY:\n  LEARN: batch\n" if "MEMORY" not in text else ""))
-            envs[name] = dict(env, TMG_CONFIG=str(path), LITELLM_LOCAL_MODEL_COST_MAP="True")
+            envs[name] = dict(env, TMG_CONFIG=str(path), LITELLM_LOCAL_MODEL_COST_MAP="True", **extra_env.get(name, {}))
+            if "memory on" in name:
+                # scratch_env turns memory off by environment, which wins over the file: without
+                # this, "memory on" would start PLUR as an MCP tool server and never recall.
+                del envs[name]["TMG_MEMORY_ENABLED"]
         cmd = [tmg, "--new", "-r"]
-        for name in envs:  # warm the disk cache and the stores once
-            subprocess.run(cmd, input="2+2?\n", capture_output=True, text=True, env=envs[name], check=True)
+        try:
+            for name in envs:  # warm the disk cache and the stores once (and start the broker)
+                subprocess.run(cmd, input="2+2?\n", capture_output=True, text=True, env=envs[name], check=True)
 
-        p3 = interleaved({f"tmg one-shot ({n})": {"cmd": cmd, "stdin": "2+2?\n", "env": e}
-                          for n, e in envs.items()}, args.rounds)
-        print(report("P3: one-shot wall time, memory on vs off (target <= 1.10x)", p3,
-                     "tmg one-shot (memory off)"))
+            cases = {f"tmg one-shot ({n})": {"cmd": cmd, "stdin": "2+2?\n", "env": e} for n, e in envs.items()}
+            for name, case in cases.items():
+                if "cold first run" in name:
+                    case["before"] = lambda e=case["env"]: stop_broker(tmg, e)
+            p3, cpu = interleaved_with_cpu(cases, args.rounds)
+            print(report("P3: one-shot wall time, memory on vs off (target <= 1.10x)", p3,
+                         "tmg one-shot (memory off)"))
+            print(report("P3, CPU: user+sys of the run and the children it waits for (a broker is not one)",
+                         cpu, "tmg one-shot (memory off)", ms=True))
+            measure_p4(cmd, envs, args.rounds)
+        finally:
+            for e in envs.values():
+                stop_broker(tmg, e)
 
-        p4: dict[str, list[float]] = {name: [] for name in envs if "litellm" not in name}
-        for _ in range(args.rounds):
-            for name in p4:
-                p4[name].append(exit_after_answer(cmd, envs[name]))
-        lines = ["### P4: exit after the last answer, LEARN batch (target <= 0.3 s)", "",
-                 "| case | median (ms) | max (ms) |", "|---|---|---|"]
-        for name, values in p4.items():
-            lines.append(f"| {name} | {statistics.median(values) * 1000:.0f} | {max(values) * 1000:.0f} |")
-        print("\n".join(lines) + "\n")
+
+def interleaved_with_cpu(cases: dict[str, dict], rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """`interleaved`, also taking each run's CPU (on a loaded machine wall time is mostly queueing)."""
+    wall: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, case in cases.items():
+            args = dict(case)
+            prepare = args.pop("before", None)
+            if prepare is not None:
+                prepare()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall[name].append(timed(**args))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return wall, cpu
+
+
+def stop_broker(tmg: str, env: dict[str, str]) -> None:
+    subprocess.run([tmg, "memory", "stop"], capture_output=True, env=env, check=True)
+
+
+def measure_p4(cmd: list[str], envs: dict[str, dict[str, str]], rounds: int) -> None:
+    p4: dict[str, list[float]] = {name: [] for name in envs if "litellm" not in name and "cold" not in name}
+    for _ in range(rounds):
+        for name in p4:
+            p4[name].append(exit_after_answer(cmd, envs[name]))
+    lines = ["### P4: exit after the last answer, LEARN batch (target <= 0.3 s)", "",
+             "| case | median (ms) | max (ms) |", "|---|---|---|"]
+    for name, values in p4.items():
+        lines.append(f"| {name} | {statistics.median(values) * 1000:.0f} | {max(values) * 1000:.0f} |")
+    print("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import pytest
 
 from e2e.mock_llm import MockLLM
 from tests.support.ci_strict import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401 - hooks
+from tests.support.brokers import stop_brokers_under
 
 API_KEY = "sk-test-canary-5f3a9c1e"  # must never show up in history, transcript or output
 
@@ -100,5 +101,12 @@ def llm():
 
 
 @pytest.fixture
-def tmg(tmp_path, llm) -> TmgRunner:
-    return TmgRunner(tmp_path, llm)
+def tmg(tmp_path, llm):
+    yield TmgRunner(tmp_path, llm)
+    stop_brokers_under(tmp_path)  # a memory run starts a detached broker: it must not outlive its test
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_broker_outlives_the_run(tmp_path_factory):
+    yield
+    stop_brokers_under(tmp_path_factory.getbasetemp())

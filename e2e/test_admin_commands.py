@@ -52,7 +52,8 @@ def test_doctor_gives_a_verdict_per_item_and_starts_each_mcp_server(tmg, tmp_pat
     assert out[0] == f"ok    config: {tmg.config} is valid"
     assert out[1].startswith("ok    provider: mock (openai/mock-model)") and API_KEY not in r.out
     assert out[2] == "ok    memory: on, server plur, LEARN full"
-    assert out[3].startswith("ok    mcp server plur: 12 tools") and "memory tools present" in out[3]
+    assert out[3] == "ok    memory broker: not running; the first run that needs memory starts one"
+    assert out[4].startswith("ok    mcp server plur: 12 tools") and "memory tools present" in out[4]
 
 
 def test_doctor_fails_clearly_for_a_broken_server_and_exits_1(tmg, tmp_path):

@@ -109,3 +109,14 @@ def test_the_memory_servers_tools_are_never_offered(tmg, llm, tmp_path):
     names = tool_names(llm.requests[0])
     assert "mcp_echo_echo" in names
     assert not any(name.startswith("mcp_plur") or name.startswith("plur_") for name in names)
+
+
+def test_a_one_shot_whose_server_is_still_starting_says_so_once_and_answers(tmg, llm):
+    # `sleep` never answers initialize: the server is "starting" for the whole (short) run.
+    tmg.write_config("MCP_SERVERS:\n  slow:\n    COMMAND: sleep\n    ARGS: ['30']\n    TIMEOUT: 30\n" + echo_server())
+    llm.enqueue(ToolCall("list_folder", {"path": "."}), Text("fine"))
+    r = tmg.run("hello", env=tmg.env(TMG_MCP_WAIT="0.05"))
+    assert r.code == 0 and r.out == "fine\n", r.err
+    assert [line for line in r.err.splitlines() if "slow" in line] == [
+        "tmg: warning: MCP server slow is still starting; its tools are not offered with this prompt"]
+    assert not any(name.startswith("mcp_slow_") for name in tool_names(llm.requests[0]))

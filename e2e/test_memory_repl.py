@@ -103,9 +103,16 @@ def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg,
     ask(term, "how do I tag releases of the heron project?", "heron-2026-05-01")
     (engram,) = plur.engrams()
     wait_until(lambda: plur.episodes())  # the capture is detached: the prompt never waits for it
-    term.type("/memory")
-    term.send("Enter")
-    screen = term.wait_for("plur_capture: 1 attempt")
+    # The store has it a moment before tmg has the answer back (through the broker): ask again until then.
+    deadline = time.monotonic() + 20
+    while True:
+        term.type("/memory")
+        term.send("Enter")
+        try:
+            screen = term.wait_for("plur_capture: 1 attempt", timeout=1)
+            break
+        except AssertionError:
+            assert time.monotonic() < deadline, "the capture never showed in /memory"
     assert "memory: on · server plur: ready, tools through plur_admin" in screen
     assert "last injection (prompt 1): 1 engram(s)" in screen
     assert f"{engram['id']}  Always tag releases of the heron project with" in screen

@@ -13,6 +13,10 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TMG_HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("TMG_RETRY_BASE_DELAY", "0.001")
+    # In-process tests own the memory servers they start (and check how they stop them); the
+    # broker path, detached processes and all, is tested end to end (e2e/test_memory_broker.py)
+    # and by the contract tests' broker transport.
+    monkeypatch.setenv("TMG_MEMORY_BROKER", "0")
     for name in ("TMG_CONFIG", "TMG_DEBUG", "TMG_MODE", "TMG_MAX_TURNS", "TMG_SELECTED_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -14,6 +14,7 @@ from tmg.config.loader import load_config
 from tmg.config.model import Config
 from tmg.config.providers import choose_provider, provider_spec
 from tmg.config.secrets import process_redactor
+from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
@@ -43,8 +44,9 @@ from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
 
-def load_live_config(options: ChatOptions, envr: Environment, notices: Notices) -> LiveConfig:
-    config, warnings = load_config(options.config_path, envr.env, envr.cwd)
+def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, ask: Ask | None = None) -> LiveConfig:
+    """The session's config; ``ask`` may trust an untrusted project folder first (the REPL's question)."""
+    config, warnings = load_config(options.config_path, envr.env, envr.cwd, ask=ask)
     process_redactor().add(config.secrets())
     notices.set_redactor(process_redactor())
     for w in warnings:

@@ -19,6 +19,7 @@ from tests.support.plur_server import (
     real_plur_spec,
     running,
 )
+from tests.support.brokers import stop_brokers_under
 
 
 
@@ -30,31 +31,47 @@ def plur_entry() -> Path:
         pytest.skip(f"real PLUR server unavailable: {exc}")
 
 
-def _start(spec) -> Iterator[ServerThread]:
-    with running(spec) as server:
+def _start(spec, broker_home: Path | None = None) -> Iterator[ServerThread]:
+    with running(spec, broker_home) as server:
         yield server
 
 
-@pytest.fixture(scope="module")
-def real_lean(plur_entry: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    yield from _start(real_plur_spec(tmp_path_factory.mktemp("real-lean"), "lean", plur_entry))
+@pytest.fixture(scope="module", params=["direct", "broker"])
+def transport(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path | None]:
+    """How the real PLUR is reached: spawned directly, or through the memory broker (the way
+    every tmg run reaches it): the contract holds either way. Yields the broker's TMG_HOME."""
+    if request.param == "direct":
+        yield None
+        return
+    home = tmp_path_factory.mktemp("broker-home")
+    try:
+        yield home
+    finally:
+        stop_brokers_under(home)
 
 
 @pytest.fixture(scope="module")
-def real_full(plur_entry: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
-    yield from _start(real_plur_spec(tmp_path_factory.mktemp("real-full"), "full", plur_entry))
+def real_lean(plur_entry: Path, transport: Path | None,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    yield from _start(real_plur_spec(tmp_path_factory.mktemp("real-lean"), "lean", plur_entry), transport)
 
 
 @pytest.fixture(scope="module")
-def fake_lean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+def real_full(plur_entry: Path, transport: Path | None,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+    yield from _start(real_plur_spec(tmp_path_factory.mktemp("real-full"), "full", plur_entry), transport)
+
+
+@pytest.fixture(scope="module")
+def fake_lean(transport: Path | None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     root = tmp_path_factory.mktemp("fake-lean")
-    yield from _start(fakeplur_spec(root, "lean", store=root / "store.json"))
+    yield from _start(fakeplur_spec(root, "lean", store=root / "store.json"), transport)
 
 
 @pytest.fixture(scope="module")
-def fake_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
+def fake_full(transport: Path | None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     root = tmp_path_factory.mktemp("fake-full")
-    yield from _start(fakeplur_spec(root, "full", store=root / "store.json"))
+    yield from _start(fakeplur_spec(root, "full", store=root / "store.json"), transport)
 
 
 @pytest.fixture(scope="module")

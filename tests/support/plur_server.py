@@ -138,18 +138,27 @@ def process_gone(pid: int) -> bool:
 class ServerThread:
     """A started MCP server driven from sync code: its connection lives on a private loop."""
 
-    def __init__(self, spec: ServerSpec) -> None:
+    def __init__(self, spec: ServerSpec, broker_home: Path | None = None) -> None:
+        """`broker_home`: reach the server through a memory broker run under that TMG_HOME (the
+        broker is started, and must be the way in: a fallback to a direct spawn fails the start)."""
         self.spec = spec
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"mcp-{spec.name}", daemon=True)
         self._thread.start()
-        self.connection = McpConnection(spec)
+        self.connection: Any = McpConnection(spec)
+        if broker_home is not None:
+            from tmg.broker.launch import MemoryConnection
+
+            self.connection = MemoryConnection(spec, start_timeout=60, env={**os.environ, "TMG_HOME": str(broker_home)})
 
     def _run(self, coro: Any, timeout: float) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
     def start(self) -> ServerThread:
         self._run(self.connection.start(), 60)
+        route = getattr(self.connection, "route", None)
+        if route is not None and "broker" not in route:
+            raise RuntimeError(f"{self.spec.name}: the broker could not be reached ({route})")
         return self
 
     @property
@@ -174,9 +183,9 @@ class ServerThread:
 
 
 @contextmanager
-def running(spec: ServerSpec) -> Iterator[ServerThread]:
-    """Start a server for the duration of a with-block."""
-    server = ServerThread(spec)
+def running(spec: ServerSpec, broker_home: Path | None = None) -> Iterator[ServerThread]:
+    """Start a server for the duration of a with-block (through a broker under `broker_home`)."""
+    server = ServerThread(spec, broker_home)
     try:
         server.start()
         yield server

@@ -1,4 +1,4 @@
-"""``tmg sessions``, ``tmg config``, ``tmg doctor``: looking at tmg rather than chatting."""
+"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``: looking after tmg rather than chatting."""
 
 from __future__ import annotations
 
@@ -75,3 +75,46 @@ def doctor(config: Optional[str] = ConfigOpt) -> int:
     from tmg.environment import Environment
 
     return run_doctor(config, Environment())
+
+
+@app.command()
+def trust(
+    path: Optional[str] = typer.Argument(None, help="The folder (default: the current one).", show_default=False),
+    list_: bool = typer.Option(False, "--list", help="List the trusted folders."),
+    revoke: bool = typer.Option(False, "--revoke", help="Stop trusting the folder."),
+) -> int:
+    """Trust a folder: its ./tmg.yaml may then run its MCP servers and use its providers'
+    URL, HEADERS and API_KEY. Until then tmg ignores those settings there (the REPL asks once)."""
+    from pathlib import Path
+
+    from tmg.config.trust import PROJECT_FILE, TrustStore
+    from tmg.environment import Environment
+    from tmg.errors import TmgError, UsageError
+
+    envr = Environment()
+    store = TrustStore.for_env(envr.env)
+    if list_:
+        if path is not None or revoke:
+            raise UsageError("tmg trust --list takes no folder and no --revoke")
+        listing = store.listing()
+        if not listing:
+            envr.stdout.write("no trusted folders (tmg trust [PATH] adds one)\n")
+        for folder, same in listing:
+            note = "" if same else "  (gone or replaced since it was trusted: not trusted; tmg trust it again)"
+            envr.stdout.write(f"{folder}{note}\n")
+        return 0
+    folder = Path(path).expanduser() if path else envr.cwd
+    if folder.name == PROJECT_FILE and folder.is_file():
+        folder = folder.parent  # `tmg trust repo/tmg.yaml` means its folder
+    if revoke:
+        forgotten = store.revoke(folder)
+        if forgotten is None:
+            raise TmgError(f"{folder} was not trusted; nothing to revoke (tmg trust --list shows the trusted folders)")
+        envr.stdout.write(f"no longer trusted: {forgotten}\n")
+        return 0
+    real = store.trust(folder)
+    shown = real if str(folder) == real else f"{real} (the folder {folder} points to)"
+    has_file = (Path(real) / PROJECT_FILE).is_file()
+    envr.stdout.write(f"trusted {shown}: its tmg.yaml may now run its MCP servers and use its providers' "
+                      f"URL, HEADERS and API_KEY{'' if has_file else ' (it has no tmg.yaml yet)'}\n")
+    return 0

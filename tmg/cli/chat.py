@@ -18,6 +18,9 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   cat f | tmg "summarise"      piped text is appended to the question
   tmg -t [SESSION]             print a session's transcript
   tmg sessions | config | doctor | memory
+  tmg trust [PATH]             let PATH's (default: here) tmg.yaml run its MCP
+                               servers and use its providers' URL/HEADERS/API_KEY
+                               (tmg trust --list, tmg trust --revoke [PATH])
 
 Options may come before a subcommand (tmg -c f.yaml doctor). A first word
 that is a subcommand's name runs it; to ask the model that word, put the

@@ -46,6 +46,8 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     for w in warnings:
         v.say("warn", "config", w)
     _check_secrets(config, v)
+    for w in config.withheld:  # what the untrusted project file would do, item by item
+        v.say("warn", "trust", f"ignored {w.path}: it {w.detail}")
     provider_lines = _provider_verdicts(config)
     servers, skipped = _servers_to_start(config)
     probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers))
@@ -141,6 +143,27 @@ def _check_memory(config: Config, v: _Verdicts) -> None:
                                 f"MCP_SERVERS; add MCP_SERVERS.{memory.server} or set MEMORY.ENABLED: false")
     else:
         v.say("ok", "memory", "off (MEMORY.ENABLED is false)")
+        return
+    _check_broker(v)
+
+
+def _check_broker(v: _Verdicts) -> None:
+    """The warm memory broker: running, absent (fine: started on demand), or broken."""
+    from tmg.broker.control import probe, summary
+    from tmg.broker.paths import broker_enabled
+
+    if not broker_enabled(os.environ):
+        v.say("ok", "memory broker", "off (TMG_MEMORY_BROKER=0): each run starts its memory server")
+        return
+    state = probe(os.environ)
+    if state.folder.exists() and state.folder.stat().st_mode & 0o077:
+        v.say("FAIL", "memory broker", f"{state.folder} is open to other users; `chmod 700 {state.folder}`")
+    elif state.status is not None:
+        v.say("ok", "memory broker", summary(state.status))
+    elif state.problem:
+        v.say("warn", "memory broker", state.problem)
+    else:
+        v.say("ok", "memory broker", "not running; the first run that needs memory starts one")
 
 
 async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:

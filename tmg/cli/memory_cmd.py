@@ -2,6 +2,7 @@
 
 `list`, `search`, `forget` and `pin` go through PLUR's own tools (plur_pin, plur_recall,
 plur_forget), started the way a chat starts the memory server; never by editing its files.
+`status` and `stop` look after the warm memory broker.
 """
 
 from __future__ import annotations
@@ -15,6 +16,29 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
                   help="Long-term memory: what it holds, and the warm memory broker.", no_args_is_help=True)
 
 ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
+
+
+@app.command()
+def status() -> int:
+    """The memory broker: pid, uptime, servers, calls served, store size."""
+    from tmg.broker.control import probe, status_lines
+    from tmg.environment import Environment
+
+    envr = Environment()
+    envr.stdout.write("".join(f"{line}\n" for line in status_lines(probe(envr.env))))
+    return 0
+
+
+@app.command()
+def stop() -> int:
+    """Stop the memory broker (and the servers it keeps warm); the next run starts a new one."""
+    from tmg.broker.control import stop as stop_broker
+    from tmg.environment import Environment
+
+    envr = Environment()
+    pid = stop_broker(envr.env)
+    envr.stdout.write("broker: not running\n" if pid is None else f"broker stopped (pid {pid})\n")
+    return 0
 
 
 @app.command("list")

@@ -22,11 +22,27 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_ ./:@+-]*")
 def render_config(config: Config) -> str:
     """The config, one key per line, each with its origin; secrets masked."""
     source = f"config file: {config.source}" if config.source else "no config file: defaults + environment"
-    lines = [f"# {source}", "# after '#': where each value came from (file, env TMG_*, --mode, default)"]
+    lines = [f"# {source}", *_trust_lines(config),
+             "# after '#': where each value came from (file, env TMG_*, --mode, default)"]
     values = dict(config.values)
     values["MODE"] = config.mode  # a --mode override is not in the file's values
     _render_block(config, SCHEMA, values, "", 0, lines)
     return make_redactor(config.secrets())("\n".join(lines) + "\n")
+
+
+def _trust_lines(config: Config) -> list[str]:
+    """Whether a project config's folder is trusted and, if not, what of it is ignored."""
+    trust = config.trust
+    if trust is None:
+        return []
+    if trust.trusted:
+        return [f"# project config, folder trusted (undo with: tmg trust --revoke {trust.folder})"]
+    if not config.withheld:
+        return ["# project config, folder not trusted (nothing in it needs trust)"]
+    lines = [f"# project config, folder NOT trusted: ignoring what could run code or send data elsewhere "
+             f"(tmg trust {trust.folder} applies it):"]
+    lines.extend(f"#   {w.path}: {w.detail}" for w in config.withheld)
+    return lines
 
 
 def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str, Any], prefix: str,

@@ -6,17 +6,19 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
+from tmg.config.trust import BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _VAR_NAMED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # in an origin label: file, ${VAR}
 # TMG_* names that are not config keys: where things are, and debug switches.
-_NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION"}  # knobs, not keys
+_NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG_RECALL_WAIT", "TMG_MCP_WAIT", "TMG_PLUR_DIR", "TMG_PLUR_VERSION",
+             "TMG_MEMORY_BROKER", "TMG_BROKER_IDLE"}  # knobs, not keys
 
 
 def discover_config_path(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
@@ -228,7 +230,8 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
         )
 
 
-def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None) -> Config:
+def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None,
+                 trust: ProjectTrust | None = None, withheld: tuple[Withheld, ...] = ()) -> Config:
     """The typed Config from a validated key tree (see :func:`validate_block`)."""
     providers = {
         name: ProviderConfig(
@@ -281,36 +284,50 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         source=source,
         values=clean,
         origins=dict(origins or {}),
+        trust=trust,
+        withheld=withheld,
     )
 
 
 def parse_config(
-    raw: Any, env: Mapping[str, str], source: Path | None, text: str | None = None
+    raw: Any, env: Mapping[str, str], source: Path | None, text: str | None = None,
+    trust: ProjectTrust | None = None,
 ) -> tuple[Config, list[str]]:
     """Validate already-parsed YAML plus the environment; return the config and its warnings.
 
     ``text`` (the file's YAML) lets error messages give the line of the key at fault.
+    ``trust`` is the decision about a project config (None: the user's own file); an
+    untrusted one is screened first (see :mod:`tmg.config.trust`).
 
     Raises:
         ConfigError: naming every invalid key path (and line) and the fix.
     """
     try:
-        return _parse(raw, env, source, text)
+        return _parse(raw, env, source, text, trust)
     except RecursionError:
         where = f"config file {source}" if source else "the config"
         raise ConfigError(f"{where}: a value refers to itself (a YAML alias loop) or is nested too "
                           "deeply; write the values out") from None
 
 
-def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None) -> tuple[Config, list[str]]:
+def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None,
+           trust: ProjectTrust | None = None) -> tuple[Config, list[str]]:
     findings = Findings()
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         where = f"config file {source} line 1" if source else "the config"
         raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
+    withheld: list[Withheld] = []
+    borrowed: Path | None = None
+    if trust is not None and not trust.trusted and source is not None:
+        raw, withheld, borrowed = screen(raw, env)
+        if withheld:
+            findings.warnings.append(withheld_line(source, trust.folder, withheld))
     origins: dict[str, str] = {}
     _collect_origins(raw, SCHEMA, "", "file", env, origins)
+    if borrowed is not None:  # the user's providers, standing in for the project's withheld ones
+        _collect_origins({k: raw[k] for k in BORROWED if k in raw}, SCHEMA, "", f"file {borrowed}", env, origins)
     raw = _expand(dict(raw), env)
     if not any(str(k).upper() == "PROVIDERS" for k in raw):
         raw["PROVIDERS"] = _expand(DEFAULT_PROVIDERS, env)
@@ -337,7 +354,7 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         first, *more = problems
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
-    return build_config(clean, source, origins), findings.warnings
+    return build_config(clean, source, origins, trust, tuple(withheld)), findings.warnings
 
 
 def _entry(raw: Mapping[Any, Any], name: str) -> tuple[Any, Any]:
@@ -374,19 +391,31 @@ def _origin_of(path: str, origins: Mapping[str, str]) -> str:
     return "default"
 
 
-def load_file(path: Path | None, env: Mapping[str, str]) -> tuple[Config, list[str]]:
-    """Read and validate one known config file (None: defaults plus environment)."""
+def load_file(path: Path | None, env: Mapping[str, str],
+              judge: Callable[[Any], ProjectTrust] | None = None) -> tuple[Config, list[str]]:
+    """Read and validate one known config file (None: defaults plus environment).
+
+    ``judge`` decides, from the parsed file, whether a project config is trusted."""
     if path is None:
         return parse_config({}, env, None)
     text = _read_text(path)
-    return parse_config(_parse_yaml(text, path), env, path, text)
+    raw = _parse_yaml(text, path)
+    return parse_config(raw, env, path, text, judge(raw) if judge is not None else None)
 
 
 def load_config(
     explicit: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    ask: Ask | None = None,
 ) -> tuple[Config, list[str]]:
-    """Discover, read and validate the config. Returns the config and warnings to show."""
+    """Discover, read and validate the config. Returns the config and warnings to show.
+
+    ``ask`` may trust an untrusted project folder now (the REPL asks; nothing else does)."""
     env = os.environ if env is None else env
-    return load_file(discover_config_path(explicit, env, cwd or Path.cwd()), env)
+    cwd = cwd or Path.cwd()
+    path = discover_config_path(explicit, env, cwd)
+    folder = project_folder(path, explicit, env, cwd) if path is not None else None
+    if folder is None:
+        return load_file(path, env)
+    return load_file(path, env, judge=lambda raw: decide(folder, raw, env, ask, path))

@@ -75,6 +75,10 @@ class Config:
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".
     values: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # A project config's trust decision (None: the user's own file) and, when untrusted, the
+    # settings of the file that were not applied (tmg.config.trust).
+    trust: Any = field(default=None, compare=False, repr=False)
+    withheld: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def origin(self, path: str) -> str:
         """Where the value at ``path`` came from: its own entry, else its nearest parent's."""

@@ -26,7 +26,7 @@ def merge_fixed(session: Config, new: Config) -> tuple[Config, list[str]]:
         return new, []
     origins = {p: o for p, o in new.origins.items() if not any(_under(p, c) for c in changed)}
     origins.update({p: o for p, o in session.origins.items() if any(_under(p, c) for c in changed)})
-    return build_config(merged, new.source, origins), changed
+    return build_config(merged, new.source, origins, new.trust, new.withheld), changed
 
 
 def _under(path: str, prefix: str) -> bool:

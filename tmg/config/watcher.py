@@ -123,7 +123,8 @@ class ConfigWatcher:
                 return False  # an event for a write already read at a phase boundary
             self._signature = signature
             try:
-                new, warnings = parse_config(_parse_yaml(text, self.path), self._env, self.path, text)
+                new, warnings = parse_config(_parse_yaml(text, self.path), self._env, self.path, text,
+                                            trust=self._session.trust)  # decided once, at start
             except ConfigError as exc:
                 message = str(exc)
                 if message != self._last_error:

@@ -65,9 +65,10 @@ def memory_server_spec(config: Config, errlog: Path | None = None) -> ServerSpec
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> StartableCaller:
-    from tmg.mcp_servers.connection import McpConnection
+    # Through the warm broker (memory.md §9), or spawned directly when it is off or unreachable.
+    from tmg.broker.launch import connect
 
-    return McpConnection(spec, start_timeout=start_timeout)
+    return connect(spec, start_timeout)
 
 
 class MemoryRuntime:
@@ -104,6 +105,7 @@ class MemoryRuntime:
         self._task: asyncio.Task[None] | None = None
         self.state: State = "off" if spec is None else "starting"
         self.failure: str | None = None
+        self.transport: str | None = None  # how it was reached: warm broker, or which cold start
 
     @property
     def start_timeout(self) -> float:
@@ -141,7 +143,9 @@ class MemoryRuntime:
         self._client = client
         self.state = "ready"
         route = "directly" if client.surface.is_direct("plur_inject_hybrid") else "through plur_admin"
-        self._debug(f"memory server {spec.name!r} ready ({len(conn.tool_names)} tools, recall {route})")
+        self.transport = getattr(conn, "route", None)
+        via = f", via {self.transport}" if self.transport else ""
+        self._debug(f"memory server {spec.name!r} ready ({len(conn.tool_names)} tools, recall {route}{via})")
 
     def _fail(self, message: str) -> None:
         self.state = "failed"
@@ -181,7 +185,8 @@ class MemoryRuntime:
         name = self.spec.name if self.spec else "-"
         if self.state == "ready" and self._client is not None:
             gateway = "" if self._client.surface.is_direct("plur_inject_hybrid") else ", tools through plur_admin"
-            return f"server {name}: ready{gateway}"
+            via = f" · via {self.transport}" if self.transport else ""
+            return f"server {name}: ready{gateway}{via}"
         if self.state == "failed":
             return f"server {name}: failed — {self.failure}"
         if self.state == "off":

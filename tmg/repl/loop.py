@@ -35,6 +35,7 @@ from tmg.memory.runtime import MemoryServers
 from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
+from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
 from tmg.session.signals import ending_signals, restore_sigint
@@ -100,12 +101,14 @@ class Repl:
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
         self.mcp_servers = McpToolServers(warn=self.notices.warn)
+        # An untrusted ./tmg.yaml is asked about once, before the first session opens.
+        self.trust_question = TrustQuestion(envr)
 
     # -- sessions -------------------------------------------------------------------------
 
     def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
         """Open (or resume) a session for ``options``; does not touch the current one."""
-        live = load_live_config(options, self.envr, self.notices)
+        live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
                                mcp_servers=self.mcp_servers, interactive=True)

@@ -100,6 +100,14 @@ class McpToolServer:
         self._conn = connect(spec, start_timeout)
         self._warn = warn
         self._task: asyncio.Task[None] | None = None
+        self._told_late = False
+
+    def tell_late(self) -> None:
+        """Say once that a prompt goes without this server's tools because it is still starting
+        (a one-shot would otherwise lose them without a word)."""
+        if self.state == "starting" and not self._told_late:
+            self._told_late = True
+            self._warn(f"MCP server {self.name} is still starting; its tools are not offered with this prompt")
 
     def set_warn(self, warn: Callable[[str], None]) -> None:
         self._warn = warn
@@ -186,6 +194,8 @@ class McpTools:
         starting = [s for s in self._servers if s.state == "starting"]
         if starting:
             await asyncio.gather(*(s.wait(self._ready_wait) for s in starting))
+            for server in starting:
+                server.tell_late()
 
     def _current(self) -> dict[str, tuple[McpToolServer, ToolSpec]]:
         """The tools of the servers ready now, by public name."""

@@ -1,0 +1,3 @@
+from tmg.broker.daemon import main
+
+main()

@@ -1,0 +1,112 @@
+"""Reaching a memory server through the broker: find it, start it when there is none, and fall
+back to spawning the server directly when the broker cannot be had (never worse than before).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
+from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, runtime_dir, socket_path
+from tmg.mcp_servers.outcome import McpStartError, ToolOutcome
+from tmg.mcp_servers.spec import child_environment
+
+Route = Literal["warm broker", "cold start (broker started)", "cold start (direct spawn)"]
+# How long a run waits for a broker it started before spawning the server itself. Most of a
+# broker's start is the server's own, which a direct spawn would pay as well.
+BROKER_START_WAIT_S = 10.0
+_POLL_S = 0.02
+
+
+def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start a broker, detached: its own session and process group, no terminal, no provider keys
+    (its environment is the minimal base; each server gets its declared ENV over that base)."""
+    from tmg.session.store import tmg_home
+
+    folder = runtime_dir(env)
+    home = tmg_home(env)
+    home.mkdir(parents=True, exist_ok=True)
+    package_root = str(Path(__file__).resolve().parents[2])  # the tmg it runs is ours
+    broker_env = child_environment(None, env)
+    broker_env["PYTHONPATH"] = package_root
+    return subprocess.Popen(
+        [sys.executable, "-m", "tmg.broker", "--dir", str(folder), "--idle", str(idle_seconds(env)),
+         "--log", str(home / LOG_NAME)],
+        env=broker_env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+    )
+
+
+class MemoryConnection:
+    """A memory server's connection for MemoryRuntime: through the broker when it can, else direct.
+
+    `route` says which (for `--debug` and `/memory`).
+    """
+
+    def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
+        self.start_timeout = start_timeout
+        self.env = os.environ if env is None else env
+        self.route: Route | None = None
+        self._conn: Any = None
+        self._launched: subprocess.Popen[bytes] | None = None
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return self._conn.tool_names if self._conn is not None else frozenset()
+
+    @property
+    def tools(self) -> Any:
+        return self._conn.tools if self._conn is not None else {}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+        return await self._conn.call_tool(name, arguments, timeout=timeout)
+
+    async def start(self) -> None:
+        socket_file = socket_path(runtime_dir(self.env))
+        deadline = time.monotonic() + min(self.start_timeout, BROKER_START_WAIT_S)
+        while True:
+            conn = BrokerConnection(self.spec, socket_file)
+            try:
+                await conn.open()
+            except (NoBroker, StaleBroker):
+                if self._launched is None:
+                    self._launched = launch_broker(self.env)
+                elif self._launched.poll() is not None and self._launched.returncode != 0 \
+                        or time.monotonic() > deadline:
+                    return await self._direct()
+                await asyncio.sleep(_POLL_S)
+                continue
+            except BrokerError as exc:
+                raise McpStartError(str(exc)) from exc
+            self._conn = conn
+            self.route = "warm broker" if self._launched is None else "cold start (broker started)"
+            return
+
+    async def _direct(self) -> None:
+        from tmg.mcp_servers.connection import McpConnection
+
+        conn = McpConnection(self.spec, start_timeout=self.start_timeout)
+        await conn.start()
+        self._conn = conn
+        self.route = "cold start (direct spawn)"
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._conn.close()
+
+
+def connect(spec: Any, start_timeout: float) -> Any:
+    """MemoryRuntime's connect: the broker for a stdio server unless TMG_MEMORY_BROKER=0."""
+    if spec.command is not None and broker_enabled(os.environ):
+        return MemoryConnection(spec, start_timeout=start_timeout)
+    from tmg.mcp_servers.connection import McpConnection
+
+    return McpConnection(spec, start_timeout=start_timeout)
