@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
+from tmg.config.source import check_tree_size, read_config_text
 from tmg.config.trust import BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
 from tmg.errors import ConfigError
 
@@ -22,40 +23,43 @@ _NOT_KEYS = {"TMG_HOME", "TMG_CONFIG", "TMG_DEBUG", "TMG_RETRY_BASE_DELAY", "TMG
 
 
 def discover_config_path(explicit: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
-    """``-c PATH``, else ``TMG_CONFIG``, else ``./tmg.yaml``, else the user config dir."""
+    """``-c PATH``, else ``TMG_CONFIG``, else ``./tmg.yaml``, else the user config dir.
+
+    A path that exists but is not a regular file (a directory, a FIFO) is returned all the
+    same: reading it fails with a line saying what it is, instead of being skipped silently.
+    """
     if explicit:
         path = Path(explicit).expanduser()
-        if not path.is_file():
+        if not _exists(path):
             raise ConfigError(f"config file {path} does not exist (given with -c); check the path")
         return path
     if env.get("TMG_CONFIG"):
         path = Path(env["TMG_CONFIG"]).expanduser()
-        if not path.is_file():
+        if not _exists(path):
             raise ConfigError(f"config file {path} does not exist (named by TMG_CONFIG); fix or unset it")
         return path
     local = cwd / "tmg.yaml"
-    if local.is_file():
+    if _exists(local):
         return local
     base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
     user = base / "tmg" / "config.yaml"
-    return user if user.is_file() else None
+    return user if _exists(user) else None
+
+
+def _exists(path: Path) -> bool:
+    """True for anything at ``path``, a dangling symlink included (reading it says what is wrong)."""
+    return os.path.lexists(path)
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        line = exc.object[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"config file {path} line {line}: not UTF-8 text; save the file as UTF-8") from exc
+    return read_config_text(path)
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
     import yaml  # only paths that read a config pay for it
 
     try:
-        return yaml.safe_load(text)
+        tree = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         # The end of the stream is one line past the last: point at the last line instead.
@@ -66,6 +70,8 @@ def _parse_yaml(text: str, path: Path) -> Any:
         # PyYAML's constructors raise these for a few odd inputs (deep nesting, bad timestamps).
         raise ConfigError(f"config file {path}: cannot read it as YAML ({type(exc).__name__}); "
                           "fix the YAML syntax") from exc
+    check_tree_size(tree, f"config file {path}")
+    return tree
 
 
 def _expand(value: Any, env: Mapping[str, str], memo: dict[int, Any] | None = None) -> Any:
@@ -93,8 +99,10 @@ def _parse_env_value(text: str) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(text) if text.strip() else ""
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError):
+        value = yaml.safe_load(text) if text.strip() else ""
+        check_tree_size(value, "")  # an alias bomb in a variable is kept as the text it is
+        return value
+    except (yaml.YAMLError, ConfigError, RecursionError, ValueError, TypeError, OverflowError):
         return text
 
 
@@ -126,8 +134,11 @@ def _apply_env_overrides(raw: dict[str, Any], env: Mapping[str, str]) -> list[tu
 
 def _label(where: str, value: Any, env: Mapping[str, str]) -> str:
     """``file``, or ``file, ${VAR}`` / ``file, ${VAR} is not set`` when the value expands a variable."""
-    text = value if isinstance(value, str) else str(value) if isinstance(value, (list, dict)) else ""
-    names = list(dict.fromkeys(_VAR.findall(text)))
+    # Only the value's own strings (a list's items, a mapping's values): never str() of a tree,
+    # which would walk every use of every YAML alias in it.
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+    texts = [v for v in items if isinstance(v, str)]
+    names = list(dict.fromkeys(n for t in texts for n in _VAR.findall(t)))
     if not names:
         return where
     parts = [f"${{{n}}}" + ("" if env.get(n) else " is not set") for n in names]
@@ -159,10 +170,12 @@ def _key_lines(text: str) -> dict[str, int]:
     import yaml
 
     lines: dict[str, int] = {}
+    seen: set[int] = set()  # an aliased node is one node used many times: walk it once
 
     def walk(node: Any, prefix: str, depth: int) -> None:
-        if not isinstance(node, yaml.MappingNode) or depth > 4:
+        if not isinstance(node, yaml.MappingNode) or depth > 4 or id(node) in seen:
             return
+        seen.add(id(node))
         for key_node, value_node in node.value:
             name = str(getattr(key_node, "value", "")).upper()
             path = f"{prefix}.{name}" if prefix else name
@@ -202,21 +215,15 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
     for raw_name, server in clean.get("MCP_SERVERS", {}).items():
         name = _segment(raw_name)
         has_command, has_url = bool(server.get("COMMAND")), bool(server.get("URL"))
+        if any(p.startswith(f"MCP_SERVERS.{raw_name}.") for p in out.error_paths):
+            continue  # its COMMAND or URL is already reported (e.g. emptied by an unset variable)
         if has_command == has_url:
             out.error(f"MCP_SERVERS.{name}", f"MCP_SERVERS.{name} needs exactly one of COMMAND (a stdio server) "
                       f"or URL (an HTTP server); it has {'both' if has_command else 'neither'}")
         elif has_url:
-            if not str(server["URL"]).startswith(("http://", "https://")):
-                out.error(f"MCP_SERVERS.{name}.URL", f"MCP_SERVERS.{name}.URL must start with http:// or https://")
             for extra in ("ARGS", "ENV", "DIR"):
                 if server.get(extra):
                     out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
-    for raw_name, provider in providers.items():
-        name = _segment(raw_name)
-        url = provider.get("URL", "")
-        if url and not url.startswith(("http://", "https://")):
-            out.error(f"PROVIDERS.{name}.URL", f"PROVIDERS.{name}.URL must start with http:// or https:// "
-                      "(the API base, e.g. http://localhost:11434/v1)")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     enabled = memory.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default)
@@ -337,6 +344,7 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         origins[path] = f"env {name}"
     shipped_missing = _add_shipped_memory_server(raw, env, origins)
     clean = validate_block(raw, SCHEMA, "", findings)
+    _check_emptied(clean, origins, findings)
     _cross_check(clean, findings, shipped_missing)
     if findings.errors:
         lines = _key_lines(text) if text else {}
@@ -345,7 +353,11 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
             origin = _origin_of(path, origins)
             if origin.startswith("env "):
                 message += f" (set by {origin})"
-            elif (line := _locate(path, lines)) is not None:
+                problems.append(message)
+                continue
+            if (unset := _UNSET.findall(origin)) and "is not set" not in message:
+                message += f" ({', '.join(f'${{{n}}}' for n in unset)} not set)"
+            if (line := _locate(path, lines)) is not None:
                 message = f"line {line}: {message}"
             if variables := _VAR_NAMED.findall(origin):  # the value came from the environment
                 message += f" (from {', '.join(variables)})"
@@ -355,6 +367,40 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
     return build_config(clean, source, origins, trust, tuple(withheld)), findings.warnings
+
+
+# Keys that an unset ${VAR} must not empty: empty means something else, silently. An empty URL is
+# the provider's public endpoint (the prompt and a key meant for a local server go to the
+# internet), an empty SELECTED_PROVIDER another provider, an empty DIR the current folder.
+_MUST_NOT_EMPTY = {"URL", "COMMAND", "DIR", "MODEL", "SELECTED_PROVIDER"}
+_UNSET = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\} is not set")
+
+
+def _check_emptied(clean: Mapping[str, Any], origins: Mapping[str, str], out: Findings) -> None:
+    """An error for each key in ``_MUST_NOT_EMPTY`` that the file set from variables that are not set."""
+    values = _leaves(clean)
+    for path, origin in origins.items():
+        unset = _UNSET.findall(origin)
+        if not unset or not origin.startswith("file") or path.rpartition(".")[2] not in _MUST_NOT_EMPTY:
+            continue
+        if values.get(path) or path in out.error_paths:
+            continue  # not empty (a partly expanded URL is checked as a URL), or already reported
+        names = ", ".join(f"${{{n}}}" for n in unset)
+        fix = (f"; set {unset[0]}, or remove {path} to use the provider's default endpoint"
+               if path.startswith("PROVIDERS.") and path.endswith(".URL") else f"; set {unset[0]} or write the value out")
+        out.error(path, f"{path} is empty because {names} is not set{fix}")
+
+
+def _leaves(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Key path -> value for every leaf of a validated tree (paths as origins spell them)."""
+    flat: dict[str, Any] = {}
+    for name, value in tree.items():
+        path = f"{prefix}.{name}" if prefix else str(name)
+        if isinstance(value, dict) and (not prefix or name not in ("HEADERS", "ENV")):
+            flat.update(_leaves(value, path))
+        else:
+            flat[path] = value
+    return flat
 
 
 def _entry(raw: Mapping[Any, Any], name: str) -> tuple[Any, Any]:

@@ -17,7 +17,7 @@ from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN
 
 @dataclass(frozen=True)
 class Key:
-    """One key of the schema. ``kind`` is str, int, number, bool, str_list, str_map, choice,
+    """One key of the schema. ``kind`` is str, url, int, number, bool, str_list, str_map, choice,
     block (a nested schema) or blocks (a map of names to nested schemas)."""
 
     kind: str
@@ -35,7 +35,7 @@ class Key:
 PROVIDER = {
     "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
     "API_KEY": Key("str", "", secret=True),
-    "URL": Key("str", ""),
+    "URL": Key("url", "", example="http://localhost:11434/v1"),
     "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
     "HEADERS": Key("str_map", {}, secret=True),
     "BACKEND": Key("choice", "auto", choices=BACKENDS),
@@ -49,7 +49,7 @@ MCP_SERVER = {
     "ARGS": Key("str_list", []),
     "ENV": Key("str_map", {}),
     "DIR": Key("str", ""),
-    "URL": Key("str", ""),
+    "URL": Key("url", "", example="http://localhost:8000/mcp"),
     "TIMEOUT": Key("number", 30.0, minimum=0.1),
     "REQUIRES_CONSENT": Key("bool", False),
 }
@@ -126,7 +126,45 @@ def _example(path: str, key: Key) -> str:
     return ""
 
 
+def url_problem(url: str) -> str | None:
+    """What is wrong with an http(s) URL, as the end of a sentence about it; None when fine.
+
+    Checked at load, so a bad port or a missing host is a config error naming the key, not a
+    failure deep in the HTTP client at the first request. The URL itself is not quoted back:
+    it may hold credentials (``https://user:token@host``).
+    """
+    from urllib.parse import urlsplit  # only configs with a URL pay for it
+
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "contains spaces or control characters; remove them"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "must start with http:// or https://"
+    if not parts.hostname:
+        return "has no host name after the scheme"
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        shown = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+        return f"has port {json.dumps(shown)}; a port is a number from 1 to 65535"
+    return None
+
+
 def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
+    if key.kind == "url":
+        if not isinstance(value, str):
+            out.error(path, f"{path} must be a URL string, not {_type_name(value)}{_example(path, key)}")
+            return None
+        problem = url_problem(value) if value else None
+        if problem:
+            out.error(path, f"{path} {problem}{_example(path, key)}")
+            return None
+        return value
     if key.kind in ("str", "choice"):
         if isinstance(value, bool) and key.kind == "choice" and ("on" if value else "off") in key.choices:
             value = "on" if value else "off"  # YAML 1.1 reads a bare `LEARN: off` as false

@@ -1,0 +1,134 @@
+"""Reading a config file without trusting it: only a regular file, a bounded read, UTF-8 text,
+and a YAML tree whose aliases cannot expand without bound.
+
+Used at start and by every hot reload, so nothing here may block: a FIFO at the config path is
+opened non-blocking and refused (a plain open would wait forever for a writer), and a huge or
+endless file (``/dev/zero`` behind a symlink) is cut off after ``MAX_CONFIG_BYTES``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from tmg.errors import ConfigError
+
+MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; anything near this is the wrong file
+# Values the parsed tree may hold, counting each alias use as a copy: far above any real config,
+# far below what an alias bomb (a few lines expanding to 10^9 values) reaches.
+MAX_CONFIG_VALUES = 100_000
+
+_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket",
+          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+
+
+def describe_non_file(path: Path) -> str | None:
+    """What ``path`` is when it exists but is not a regular file ("a directory"), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def read_config_bytes(path: Path) -> bytes:
+    """The file's bytes, read without blocking and without bound only up to the cap.
+
+    Raises:
+        ConfigError: not a regular file, unreadable, or larger than ``MAX_CONFIG_BYTES``.
+    """
+    try:
+        # O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise ConfigError(_cannot_open(path, exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise ConfigError(f"config file {path} is {kind}, not a regular file; point the config at a YAML file")
+        chunks, size = [], 0
+        while size <= MAX_CONFIG_BYTES:
+            chunk = os.read(fd, MAX_CONFIG_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or type(exc).__name__}; "
+                          "check that it is a readable YAML file") from None
+    finally:
+        os.close(fd)
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES // (1 << 20)} MB; "
+                          "a config is a short YAML file: check that the path names it")
+    return b"".join(chunks)
+
+
+def _cannot_open(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        if os.path.islink(path):
+            return f"config file {path} is a symlink to {os.readlink(path)}, which does not exist; fix the link"
+        return f"config file {path} does not exist; check the path"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"cannot read config file {path}: permission denied; make it readable (chmod u+r)"
+    return f"cannot read config file {path}: {exc.strerror or type(exc).__name__}; check the path"
+
+
+def read_config_text(path: Path) -> str:
+    """The file as text (see :func:`read_config_bytes`); bytes that are not UTF-8 are an error."""
+    data = read_config_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"config file {path} line {line}: not UTF-8 text; save the file as UTF-8") from None
+
+
+def check_tree_size(tree: Any, where: str) -> None:
+    """Refuse a parsed YAML tree that expands to more than ``MAX_CONFIG_VALUES`` values.
+
+    YAML aliases share one object per anchor, so the tree is small in memory; but anything that
+    walks it (validation, error messages) walks every use. Counted once per shared object.
+
+    Raises:
+        ConfigError: an alias bomb, or nesting too deep to walk.
+    """
+    sizes: dict[int, int] = {}
+    visiting: set[int] = set()
+    key = ""  # the top-level key being walked, to name in the message
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (list, dict)):
+            return 1
+        if id(node) in sizes:
+            return sizes[id(node)]
+        if id(node) in visiting:
+            return 1  # an alias loop: a finite object; validation says what is wrong with its key
+        visiting.add(id(node))
+        total = 1
+        for child in (node.values() if isinstance(node, dict) else node):
+            total += size(child)
+            if total > MAX_CONFIG_VALUES:
+                raise ConfigError(f"{where}: {key + ' has' if key else 'its'} YAML aliases that expand to more "
+                                  f"than {MAX_CONFIG_VALUES} values (an alias bomb?); write the values out")
+        visiting.discard(id(node))
+        sizes[id(node)] = total
+        return total
+
+    try:
+        if isinstance(tree, dict):
+            total = 1
+            for name, value in tree.items():
+                key = str(name)[:40]
+                total += size(value)
+                if total > MAX_CONFIG_VALUES:
+                    raise ConfigError(f"{where}: its YAML aliases expand to more than {MAX_CONFIG_VALUES} "
+                                      "values (an alias bomb?); write the values out")
+        else:
+            size(tree)
+    except RecursionError:
+        raise ConfigError(f"{where}: {key or 'a value'} is nested too deeply; flatten the YAML") from None
