@@ -189,8 +189,9 @@ def open_session(
         (notices.warn if level == "warn" else notices.notice)(text)
         transcript.notice(text)
 
+    # A save that leaves no provider to talk to is refused like an invalid one (SPEC §3).
     watcher = ConfigWatcher(live, envr.env, report_reload, on_swap=lambda c: redact.add(c.secrets()),
-                            warnings=live.warnings)
+                            warnings=live.warnings, usable=gateways.spec_for)
     # The end stops the config watcher, closes network clients, then files, and releases the lock last of all.
     end = SessionEnd(report=notices.warn)
     end.add("stop the config watcher", watcher.stop)

@@ -158,6 +158,80 @@ def test_new_warnings_are_said_once_and_startup_ones_not_repeated(tmp_path):
     assert reports.texts("warn") == [f"{path}: unknown config key PERSN is ignored; did you mean PERSON?"]
 
 
+def _returns(call, seconds: float = 20.0):
+    """Run ``call`` on a thread; its result, or a failure when it is still blocked (a hang)."""
+    import threading
+
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "blocked: the reload never returned"
+    return out[0]
+
+
+def _replace_with_fifo(path) -> None:
+    os.unlink(path)
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize("make_bad, says", [
+    (_replace_with_fifo, "is a FIFO (named pipe), not a regular file"),
+    (lambda p: (os.unlink(p), os.mkdir(p)), "is a directory, not a regular file"),
+    (lambda p: save(p, ""), "is empty (no settings, at most comments); save the full config"),
+    (lambda p: save(p, "# PROVIDERS:\n#   mock: {}\n\n"), "is empty (no settings, at most comments)"),
+    (lambda p: p.write_bytes(b"PERSON: caf\xe9\n"), "line 1: not UTF-8 text; save the file as UTF-8"),
+    (lambda p: save(p, "PERSON: " + "x" * (1 << 20) + "\n"), "is larger than 1 MB"),
+])
+def test_a_bad_save_at_the_path_never_blocks_and_keeps_the_last_good_config(tmp_path, make_bad, says):
+    path, live, watcher, reports = make(tmp_path)
+    make_bad(path)
+    for _ in range(2):  # the watcher's event, then a boundary (or the event again): said once
+        assert _returns(lambda: watcher.reload(settled=True)) is False
+        assert _returns(watcher.current).providers["mock"].model == "openai/mock"
+    (warning,) = reports.texts()
+    assert warning.startswith(f"config reload failed, keeping the previous config: config file {path} ")
+    assert says in warning and "\n" not in warning
+    assert live.get().max_turns == 1
+
+
+def test_a_save_that_leaves_no_usable_provider_keeps_the_last_good_config(tmp_path):
+    from tmg.config.providers import choose_provider
+
+    path, live, _, reports = make(tmp_path)
+    watcher = ConfigWatcher(live, {}, reports, usable=choose_provider)
+    save(path, BASE.replace("    API_KEY: sk-start-key-0001\n", "") + "MAX_TURNS: 2\n")
+    assert watcher.reload(settled=True) is False and watcher.current().max_turns == 1
+    (warning,) = reports.texts("warn")
+    assert warning.startswith(f"config reload failed, keeping the previous config: config file {path} "
+                              "leaves no usable provider: No model provider is configured")
+    save(path, BASE + "MAX_TURNS: 2\n")
+    assert watcher.current().max_turns == 2
+
+
+def test_a_boundary_does_not_wait_for_a_reload_in_progress(tmp_path):
+    import threading
+
+    path, live, watcher, reports = make(tmp_path)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        with watcher._lock:  # the watcher thread in the middle of a reload
+            held.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=hold_the_lock, daemon=True)
+    thread.start()
+    held.wait(10)
+    try:
+        save(path, BASE + "MAX_TURNS: 7\n")
+        assert _returns(watcher.current).max_turns == 1  # goes on with the current config
+    finally:
+        release.set()
+        thread.join(10)
+    assert watcher.current().max_turns == 7  # and picks the save up at the next boundary
+
+
 def test_merge_keeps_a_new_providers_max_tokens():
     import tmg.config.loader as loader
 

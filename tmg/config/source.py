@@ -80,7 +80,10 @@ def _cannot_open(path: Path, exc: OSError) -> str:
 
 def read_config_text(path: Path) -> str:
     """The file as text (see :func:`read_config_bytes`); bytes that are not UTF-8 are an error."""
-    data = read_config_bytes(path)
+    return decode_config(read_config_bytes(path), path)
+
+
+def decode_config(data: bytes, path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

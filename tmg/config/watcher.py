@@ -1,7 +1,11 @@
 """Hot reload: keep a LiveConfig in step with its file, never leaving the session on a broken one.
 
 Two ways a change is noticed, both ending in :meth:`ConfigWatcher.reload` (serialised by a
-lock, and installing with one atomic swap, so reloads never race each other or the engine):
+lock, and installing with one atomic swap, so reloads never race each other or the engine).
+A reload reads only a regular file, bounded (:mod:`tmg.config.source`), so it never blocks; and
+the event loop never waits for the lock: while the thread reloads, a boundary goes on with the
+current config. A save that leaves nothing to chat with (an empty or comment-only file, no
+usable provider) is a bad save like a syntax error: the last good config stays.
 
 - a daemon thread runs ``watchfiles.watch`` on the file's FOLDER (editors save by writing a new
   file and renaming it over the old one) and reloads right there, off the event loop: reading,
@@ -26,6 +30,7 @@ from tmg.config.live import LiveConfig
 from tmg.config.loader import parse_config, _parse_yaml
 from tmg.config.model import Config
 from tmg.config.reload import describe_changes, merge_fixed
+from tmg.config.source import decode_config, read_config_bytes
 from tmg.errors import ConfigError
 
 Report = Callable[[str, str], None]
@@ -35,8 +40,7 @@ Signature = tuple[int, int, int] | None
 # a burst of writes (truncate, write, chmod) is gathered into one reload.
 _DEBOUNCE_MS = 400
 _STEP_MS = 50
-_STABLE_READS = 3
-  # re-read when the file changed while being read, at most this often
+_STABLE_READS = 3  # re-read when the file changed while being read, at most this often
 
 
 def _signature(path: Path) -> Signature:
@@ -55,11 +59,14 @@ class ConfigWatcher:
         env: the environment ``${VAR}`` and ``TMG_*`` overrides are read from (as at start).
         report: ``report(level, text)`` for what the user must hear (each thing once).
         on_swap: called with each newly installed config (e.g. to learn new secrets).
+        usable: raises ConfigError when a config leaves the session nothing to talk to (the
+            provider choice); such a save is refused like an invalid one.
     """
 
     def __init__(self, live: LiveConfig, env: Mapping[str, str], report: Report,
                  on_swap: Callable[[Config], None] = lambda _c: None,
-                 warnings: list[str] | tuple[str, ...] = ()) -> None:
+                 warnings: list[str] | tuple[str, ...] = (),
+                 usable: Callable[[Config], object] = lambda _c: None) -> None:
         self.live = live
         self._session = live.get()
         source = self._session.source
@@ -67,6 +74,7 @@ class ConfigWatcher:
         self._env = env
         self._report = report
         self._on_swap = on_swap
+        self._usable = usable
         self._signature = _signature(self.path) if self.path else None
         self._last_error: str | None = None
         self._pending_restart: set[str] = set()
@@ -97,22 +105,29 @@ class ConfigWatcher:
             # Gone or empty for now: most likely the middle of a save. The watcher thread
             # (after its debounce) or a later boundary settles it.
             return False
-        return self.reload()
+        return self.reload(wait=False)
 
     # -- reloading ---------------------------------------------------------------------------
 
-    def reload(self, settled: bool = False, report: Report | None = None) -> bool:
+    def reload(self, settled: bool = False, report: Report | None = None, wait: bool = True) -> bool:
         """Read, validate and install the file. Returns True when a new config was installed.
 
         ``settled`` says the change burst is over (the watcher's debounce): only then is a
         missing file reported, since editors delete and recreate files while saving.
         ``report`` replaces the report callback (the watcher thread posts to the loop).
+        ``wait=False`` (the event loop) returns at once when another reload holds the lock.
         """
         if self.path is None or self._stop.is_set():
             return False
         say = report or self._report
-        with self._lock:
-            text, signature = self._read_stable()
+        if not self._lock.acquire(blocking=wait):
+            return False  # the watcher thread is reloading: it installs the change
+        try:
+            try:
+                text, signature = self._read_stable()
+            except ConfigError as exc:  # a FIFO, a directory, unreadable, too big, not UTF-8
+                self._signature = _signature(self.path)
+                return self._refuse(str(exc), say)
             if text is None:
                 if settled and not self._gone_reported:
                     self._gone_reported = True
@@ -123,31 +138,55 @@ class ConfigWatcher:
                 return False  # an event for a write already read at a phase boundary
             self._signature = signature
             try:
-                new, warnings = parse_config(_parse_yaml(text, self.path), self._env, self.path, text,
-                                            trust=self._session.trust)  # decided once, at start
+                raw = _parse_yaml(text, self.path)
+                if raw is None:  # a truncated save, or everything commented out
+                    raise ConfigError(f"config file {self.path} is empty (no settings, at most comments); "
+                                      "save the full config")
+                new, warnings = parse_config(raw, self._env, self.path, text,
+                                             trust=self._session.trust)  # decided once, at start
+                merged, waiting = merge_fixed(self._session, new)
+                try:
+                    self._usable(merged)
+                except ConfigError as exc:
+                    raise ConfigError(f"config file {self.path} leaves no usable provider: {exc}") from None
             except ConfigError as exc:
-                message = str(exc)
-                if message != self._last_error:
-                    self._last_error = message
-                    say("warn", f"config reload failed, keeping the previous config: {message}")
-                return False
-            return self._install(new, warnings, say)
+                return self._refuse(str(exc), say)
+            return self._install(merged, waiting, warnings, say)
+        finally:
+            self._lock.release()
+
+    def _refuse(self, message: str, say: Report) -> bool:
+        """Keep the last good config; say why once (until the file changes what is wrong)."""
+        if message != self._last_error:
+            self._last_error = message
+            say("warn", f"config reload failed, keeping the previous config: {message}")
+        return False
 
     def _read_stable(self) -> tuple[str | None, Signature]:
+        """The file's text and signature; (None, None) when it is gone (mid-save, or deleted).
+
+        Raises:
+            ConfigError: not a regular file, unreadable, too big or not UTF-8 (never blocks).
+        """
         assert self.path is not None
+        text, after = None, None
         for _ in range(_STABLE_READS):
             before = _signature(self.path)
-            try:
-                text = self.path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            if before is None:
                 return None, None
+            try:
+                data = read_config_bytes(self.path)
+            except ConfigError:
+                if _signature(self.path) is None:
+                    return None, None  # deleted between the stat and the open
+                raise
             after = _signature(self.path)
+            text = decode_config(data, self.path)
             if before == after:
                 return text, after
         return text, after
 
-    def _install(self, new: Config, warnings: list[str], say: Report) -> bool:
-        merged, waiting = merge_fixed(self._session, new)
+    def _install(self, merged: Config, waiting: list[str], warnings: list[str], say: Report) -> bool:
         waiting = [p for p in waiting if p not in self.live.overrides]
         old = self.live.swap(merged)
         installed = self.live.get()
