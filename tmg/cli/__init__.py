@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -10,6 +11,14 @@ def main(argv: list[str] | None = None) -> None:
     from tmg.cli.errors import run_guarded
 
     args = sys.argv[1:] if argv is None else list(argv)
+    bad = _not_utf8(args)
+    if bad is not None:
+        from tmg.errors import UsageError
+
+        def refuse() -> None:
+            raise UsageError(bad)
+
+        run_guarded(refuse)
     if args == ["--version"]:  # the commonest probe of all needs no parser
         from tmg import __version__
 
@@ -53,6 +62,25 @@ def _with_prompt_hint(app, args: list[str], prompt_like: str):
         if prompt_like and isinstance(message, str) and message.startswith("Got unexpected extra argument"):
             exc.message = f"{message}; to ask the model instead, put the prompt after --: tmg -- {prompt_like}"
         raise
+
+
+def _not_utf8(args: list[str]) -> str | None:
+    """The usage error for the first argument that is not UTF-8 text, else None.
+
+    Python hands such bytes on as lone surrogates, which fail wherever text is encoded again
+    (the prompt sent to a provider, the history). A config path may be any bytes: it is only
+    ever used as a path.
+    """
+    for i, arg in enumerate(args):
+        if i and args[i - 1] in ("-c", "--config") or arg.startswith("--config="):
+            continue
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(arg)[:60].decode("utf-8", "backslashreplace")
+            return (f"argument {i + 1} is not UTF-8 text ('{shown}'); pass arguments as UTF-8 "
+                    "(check the terminal's encoding and LANG)")
+    return None
 
 
 def _parse_transcript_args(args: list[str]):
