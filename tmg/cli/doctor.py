@@ -127,6 +127,13 @@ async def _contact(config: Config, providers: list[ProviderSpec], servers: list[
     """Probe the providers and start the MCP servers, all at once."""
     from tmg.llm.probe import probe_all
 
+    if servers:
+        from tmg.mcp_servers import connection
+
+        # The SDK's import is most of a second of CPU, many on a busy machine: done before any
+        # server's clock starts, so TIMEOUT measures the server and the verdict is not the load's.
+        await asyncio.to_thread(connection.import_sdk)
+
     probes, verdicts = await asyncio.gather(
         probe_all(providers),
         asyncio.gather(*(_check_server(config, s) for s in servers)),
@@ -182,7 +189,7 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             await conn.close()
-            return "FAIL", item, _why(server, key, str(exc) or type(exc).__name__, _last_line(errlog))
+            return "FAIL", item, _why(server, key, exc, _last_line(errlog))
         try:
             tools = conn.tool_names
             detail = f"{len(tools)} tools"
@@ -199,17 +206,23 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
             await conn.close()
 
 
-def _why(server: McpServerConfig, key: str, error: str, said: str) -> str:
-    """One line: what went wrong, what the server said, what to fix."""
-    if "FileNotFoundError" in error:
-        reason = f"command {server.command!r} not found; install it or fix {key}.COMMAND"
-    elif "timed out" in error or "TimeoutError" in error:
+def _why(server: McpServerConfig, key: str, exc: BaseException, said: str) -> str:
+    """One line: what went wrong, what the server said, what to fix. Never an empty reason."""
+    from tmg.mcp_servers.connection import describe_error, is_timeout
+    from tmg.mcp_servers.outcome import McpStartTimeout
+
+    error = str(exc)
+    if isinstance(exc, McpStartTimeout) or is_timeout(exc):
+        # Our own bound around the start (spawn included) says the same as the server's clock.
         reason = (f"no MCP answer within {server.timeout:g} s; check that {key} starts an MCP server, "
                   f"or raise {key}.TIMEOUT")
+    elif "FileNotFoundError" in error:
+        reason = f"command {server.command!r} not found; install it or fix {key}.COMMAND"
     elif "NotADirectoryError" in error or ("No such file" in error and server.dir):
         reason = f"cannot start in DIR {server.dir!r}; fix {key}.DIR"
     else:
-        reason = f"did not start ({error.split(': ', 1)[-1]}); check {key}"
+        detail = error.split(": ", 1)[-1].strip() or describe_error(exc)  # `name: reason`, else the type
+        reason = f"did not start ({detail}); check {key}"
     return f"{reason} (server said: {said})" if said else reason
 
 

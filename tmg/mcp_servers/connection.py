@@ -11,7 +11,8 @@ import json
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpStartError, McpStartTimeout, ToolOutcome,
+                                     ToolSpec)
 from tmg.mcp_servers.spec import ServerSpec
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
@@ -108,8 +109,8 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
-            error = McpCallTimeout if _is_timeout(exc) and self.is_open else McpCallError
-            raise error(f"{self.spec.name}.{name}: {_describe(exc)}") from exc
+            error = McpCallTimeout if is_timeout(exc) and self.is_open else McpCallError
+            raise error(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
         return _normalize(result)
 
     async def close(self) -> None:
@@ -149,6 +150,7 @@ class McpConnection:
         """Owns the transport and session contexts for the connection's whole life."""
         assert self._closing is not None
         errlog: Any = None
+        step = "the start"  # what the server was asked last, to name in a timeout
         try:
             async with AsyncExitStack() as stack:
                 read, write, errlog = await self._open_transport(stack)
@@ -167,7 +169,9 @@ class McpConnection:
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
+                    step = "initialize"
                     init = await session.initialize()
+                    step = "tools/list"
                     self._tools = await _list_all_tools(session)
                 info = getattr(init, "server_info", None)
                 self.server_name = getattr(info, "name", None)
@@ -178,7 +182,11 @@ class McpConnection:
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(McpStartError(f"{self.spec.name}: {_describe(exc)}"))
+                if is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
+                    ready.set_exception(McpStartTimeout(
+                        f"{self.spec.name}: no answer to {step} within {self.start_timeout:g} s"))
+                else:
+                    ready.set_exception(McpStartError(f"{self.spec.name}: {describe_error(exc)}"))
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -243,7 +251,7 @@ def _normalize(result: Any) -> ToolOutcome:
 _REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
 
 
-def _is_timeout(exc: BaseException) -> bool:
+def is_timeout(exc: BaseException) -> bool:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
@@ -254,7 +262,7 @@ def _is_timeout(exc: BaseException) -> bool:
     return code == _REQUEST_TIMEOUT
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """A one-line reason, unwrapping the ExceptionGroups anyio wraps start-up failures in."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]

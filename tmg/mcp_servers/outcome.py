@@ -11,6 +11,10 @@ class McpStartError(RuntimeError):
     """The server could not be started, initialized or listed."""
 
 
+class McpStartTimeout(McpStartError):
+    """The server did not answer initialize or tools/list within its start timeout."""
+
+
 class McpCallError(RuntimeError):
     """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
 
