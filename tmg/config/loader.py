@@ -68,8 +68,9 @@ def _parse_yaml(text: str, path: Path) -> Any:
         raise ConfigError(f"config file {path}{where}: {problem}; fix the YAML syntax there") from exc
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         # PyYAML's constructors raise these for a few odd inputs (deep nesting, bad timestamps).
-        raise ConfigError(f"config file {path}: cannot read it as YAML ({type(exc).__name__}); "
-                          "fix the YAML syntax") from exc
+        what = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise ConfigError(f"config file {path}: cannot read a value ({what or type(exc).__name__}); "
+                          "fix the YAML there") from exc
     check_tree_size(tree, f"config file {path}")
     return tree
 

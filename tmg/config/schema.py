@@ -23,6 +23,7 @@ class Key:
     kind: str
     default: Any = None
     minimum: float | None = None
+    maximum: float | None = None  # past any real use: a typo'd exponent, not a setting
     choices: tuple[str, ...] = ()
     fields: dict[str, "Key"] = field(default_factory=dict)
     hot: bool = True
@@ -32,11 +33,13 @@ class Key:
     example: str = ""  # shown in type errors: "(e.g. MAX_TURNS: 200)"
 
 
+_DAY = 86_400.0  # seconds: the longest timeout that is still a timeout
+
 PROVIDER = {
     "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
     "API_KEY": Key("str", "", secret=True),
     "URL": Key("url", "", example="http://localhost:11434/v1"),
-    "MAX_TOKENS": Key("int", None, minimum=1, hot=False),
+    "MAX_TOKENS": Key("int", None, minimum=1, maximum=10_000_000, hot=False),
     "HEADERS": Key("str_map", {}, secret=True),
     "BACKEND": Key("choice", "auto", choices=BACKENDS),
     # Seconds a provider may stay silent: until its first byte, then between two pieces.
@@ -50,17 +53,17 @@ MCP_SERVER = {
     "ENV": Key("str_map", {}),
     "DIR": Key("str", ""),
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
-    "TIMEOUT": Key("number", 30.0, minimum=0.1),
+    "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
 }
 
 MEMORY = {
     "ENABLED": Key("bool", True),  # the shipped PLUR serves it when MCP_SERVERS has no entry
     "SERVER": Key("str", "plur", hot=False),
-    "INJECT_BUDGET": Key("int", 2000, minimum=1),
+    "INJECT_BUDGET": Key("int", 2000, minimum=1, maximum=1_000_000),
     "LEARN": Key("choice", "full", choices=LEARN_TIERS),
     "SCOPE": Key("str", ""),
-    "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0),
+    "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0, maximum=10_000),
 }
 
 SCHEMA: dict[str, Key] = {
@@ -70,10 +73,10 @@ SCHEMA: dict[str, Key] = {
     "PROVIDERS": Key("blocks", {}, fields=PROVIDER),
     "SELECTED_PROVIDER": Key("str", ""),
     "FAILOVER_ORDER": Key("str_list", []),
-    "MAX_TURNS": Key("int", 200, minimum=1),
-    "MAX_HISTORY_TOKENS": Key("int", 120_000, minimum=1000),
-    "MAX_HISTORY_TURNS": Key("int", 0, minimum=0),
-    "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1),
+    "MAX_TURNS": Key("int", 200, minimum=1, maximum=1_000_000),
+    "MAX_HISTORY_TOKENS": Key("int", 120_000, minimum=1000, maximum=100_000_000),
+    "MAX_HISTORY_TURNS": Key("int", 0, minimum=0, maximum=1_000_000),
+    "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
 }
@@ -115,6 +118,17 @@ def _shown(key: Key, value: Any) -> str:
         return _type_name(value)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+_EXPONENT = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
+
+
+def _number(value: float) -> str:
+    """A number for a message: whole numbers without ``.0``, a huge one by its size."""
+    if isinstance(value, int):
+        text = str(value)
+        return text if len(text) <= 20 else f"a {len(text)}-digit number"
+    return f"{int(value)}" if value.is_integer() and abs(value) < 1e16 else f"{value:g}"
 
 
 def _example(path: str, key: Key) -> str:
@@ -190,6 +204,8 @@ def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
             return None
         return value
     if key.kind in ("int", "number"):
+        if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+            value = float(value)  # YAML 1.1 reads `1e5` (no dot) as a string; it is meant as a number
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             out.error(path, f"{path} must be a number, not {_shown(key, value)}{_example(path, key)}")
             return None
@@ -202,8 +218,10 @@ def _check_scalar(path: str, key: Key, value: Any, out: Findings) -> Any:
                 return None
             value = int(value)
         if key.minimum is not None and value < key.minimum:
-            shown = int(key.minimum) if float(key.minimum).is_integer() else key.minimum
-            out.error(path, f"{path} is {value}; it must be at least {shown}")
+            out.error(path, f"{path} is {_number(value)}; it must be at least {_number(key.minimum)}")
+            return None
+        if key.maximum is not None and value > key.maximum:
+            out.error(path, f"{path} is {_number(value)}; it must be at most {_number(key.maximum)}{_example(path, key)}")
             return None
         return value
     if key.kind == "str_list":
