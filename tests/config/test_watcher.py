@@ -195,6 +195,26 @@ def test_a_bad_save_at_the_path_never_blocks_and_keeps_the_last_good_config(tmp_
     assert live.get().max_turns == 1
 
 
+def _empty_for_a_while(path) -> None:
+    save(path, "")
+    past = time.time_ns() - 5_000_000_000
+    os.utime(path, ns=(past, past))  # emptied seconds ago: not the middle of a save
+
+
+@pytest.mark.parametrize("make_bad, says", [
+    (_replace_with_fifo, "is a FIFO (named pipe), not a regular file"),
+    (_empty_for_a_while, "is empty (no settings, at most comments)"),
+])
+def test_a_boundary_alone_refuses_a_fifo_or_a_file_left_empty(tmp_path, make_bad, says):
+    """No watcher thread (a one-shot's starts late): the phase boundary must see it by itself."""
+    path, live, watcher, reports = make(tmp_path)
+    make_bad(path)
+    for _ in range(3):
+        assert _returns(watcher.current).max_turns == 1
+    (warning,) = reports.texts("warn")
+    assert says in warning and warning.startswith("config reload failed, keeping the previous config")
+
+
 def test_a_save_that_leaves_no_usable_provider_keeps_the_last_good_config(tmp_path):
     from tmg.config.providers import choose_provider
 

@@ -11,7 +11,7 @@ usable provider) is a bad save like a syntax error: the last good config stays.
   file and renaming it over the old one) and reloads right there, off the event loop: reading,
   parsing and validating never stall a streaming answer; only its reports are posted to the loop;
 - :meth:`ConfigWatcher.current`, the engine's ``config`` callable, compares the file's
-  (mtime, size, inode) at every phase boundary, so a change is seen at the next boundary even
+  (mtime, size, inode, type) at every phase boundary, so a change is seen at the next boundary even
   when the thread is not running or has not woken yet. ``os.stat`` costs about a microsecond.
 
 Reports go through one callback ``report(level, text)`` with level ``notice``, ``warn`` or
@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -34,7 +36,7 @@ from tmg.config.source import decode_config, read_config_bytes
 from tmg.errors import ConfigError
 
 Report = Callable[[str, str], None]
-Signature = tuple[int, int, int] | None
+Signature = tuple[int, int, int, int] | None  # (mtime_ns, size, inode, file type)
 
 # watchfiles knobs (dependencies.md): a save is seen in tens of ms; `debounce` bounds how long
 # a burst of writes (truncate, write, chmod) is gathered into one reload.
@@ -48,7 +50,7 @@ def _signature(path: Path) -> Signature:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_size, st.st_ino, stat.S_IFMT(st.st_mode))
 
 
 class ConfigWatcher:
@@ -95,15 +97,16 @@ class ConfigWatcher:
         return self.live.get()
 
     def check(self) -> bool:
-        """Reload when the file's (mtime, size, inode) changed since the last look."""
+        """Reload when the file's (mtime, size, inode, type) changed since the last look."""
         if self.path is None:
             return False
         signature = _signature(self.path)
         if signature == self._signature:
             return False
-        if signature is None or signature[1] == 0:
-            # Gone or empty for now: most likely the middle of a save. The watcher thread
-            # (after its debounce) or a later boundary settles it.
+        if signature is None or (signature[1] == 0 and signature[3] == stat.S_IFREG
+                                 and time.time_ns() - signature[0] < _DEBOUNCE_MS * 1_000_000):
+            # Gone, or just emptied: most likely the middle of a save. The watcher thread (after
+            # its debounce) or a later boundary settles it; an empty file left empty is a bad save.
             return False
         return self.reload(wait=False)
 
