@@ -65,10 +65,19 @@ def _parse_yaml(text: str, path: Path) -> Any:
         # The end of the stream is one line past the last: point at the last line instead.
         where = f" line {min(mark.line + 1, max(1, len(text.splitlines())))}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
+        if isinstance(exc, yaml.reader.ReaderError):  # a control character: no mark, a position
+            where = f" line {text[: exc.position].count(chr(10)) + 1}"
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character or "\0")
+            problem = f"the control character \\x{code:02x} is not allowed (remove it)"
         raise ConfigError(f"config file {path}{where}: {problem}; fix the YAML syntax there") from exc
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         # PyYAML's constructors raise these for a few odd inputs (deep nesting, bad timestamps).
-        what = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        if isinstance(exc, RecursionError):
+            what = "nested too deeply"
+        elif "integer string conversion" in str(exc):
+            what = "a number with thousands of digits"
+        else:
+            what = " ".join(str(exc).split())[:120]
         raise ConfigError(f"config file {path}: cannot read a value ({what or type(exc).__name__}); "
                           "fix the YAML there") from exc
     check_tree_size(tree, f"config file {path}")
@@ -125,6 +134,8 @@ def _apply_env_overrides(raw: dict[str, Any], env: Mapping[str, str]) -> list[tu
                 break
             if rest.startswith(key + "_") and spec.kind == "block":
                 block = raw.get(key)
+                if block is not None and not isinstance(block, dict):
+                    break  # the file's block is malformed: validation says so, not hidden by this
                 block = dict(block) if isinstance(block, dict) else {}
                 block[rest[len(key) + 1:]] = _parse_env_value(text)
                 raw[key] = block
