@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
-from tmg.config.source import check_tree_size, read_config_text
+from tmg.config.source import check_tree_size, load_yaml, read_config_text
 from tmg.config.trust import BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
 from tmg.errors import ConfigError
 
@@ -59,7 +59,7 @@ def _parse_yaml(text: str, path: Path) -> Any:
     import yaml  # only paths that read a config pay for it
 
     try:
-        tree = yaml.safe_load(text)
+        tree = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         # The end of the stream is one line past the last: point at the last line instead.
@@ -109,7 +109,7 @@ def _parse_env_value(text: str) -> Any:
     import yaml
 
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
+        value = load_yaml(text) if text.strip() else ""
         check_tree_size(value, "")  # an alias bomb in a variable is kept as the text it is
         return value
     except (yaml.YAMLError, ConfigError, RecursionError, ValueError, TypeError, OverflowError):

@@ -17,6 +17,9 @@ from typing import Any
 from tmg.errors import ConfigError
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; anything near this is the wrong file
+# Flow collections (`[`, `{`) open at once: PyYAML's scanner costs O(depth) per token, so a
+# megabyte of `[` would take hours; a config needs five levels.
+MAX_FLOW_DEPTH = 64
 # Values the parsed tree may hold, counting each alias use as a copy: far above any real config,
 # far below what an alias bomb (a few lines expanding to 10^9 values) reaches.
 MAX_CONFIG_VALUES = 100_000
@@ -89,6 +92,38 @@ def decode_config(data: bytes, path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ConfigError(f"config file {path} line {line}: not UTF-8 text; save the file as UTF-8") from None
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with flow nesting bounded (see ``MAX_FLOW_DEPTH``).
+
+    Raises:
+        yaml.YAMLError: as safe_load does, and for nesting past the bound (with its mark).
+    """
+    loader = _bounded_loader()(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class BoundedLoader(yaml.SafeLoader):
+            def fetch_flow_collection_start(self, token_class: Any) -> None:
+                if self.flow_level >= MAX_FLOW_DEPTH:
+                    raise yaml.scanner.ScannerError(
+                        None, None, f"values nested more than {MAX_FLOW_DEPTH} deep", self.get_mark())
+                super().fetch_flow_collection_start(token_class)
+
+        _LOADER = BoundedLoader
+    return _LOADER
 
 
 def check_tree_size(tree: Any, where: str) -> None:
