@@ -51,8 +51,11 @@ def test_ctrl_c_during_an_answer_cancels_the_turn_and_the_next_question_works(tm
     assert "[interrupted]" in transcript and "The first half" in transcript
     assert "A full answer." in transcript
     stored = [(m["role"], m.get("content")) for m in rig.history()]
-    # The partial answer is not stored as a model turn; the finished one is.
-    assert stored == [("user", "slow question"), ("user", "next question"), ("assistant", "A full answer.")]
+    # The partial answer is kept, marked interrupted, so the next request alternates roles.
+    assert stored == [("user", "slow question"),
+                      ("assistant", "The first half\n\n[answer interrupted by the user]"),
+                      ("user", "next question"), ("assistant", "A full answer.")]
+    assert rig.history()[1]["meta"]["interrupted"] is True
 
 
 def test_ctrl_c_at_an_empty_prompt_says_how_to_quit(tmp_path, monkeypatch):
