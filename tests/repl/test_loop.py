@@ -150,6 +150,19 @@ def test_cost_counts_earlier_runs_of_the_session_and_unpriced_calls(tmp_path, mo
     assert "this run of tmg: 1 model call, 200 in / 20 out · cost n/a" in out
 
 
+def test_usage_a_provider_did_not_report_is_unknown_not_zero(tmp_path, monkeypatch):
+    rig = Rig(tmp_path, monkeypatch)
+    rig.model.replies += [Reply("a", 0, 0, None, reported=False)]
+    rig.run("one", "/cost", "/exit")
+    out = rig.out.getvalue() + rig.err.getvalue()
+    assert "0 in / 0 out" not in out
+    assert "1 model call, tokens unknown (the provider reported no usage)" in out
+    rig.out.truncate(0), rig.out.seek(0)
+    rig.model.replies += [Reply("b", 200, 20, 0.25)]
+    rig.run("two", "/cost", "/exit")  # a known call beside an unknown one: a floor, said so
+    assert "2 model calls, 200 in / 20 out · cost n/a (plus 1 call with unknown usage)" in rig.out.getvalue()
+
+
 def test_config_is_shown_with_secrets_masked(tmp_path, monkeypatch):
     rig = Rig(tmp_path, monkeypatch)
     rig.run("/config", "/exit")
