@@ -162,14 +162,20 @@ def test_repl_answers_and_cost_says_usage_is_unknown(term, tmg, proxy):
     assert term.exit_status(timeout=60) == 0
 
 
+def _answer_started(screen: str) -> bool:
+    """Some answer text is on screen below the question (not only the waiting line)."""
+    if "a dragon and a knight." not in screen:
+        return False
+    below = screen.split("a dragon and a knight.", 1)[1].splitlines()
+    return len("".join(line for line in below if "waiting for the model" not in line).strip()) > 20
+
+
 def test_ctrl_c_mid_answer_then_a_question(term, tmg, proxy):
     _set_max_tokens(tmg, 400)
     proxy.pace = 0.05  # about 20 tokens/s on screen: the answer is still coming when Ctrl-C arrives
     _launch(term, tmg)
     _ask(term, "Write a very long story about a dragon and a knight.")
-    # Some of the answer is on screen: text below the line the question was typed on.
-    term.wait_for(lambda s: len(s.split("a dragon and a knight.", 1)[-1].strip()) > 20
-                  if "a dragon and a knight." in s else False, timeout=180)
+    term.wait_for(_answer_started, timeout=180)
     term.send("C-c")
     term.wait_for("answer interrupted", timeout=60)
     proxy.pace = 0.0
