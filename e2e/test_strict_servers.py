@@ -112,3 +112,18 @@ def test_tool_arguments_with_a_raw_newline_are_accepted_and_logged_on_one_line(t
     assert "swordfish" in llm.requests[1]["messages"][-1]["content"]
     tool_lines = [line for line in r.err.splitlines() if "read_file" in line]
     assert len(tool_lines) == 1 and "line one\\nline two" in tool_lines[0] and "failed" not in tool_lines[0]
+
+
+def test_a_prompt_left_unanswered_by_a_killed_run_does_not_break_alternation(tmg, llm):
+    llm.enqueue(Text("first answer"), Text("fine"))
+    assert tmg.run("first question").code == 0
+    history = tmg.session_dirs()[0] / "history.jsonl"
+    with history.open("a") as f:  # what kill -9 between the prompt and its answer leaves
+        f.write(json.dumps({"role": "user", "content": "never answered", "ts": 1.0}) + "\n")
+    r = tmg.run("next question")
+    assert r.code == 0, r.err
+    assert r.out == "fine\n"
+    assert _roles(llm.requests[1]) == ["user", "assistant", "user", "assistant", "user"]
+    assert "tmg stopped before answering" in llm.requests[1]["messages"][-2]["content"]
+    stored = [m["role"] for m in json.loads(tmg.run("-t", "--json").out)["messages"]]
+    assert stored == ["user", "assistant", "user", "user", "assistant"]  # the record is left as written
