@@ -284,7 +284,7 @@ def test_strict_mode_rejects_what_llama_cpp_rejects(llm: MockLLM, client: openai
     twice = [{"role": "user", "content": "x"}, {"role": "user", "content": "y"}]
     with pytest.raises(openai.BadRequestError, match="roles must alternate"):
         client.chat.completions.create(model="mock", messages=twice)  # type: ignore[arg-type]
-    assert llm.pending == 0 and [q.outcome for q in llm.requests] == ["error", "error"]
+    assert llm.pending == 0 and [llm.wait_outcome(i) for i in range(2)] == ["error", "error"]
     # Tool results sit between turns: user, assistant(call), tool, assistant, user alternates.
     after_tool = [null_content[0], {**null_content[1], "content": ""}, null_content[2],
                   {"role": "assistant", "content": "done"}, {"role": "user", "content": "z"}]
