@@ -28,6 +28,7 @@ from e2e.mock_llm import (
     ContextOverflow,
     DropStream,
     Echo,
+    EmptyStream,
     HttpError,
     MalformedStream,
     MockLLM,
@@ -268,9 +269,58 @@ def test_strict_mode_rejects_what_openai_rejects(llm: MockLLM, client: openai.Op
     with pytest.raises(openai.BadRequestError, match="did not have response messages: call_1"):
         client.chat.completions.create(model="mock", messages=unanswered)  # type: ignore[arg-type]
     llm.enqueue(Text("fine"))
-    answered = [*unanswered[:2], {"role": "tool", "tool_call_id": "call_1", "content": "r"}]
+    answered = [unanswered[0], {**unanswered[1], "content": ""}, {"role": "tool", "tool_call_id": "call_1", "content": "r"}]
     reply = client.chat.completions.create(model="mock", messages=answered)  # type: ignore[arg-type]
     assert reply.choices[0].message.content == "fine"
+
+
+def test_strict_mode_rejects_what_llama_cpp_rejects(llm: MockLLM, client: openai.OpenAI) -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    null_content = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": "call_1", "content": "r"}]
+    # llama-cpp-python's request validation fails as a 500 whose message counts validation errors.
+    with pytest.raises(openai.InternalServerError, match="validation error"):
+        client.chat.completions.create(model="mock", messages=null_content)  # type: ignore[arg-type]
+    twice = [{"role": "user", "content": "x"}, {"role": "user", "content": "y"}]
+    with pytest.raises(openai.BadRequestError, match="roles must alternate"):
+        client.chat.completions.create(model="mock", messages=twice)  # type: ignore[arg-type]
+    assert llm.pending == 0 and [llm.wait_outcome(i) for i in range(2)] == ["error", "error"]
+    # Tool results sit between turns: user, assistant(call), tool, assistant, user alternates.
+    after_tool = [null_content[0], {**null_content[1], "content": ""}, null_content[2],
+                  {"role": "assistant", "content": "done"}, {"role": "user", "content": "z"}]
+    assert client.chat.completions.create(model="mock", messages=after_tool).choices[0].message.content == "z"  # type: ignore[arg-type]
+
+
+def test_empty_stream_is_a_200_with_no_event(llm: MockLLM, client: openai.OpenAI) -> None:
+    llm.enqueue(EmptyStream())
+    with httpx.stream("POST", llm.url + "/chat/completions", json={"model": "mock", "messages": USER, "stream": True}) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.read() == b""
+    llm.enqueue(EmptyStream())  # without streaming the same server says what is wrong
+    with pytest.raises(openai.BadRequestError, match="maximum context length") as caught:
+        client.chat.completions.create(model="mock", messages=USER)
+    assert caught.value.code == "context_length_exceeded"
+
+
+def test_no_usage_mode_sends_no_usage(client: openai.OpenAI) -> None:
+    with MockLLM(usage=False) as llm:
+        client.base_url = httpx.URL(llm.url + "/")
+        stream = client.chat.completions.create(model="mock", messages=USER, stream=True,
+                                                stream_options={"include_usage": True})
+        chunks = list(stream)
+        assert chunks and all(c.usage is None for c in chunks)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "hi there"
+        assert client.chat.completions.create(model="mock", messages=USER).usage is None
+
+
+def test_max_tokens_cuts_the_answer_with_finish_reason_length(llm: MockLLM, client: openai.OpenAI) -> None:
+    llm.enqueue(Text("one two three four five six seven eight nine ten", chunks=5))
+    stream = client.chat.completions.create(model="mock", messages=USER, stream=True, max_tokens=2)
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "one two "
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
 
 
 # -- scripting and recording -------------------------------------------------------------------

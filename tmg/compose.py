@@ -16,6 +16,7 @@ from tmg.config.providers import choose_provider, provider_spec
 from tmg.config.secrets import process_redactor
 from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
+from tmg.context.alternation import AlternationTransformer
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, Transformer
@@ -62,6 +63,7 @@ def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
         *([memory_injector] if memory_injector is not None else []),
         RepairTransformer(),
         CleanersTransformer(),
+        AlternationTransformer(),
         PersonaTransformer(),
         PrunerTransformer(),
         FinalValidator(),

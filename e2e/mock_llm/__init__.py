@@ -8,7 +8,8 @@ In a test::
 
     with MockLLM() as llm:                        # llm.url == "http://127.0.0.1:PORT/v1"
         llm.enqueue(Text("hello", chunks=5), ToolCall("read_file", {"path": "a.txt"}),
-                    HttpError(429, retry_after=0), ContextOverflow(), DropStream("par"))
+                    HttpError(429, retry_after=0), ContextOverflow(), DropStream("par"),
+                    EmptyStream())
         ...                                       # point the client at llm.url
         assert llm.requests[0]["messages"][-1]["content"] == "hi"
         assert llm.requests[0].headers["authorization"] == "Bearer x"
@@ -51,6 +52,7 @@ from e2e.mock_llm.replies import (
     ContextOverflow,
     DropStream,
     Echo,
+    EmptyStream,
     HttpError,
     MalformedStream,
     BadUtf8Stream,
@@ -76,6 +78,7 @@ __all__ = [
     "ContextOverflow",
     "MalformedStream",
     "DropStream",
+    "EmptyStream",
     "StreamError",
     "RawResponse",
     "Stall",
@@ -107,7 +110,10 @@ class MockLLM:
         default: the reply when the queue is empty (``Echo()``: the last user message).
         repeat_last: when the queue is empty, serve the last scripted reply again.
         strict: reject message lists OpenAI would reject (a tool message without its call,
-            a tool call left unanswered) with OpenAI's 400, so bugs show up in tests.
+            a tool call left unanswered) with OpenAI's 400, and what llama.cpp-style servers
+            reject (``content: null`` on an assistant message: a 500 validation error; roles
+            that do not alternate: a 400), so bugs show up in tests.
+        usage: False: never send usage (no usage chunk, no ``usage`` field), like llama.cpp.
         log_path: append every request to this JSONL file as it arrives.
         port: 0 picks a free port.
     """
@@ -121,10 +127,12 @@ class MockLLM:
         log_path: str | None = None,
         port: int = 0,
         model_ids: tuple[str, ...] = ("mock",),
+        usage: bool = True,
     ) -> None:
         self.default: Reply = default if default is not None else Echo()
         self.repeat_last = repeat_last
         self.strict = strict
+        self.usage = usage
         self.model_ids = model_ids
         self._log_path = log_path
         self._port = port

@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", help="append every request to this JSONL file")
     parser.add_argument("--default-text", help="answer this text when the queue is empty (default: echo)")
     parser.add_argument("--repeat-last", action="store_true")
-    parser.add_argument("--lenient", action="store_true", help="accept message lists OpenAI rejects")
+    parser.add_argument("--lenient", action="store_true", help="accept message lists OpenAI or llama.cpp reject")
+    parser.add_argument("--no-usage", action="store_true", help="never send usage (like llama.cpp's server)")
     args = parser.parse_args(argv)
 
     replies, default, repeat_last = _load_script(args.script) if args.script else ([], None, False)
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         default = Text(args.default_text)
     mock = MockLLM(
         default=default, repeat_last=repeat_last or args.repeat_last, strict=not args.lenient,
-        log_path=args.log, port=args.port,
+        log_path=args.log, port=args.port, usage=not args.no_usage,
     )
     mock.enqueue(*replies)
     stop = threading.Event()

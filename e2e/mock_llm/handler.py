@@ -125,6 +125,12 @@ class _Handler(BaseHTTPRequestHandler):
         if problem:  # a real model never sees it, so no scripted reply is used up
             self._send_json(400, r.error_body(problem, "invalid_request_error", None, "messages"))
             return "error"
+        strict_llama = r.check_llama(body) if self.mock.strict else None
+        if strict_llama:
+            status, message = strict_llama
+            kind = "internal_server_error" if status >= 500 else "invalid_request_error"
+            self._send_json(status, r.error_body(message, kind, None))
+            return "error"
         reply = self.mock.next_reply()
         self._pause(reply.delay)
         stream = bool(body.get("stream"))
@@ -138,8 +144,15 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(reply, r.RawResponse):
             self._send_bytes(reply.status, reply.body.encode(), reply.content_type, list(reply.headers))
             return "ok" if reply.status < 400 else "error"
+        if isinstance(reply, r.EmptyStream):
+            if not stream:  # what the same server says without streaming
+                self._send_json(400, r.overflow_body(r.ContextOverflow(limit=2048), body))
+                return "error"
+            self._start_stream()
+            self.wfile.write(b"0\r\n\r\n")
+            return "ok"
         env = r.Envelope(model)
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.mock.usage and bool((body.get("stream_options") or {}).get("include_usage"))
         if isinstance(reply, r.Stall):
             return self._serve_stall(reply, env, include_usage)
         if isinstance(reply, r.BadUtf8Stream):
@@ -148,7 +161,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._serve_failure(reply, env, stream, include_usage)
         answer = r.answer_for(reply, body)
         if not stream:
-            self._send_json(200, r.completion_body(answer, env))
+            whole = r.completion_body(answer, env)
+            if not self.mock.usage:
+                del whole["usage"]
+            self._send_json(200, whole)
             return "ok"
         self._start_stream()
         for frame, is_content in r.stream_frames(answer, env, include_usage):

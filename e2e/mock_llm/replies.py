@@ -155,6 +155,14 @@ class BadUtf8Stream:
 
 
 @dataclass(frozen=True)
+class EmptyStream:
+    """A 200 event stream with no event at all (no chunk, no ``[DONE]``): what llama.cpp's
+    server sends when a streamed prompt is longer than its context window."""
+
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
 class RawResponse:
     """Any status and body, e.g. an HTML 502 page from a proxy."""
 
@@ -167,11 +175,11 @@ class RawResponse:
 
 Reply = Union[
     Text, Echo, ToolCall, ToolCalls, HttpError, ContextOverflow, MalformedStream, DropStream,
-    StreamError, RawResponse, Stall, BadUtf8Stream,
+    StreamError, RawResponse, Stall, BadUtf8Stream, EmptyStream,
 ]
 REPLY_KINDS = (
     Text, Echo, ToolCall, ToolCalls, HttpError, ContextOverflow, MalformedStream, DropStream,
-    StreamError, RawResponse, Stall, BadUtf8Stream,
+    StreamError, RawResponse, Stall, BadUtf8Stream, EmptyStream,
 )
 
 
@@ -209,13 +217,20 @@ class Answer:
 
 
 def answer_for(reply: Reply, body: dict[str, Any]) -> Answer:
-    """Normalise a text or tool-call reply for this request."""
+    """Normalise a text or tool-call reply for this request.
+
+    A text longer than the request's ``max_tokens`` is cut there, ``finish_reason`` ``length``.
+    """
     prompt = estimate_tokens(json.dumps(body.get("messages", [])))
     if isinstance(reply, Echo):
         reply = Text(reply.prefix + last_user_text(body), reply.chunks, 0.0, reply.chunk_delay)
     if isinstance(reply, Text):
-        usage = reply.usage or (prompt, estimate_tokens(reply.text))
-        return Answer(reply.text, [], reply.chunks, 1, reply.chunk_delay, usage, reply.finish_reason)
+        text, finish = reply.text, reply.finish_reason
+        limit = body.get("max_tokens")
+        if isinstance(limit, int) and limit > 0 and estimate_tokens(text) > limit:
+            text, finish = text[: limit * 4], "length"
+        usage = reply.usage or (prompt, estimate_tokens(text))
+        return Answer(text, [], reply.chunks, 1, reply.chunk_delay, usage, finish)
     if isinstance(reply, ToolCall):
         reply = ToolCalls(reply, chunk_delay=reply.chunk_delay, usage=reply.usage)
     if isinstance(reply, ToolCalls):
@@ -387,6 +402,30 @@ def overflow_body(reply: ContextOverflow, body: dict[str, Any]) -> dict[str, Any
         f"resulted in {used} tokens. Please reduce the length of the messages."
     )
     return error_body(message, "invalid_request_error", "context_length_exceeded", "messages")
+
+
+def check_llama(body: dict[str, Any]) -> tuple[int, str] | None:
+    """What llama.cpp-style servers reject although OpenAI accepts it: (status, message) or None.
+
+    ``content: null`` on an assistant message fails llama-cpp-python's request validation (a 500
+    whose message counts validation errors); roles that do not alternate fail the chat templates
+    that require it (SmolLM2's, Mistral's, Gemma's).
+    """
+    previous = None
+    for i, msg in enumerate(body.get("messages") or []):
+        if not isinstance(msg, dict):
+            continue
+        role = msg.get("role")
+        if role == "assistant" and msg.get("content", "") is None:
+            return 500, ("1 validation error:\n  {'type': 'string_type', 'loc': ('body', 'messages', "
+                         f"{i}, 'ChatCompletionRequestAssistantMessage', 'content'), 'msg': "
+                         "'Input should be a valid string', 'input': None}")
+        if role in ("user", "assistant") and role == previous:
+            return 400, ("Conversation roles must alternate user/assistant/user/assistant/... "
+                         f"(messages[{i}] is a second '{role}' message in a row)")
+        if role in ("user", "assistant", "tool"):
+            previous = role  # tool results sit between the call and the next assistant or user message
+    return None
 
 
 def check_messages(body: dict[str, Any]) -> str | None:

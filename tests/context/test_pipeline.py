@@ -6,6 +6,7 @@ import pytest
 
 from tmg.compose import build_pipeline
 from tmg.config.model import Config
+from tmg.context.alternation import UNANSWERED
 from tmg.context.pipeline import Pipeline, TurnContext
 from tmg.context.repair import INTERRUPTED_TOOL
 from tmg.context.validator import ContextLimitError
@@ -40,7 +41,7 @@ def test_equal_priorities_are_a_startup_error():
 
 
 def test_the_shipped_pipeline_has_the_spec_priorities():
-    assert build_pipeline().names() == ["0:repair", "5:cleaners", "8:persona", "120:pruner", "130:final-validator"]
+    assert build_pipeline().names() == ["0:repair", "5:cleaners", "6:alternation", "8:persona", "120:pruner", "130:final-validator"]
 
 
 async def test_repair_answers_a_dangling_tool_call_and_asks_to_persist():
@@ -56,8 +57,20 @@ async def test_repair_answers_a_dangling_tool_call_and_asks_to_persist():
 async def test_cleaners_drop_empty_messages_without_persisting():
     refined = await build_pipeline().run(ctx([{"role": "user", "content": "q"}, {"role": "assistant", "content": ""},
                                               {"role": "user", "content": "q2"}]))
-    assert [m["content"] for m in refined.payload[1:]] == ["q", "q2"]
+    # The empty answer is dropped; the two prompts left in a row get a marker answer between them.
+    assert [m["content"] for m in refined.payload[1:]] == ["q", UNANSWERED, "q2"]
     assert refined.persist is False
+
+
+async def test_an_unanswered_prompt_gets_a_marker_answer_in_the_payload_only():
+    stored = [{"role": "user", "content": "q1"}, {"role": "user", "content": "q2"},
+              {"role": "assistant", "content": "a2"}, {"role": "user", "content": "q3"}]
+    pipeline = build_pipeline()
+    for _ in range(2):  # the second turn finds the gap from memory, not by a rescan
+        refined = await pipeline.run(ctx(list(stored)))
+        assert [m["role"] for m in refined.payload[1:]] == ["user", "assistant", "user", "assistant", "user"]
+        assert refined.payload[2]["content"] == UNANSWERED
+        assert refined.persist is False and len(stored) == 4
 
 
 async def test_persona_comes_from_person_and_mode_and_is_replaced_not_stacked():

@@ -120,7 +120,7 @@ async def test_a_conversation_with_tool_results_round_trips(llm: MockLLM, provid
     first, _ = await _complete(provider, tools=TOOLS)
     call = first.tool_calls[0]
     history = [*USER,
-               {"role": "assistant", "content": None, "tool_calls": [
+               {"role": "assistant", "content": "", "tool_calls": [
                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}]},
                {"role": "tool", "tool_call_id": call.id, "content": "hi"}]
     second, _ = await _complete(provider, messages=history, tools=TOOLS)

@@ -30,6 +30,7 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     cost: float | None = 0.001
+    reported: bool = True  # False: the provider sent no usage (llama.cpp)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,8 @@ class StreamingModel:
         for i, word in enumerate(reply.text.split(" ")):
             on_text(word if i == 0 else " " + word)
             await asyncio.sleep(0)
-        return Completion(reply.text, [], Usage(reply.prompt_tokens, reply.completion_tokens, reply.cost), "stop")
+        return Completion(reply.text, [], Usage(reply.prompt_tokens, reply.completion_tokens, reply.cost,
+                                                        reported=reply.reported), "stop")
 
     async def aclose(self) -> None:
         self.closed += 1

@@ -51,8 +51,11 @@ def test_ctrl_c_during_an_answer_cancels_the_turn_and_the_next_question_works(tm
     assert "[interrupted]" in transcript and "The first half" in transcript
     assert "A full answer." in transcript
     stored = [(m["role"], m.get("content")) for m in rig.history()]
-    # The partial answer is not stored as a model turn; the finished one is.
-    assert stored == [("user", "slow question"), ("user", "next question"), ("assistant", "A full answer.")]
+    # The partial answer is kept, marked interrupted, so the next request alternates roles.
+    assert stored == [("user", "slow question"),
+                      ("assistant", "The first half\n\n[answer interrupted by the user]"),
+                      ("user", "next question"), ("assistant", "A full answer.")]
+    assert rig.history()[1]["meta"]["interrupted"] is True
 
 
 def test_ctrl_c_at_an_empty_prompt_says_how_to_quit(tmp_path, monkeypatch):
@@ -145,6 +148,19 @@ def test_cost_counts_earlier_runs_of_the_session_and_unpriced_calls(tmp_path, mo
     assert "2 model calls, 300 in / 30 out · cost n/a" in out
     assert "1 of them on models without a known price" in out
     assert "this run of tmg: 1 model call, 200 in / 20 out · cost n/a" in out
+
+
+def test_usage_a_provider_did_not_report_is_unknown_not_zero(tmp_path, monkeypatch):
+    rig = Rig(tmp_path, monkeypatch)
+    rig.model.replies += [Reply("a", 0, 0, None, reported=False)]
+    rig.run("one", "/cost", "/exit")
+    out = rig.out.getvalue() + rig.err.getvalue()
+    assert "0 in / 0 out" not in out
+    assert "1 model call, tokens unknown (the provider reported no usage)" in out
+    rig.out.truncate(0), rig.out.seek(0)
+    rig.model.replies += [Reply("b", 200, 20, 0.25)]
+    rig.run("two", "/cost", "/exit")  # a known call beside an unknown one: a floor, said so
+    assert "2 model calls, 200 in / 20 out · cost n/a (plus 1 call with unknown usage)" in rig.out.getvalue()
 
 
 def test_config_is_shown_with_secrets_masked(tmp_path, monkeypatch):

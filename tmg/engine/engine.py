@@ -104,6 +104,8 @@ class PhaseEngine:
         loops = LoopDetector()
         result = PromptResult(text="", turns=0)
         index = 0
+        self._partial = ""
+        turn: Turn | None = None
         try:
             while True:
                 index += 1
@@ -139,9 +141,40 @@ class PhaseEngine:
                     result.text = completion.text
                     result.meta = turn.meta
                     return result
+        except asyncio.CancelledError:
+            self._keep_interrupted(turn)
+            raise
+        except Exception as exc:
+            self._set_aside_failed(exc)
+            raise
         finally:
             self.history.sync()
             await self._enter(Phase.IDLE)
+
+    def _unanswered(self) -> bool:
+        """Whether this prompt stored nothing after its user message (no turn completed)."""
+        return bool(self.history.messages) and self.history.messages[-1].get("role") == "user"
+
+    def _keep_interrupted(self, turn: Turn | None) -> None:
+        """Ctrl-C: what was shown stays in what the model sees next, marked interrupted.
+
+        Without it the next request would carry two user messages in a row (chat templates that
+        require alternation reject that) and the model would answer the old question again.
+        """
+        if not self._unanswered():
+            return  # a turn was stored (a tool call and its results): the next user message may follow
+        partial = self._partial.rstrip()
+        marker = "[answer interrupted by the user]"
+        self.history.append({
+            "role": "assistant", "content": f"{partial}\n\n{marker}" if partial else marker,
+            "meta": {"turn": turn.index if turn else 1, "model": turn.model if turn else "", "interrupted": True},
+        })
+
+    def _set_aside_failed(self, error: BaseException) -> None:
+        """A prompt that failed before any answer is kept on record but out of what the model
+        sees, so it cannot fail every later prompt too (an over-long paste, a rejected request)."""
+        if self._unanswered():
+            self.history.set_aside(self.history.messages[-1], str(error) or type(error).__name__)
 
     async def _refine(self, turn: Turn, cfg: Config, force_compact: bool) -> list[dict[str, Any]]:
         await self._enter(Phase.REFINING, turn)
@@ -173,9 +206,11 @@ class PhaseEngine:
             turn.model, turn.provider = provider.model, provider.name
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
+            self._partial = ""
 
             def on_text(delta: str) -> None:
                 partial.append(delta)
+                self._partial += delta
                 self._events.on_text(delta)
 
             await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
@@ -195,7 +230,7 @@ class PhaseEngine:
                         f"the answer was cut off ({err}); what was printed is incomplete, ask again",
                         status=err.status,
                     ) from err
-                if err.kind is ErrorKind.CONTEXT_OVERFLOW and not force_compact:
+                if err.kind in _OVERFLOW_LIKE and not force_compact:
                     force_compact = True
                     self._events.on_notice(f"{err}; compacting the context and trying once more")
                     continue
@@ -230,6 +265,11 @@ class PhaseEngine:
                 continue
             turn.completion = completion
             self._events.on_answer(turn)
+            if completion.finish_reason == "length":
+                self._events.on_notice(
+                    f"the answer was cut off at the token limit (finish_reason \"length\"); raise "
+                    f"PROVIDERS.{provider.name}.MAX_TOKENS for longer answers" if provider.max_tokens else
+                    "the answer was cut off at the model's token limit (finish_reason \"length\")")
             return completion
 
     def _fail_over(self, cfg: Config, provider: ProviderSpec, tried: list[str], err: GatewayError) -> bool:
@@ -259,7 +299,8 @@ class PhaseEngine:
         return messages
 
     def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
+        # "" rather than null beside tool calls: OpenAI accepts both, llama.cpp's server rejects null.
+        message: dict[str, Any] = {"role": "assistant", "content": completion.text}
         if completion.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
@@ -267,12 +308,19 @@ class PhaseEngine:
             ]
         meta = {"turn": turn.index, "model": turn.model, "provider": turn.provider, **turn.meta}
         usage = completion.usage
-        meta["usage"] = {"in": usage.prompt_tokens, "out": usage.completion_tokens, "cost": usage.cost}
+        if usage.reported:
+            meta["usage"] = {"in": usage.prompt_tokens, "out": usage.completion_tokens, "cost": usage.cost}
+        else:  # unknown, not zero
+            meta["usage"] = {"in": None, "out": None, "cost": None}
         message["meta"] = meta
         turn.stored.append(self.history.append(message))
         for m in tool_messages:
             turn.stored.append(self.history.append(m))
         self.history.sync()  # the turn is durable before the next one starts
+
+
+# Failures that compaction may cure: compact once, then give up.
+_OVERFLOW_LIKE = (ErrorKind.CONTEXT_OVERFLOW, ErrorKind.EMPTY_STREAM)
 
 
 def _add_usage(result: PromptResult, completion: Completion) -> None:

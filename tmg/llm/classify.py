@@ -23,6 +23,7 @@ _OVERFLOW = re.compile(
     r"input token count.{0,40}exceeds",
     re.IGNORECASE,
 )
+_VALIDATION = re.compile(r"\bvalidation errors?\b", re.IGNORECASE)
 _MAX_QUOTE = 300
 
 
@@ -83,6 +84,11 @@ def from_status(
                             status=status, retry_after=wait)
     if status == 413 or (400 <= status < 500 and (code == "context_length_exceeded" or is_overflow_text(msg))):
         return overflow(provider, msg, status)
+    if status >= 500 and _VALIDATION.search(msg):
+        # A request-validation failure some servers (llama-cpp-python) send as 500: the same
+        # request fails the same way every time, so it is not retried.
+        return GatewayError(ErrorKind.TERMINAL, f"provider '{name}' rejected the request as invalid "
+                            f"(HTTP {status}): {msg}", status=status)
     if status in (408, 409) or status >= 500:
         return GatewayError(ErrorKind.TRANSIENT, f"provider '{name}' failed (HTTP {status}): {msg}",
                             status=status, retry_after=wait)
@@ -116,6 +122,12 @@ def timed_out(provider: ProviderSpec, seconds: float) -> GatewayError:
 def dropped(provider: ProviderSpec, detail: str) -> GatewayError:
     return GatewayError(ErrorKind.TRANSIENT, (
         f"the connection to provider '{provider.name}' broke off mid-answer: {_one_line(detail)}"))
+
+
+def empty_stream(provider: ProviderSpec) -> GatewayError:
+    return GatewayError(ErrorKind.EMPTY_STREAM, (
+        f"provider '{provider.name}' answered with an empty stream (no data at all); servers such as "
+        "llama.cpp do this when the prompt is longer than the model's context window"))
 
 
 def malformed(provider: ProviderSpec, detail: str) -> GatewayError:

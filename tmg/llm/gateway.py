@@ -60,6 +60,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None  # None: the model is not priced
+    # False: the provider sent no usage (llama.cpp's server never does); the zeros are unknowns.
+    reported: bool = True
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ class ErrorKind(enum.Enum):
     RATE_LIMIT = "rate_limit"  # 429: retry with backoff (honouring Retry-After)
     AUTH = "auth"  # 401/403: never retry
     CONTEXT_OVERFLOW = "context_overflow"  # prompt too long: compact once, then give up
+    # A 200 whose stream carried no event at all: llama.cpp's server answers a prompt longer than
+    # its window this way when streaming. Overflow-like: compact once, then give up (no retries).
+    EMPTY_STREAM = "empty_stream"
     TERMINAL = "terminal"  # anything else: fail the prompt
 
 

@@ -78,7 +78,7 @@ class LiteLLMGateway:
                     on_text(content)  # outside _stream: a failing sink is not a provider failure
                     guard.tick()
         if not chunks:
-            raise classify.dropped(provider, "the stream ended before any answer arrived")
+            raise classify.empty_stream(provider)
         built = litellm.stream_chunk_builder(chunks, messages=request.messages)
         return _completion(litellm, built, provider)
 

@@ -145,6 +145,7 @@ class _Stream:
         self.usage: dict[str, Any] = {}
         self.finish_reason: str | None = None
         self.done = False
+        self.events = 0
 
     async def consume(self, response: httpx.Response, provider: ProviderSpec, on_text: DeltaSink,
                       tick: Callable[[], None] = lambda: None) -> None:
@@ -160,11 +161,14 @@ class _Stream:
             raise classify.malformed(provider, f"expected an event stream, got {content_type or 'no content type'}: "
                                      f"{classify.provider_message(response.text)[0][:120]!r}")
         async for data in _sse_data(response, tick):
+            self.events += 1
             if data == "[DONE]":
                 self.done = True
                 return
             self._add_chunk(_parse(data, provider), provider, on_text)
             tick()  # again after on_text: a reader slow to take the text is not a silent provider
+        if not self.events:  # not a drop mid-answer: the server never started one
+            raise classify.empty_stream(provider)
         if self.finish_reason is None:  # ended cleanly but early: as good as a drop
             raise classify.dropped(provider, "the stream ended before the answer was complete")
 
@@ -221,7 +225,8 @@ class _Stream:
         prompt = int(self.usage.get("prompt_tokens") or 0)
         completion = int(self.usage.get("completion_tokens") or 0)
         cost = pricing.cost(model, prompt, completion) if self.usage else None
-        return Completion("".join(self.text), calls, Usage(prompt, completion, cost), self.finish_reason)
+        usage = Usage(prompt, completion, cost, reported=bool(self.usage))
+        return Completion("".join(self.text), calls, usage, self.finish_reason)
 
 
 def _parse(data: str, provider: ProviderSpec) -> dict[str, Any]:

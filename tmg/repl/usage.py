@@ -19,9 +19,15 @@ class Tally:
     completion_tokens: int = 0
     cost: float | None = 0.0
     unpriced: int = 0
+    unreported: int = 0  # calls whose provider sent no usage: their tokens are unknown, not zero
 
-    def add(self, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
+    def add(self, prompt_tokens: int | None, completion_tokens: int | None, cost: float | None) -> None:
+        """One call's figures; None tokens: the provider did not report them."""
         self.calls += 1
+        if prompt_tokens is None or completion_tokens is None:
+            self.unreported += 1
+            self.cost = None  # a total missing some calls' cost is not a total
+            return
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
         if cost is None:
@@ -31,8 +37,13 @@ class Tally:
             self.cost += cost
 
     def line(self) -> str:
+        if self.unreported == self.calls:
+            return "tokens unknown (the provider reported no usage) · cost n/a"
         price = f"${self.cost:.4f}" if self.cost is not None else "cost n/a"
-        return f"{self.prompt_tokens:,} in / {self.completion_tokens:,} out · {price}"
+        line = f"{self.prompt_tokens:,} in / {self.completion_tokens:,} out · {price}"
+        if self.unreported:
+            line += f" (plus {self.unreported} call{'s' if self.unreported != 1 else ''} with unknown usage)"
+        return line
 
 
 def stored_tally(messages: Iterable[dict[str, Any]]) -> Tally:
@@ -41,7 +52,8 @@ def stored_tally(messages: Iterable[dict[str, Any]]) -> Tally:
     for message in messages:
         usage = (message.get("meta") or {}).get("usage") if message.get("role") == "assistant" else None
         if isinstance(usage, dict):
-            tally.add(int(usage.get("in") or 0), int(usage.get("out") or 0), usage.get("cost"))
+            known = usage.get("in") is not None and usage.get("out") is not None
+            tally.add(int(usage["in"]) if known else None, int(usage["out"]) if known else None, usage.get("cost"))
     return tally
 
 
@@ -60,8 +72,9 @@ class UsageMeter:
         self.prompt = Tally()
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:
-        self.prompt.add(usage.prompt_tokens, usage.completion_tokens, usage.cost)
-        self.run.add(usage.prompt_tokens, usage.completion_tokens, usage.cost)
+        tokens = (usage.prompt_tokens, usage.completion_tokens) if usage.reported else (None, None)
+        self.prompt.add(*tokens, usage.cost)
+        self.run.add(*tokens, usage.cost)
 
     def on_text(self, delta: str) -> None: ...
     def on_answer(self, turn: Turn) -> None: ...

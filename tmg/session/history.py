@@ -82,7 +82,20 @@ class History:
 
     def _add(self, record: Message) -> None:
         self.messages.append(record)
-        self.model_view.append(for_model(record))
+        if not set_aside(record):
+            self.model_view.append(for_model(record))
+
+    def set_aside(self, record: Message, reason: str) -> None:
+        """Keep ``record`` (the last message) on record but out of what the model sees.
+
+        Rewrites the file: rare (a prompt that failed before any answer), and the line is the last.
+        """
+        assert self.messages and self.messages[-1] is record
+        record["meta"] = {**(record.get("meta") or {}), "failed": reason}
+        if self.model_view:
+            self.model_view.pop()
+        if self._writable:
+            self.replace_all(list(self.messages))
 
     def sync(self) -> None:
         """Make everything appended so far durable (called at each turn end)."""
@@ -112,6 +125,15 @@ class History:
             self._file = None
 
 
+def set_aside(message: Message) -> bool:
+    """Whether a stored message is kept out of what the model sees (a failed prompt)."""
+    meta = message.get("meta")
+    return isinstance(meta, dict) and bool(meta.get("failed"))
+
+
 def for_model(message: Message) -> Message:
     """The message as a provider should see it: storage-only fields removed."""
-    return {k: v for k, v in message.items() if k not in ("ts", "meta")}
+    view = {k: v for k, v in message.items() if k not in ("ts", "meta")}
+    if view.get("role") == "assistant" and view.get("content") is None:
+        view["content"] = ""  # sessions stored before 0.x held null beside tool calls; llama.cpp rejects it
+    return view

@@ -36,7 +36,7 @@ class TranscriptRecorder:
         self._t.tool_call(name, arguments, outcome)
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:
-        self._t.usage(usage.prompt_tokens, usage.completion_tokens, usage.cost)
+        self._t.usage(usage.prompt_tokens, usage.completion_tokens, usage.cost, usage.reported)
 
     def on_notice(self, message: str) -> None:
         self._t.notice(message)

@@ -51,10 +51,14 @@ class Transcript:
 
     def tool_call(self, name: str, arguments: str, outcome: str) -> None:
         args = self._said(arguments)  # masked before it is cut: a cut secret would not match
+        args = args.replace("\r", "\\r").replace("\n", "\\n")  # one line, like the stderr line
         args = args if len(args) <= 200 else args[:200] + "…"
         self._write(f"> tool `{name}` `{args}` → {self._said(outcome)}\n")
 
-    def usage(self, prompt_tokens: int, completion_tokens: int, cost: float | None) -> None:
+    def usage(self, prompt_tokens: int, completion_tokens: int, cost: float | None, reported: bool = True) -> None:
+        if not reported:
+            self._write("_tokens unknown (the provider reported no usage) · cost n/a_\n")
+            return
         price = f"${cost:.4f}" if cost is not None else "cost n/a"
         self._write(f"_tokens {prompt_tokens} in / {completion_tokens} out · {price}_\n")
 

@@ -84,7 +84,9 @@ class ToolRegistry:
             known = ", ".join(s["function"]["name"] for s in self.schemas()) or "none"
             return ToolResult(f"error: there is no tool named {name!r} (available: {known})", is_error=True)
         try:
-            arguments = json.loads(raw_arguments or "{}")
+            # strict=False: small models put raw newlines inside JSON strings (code, poems); the
+            # meaning is unambiguous, so a control character there is accepted, not an error.
+            arguments = json.loads(raw_arguments or "{}", strict=False)
             if not isinstance(arguments, dict):
                 raise ValueError("arguments must be a JSON object")
         except ValueError as exc:

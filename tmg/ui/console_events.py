@@ -9,6 +9,12 @@ from tmg.ui.answer import AnswerSink
 from tmg.ui.notices import Notices
 
 
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (a raw newline in tool arguments would break the stderr line), cut."""
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class ConsoleEvents:
     def __init__(self, answer: AnswerSink, notices: Notices) -> None:
         self._answer = answer
@@ -35,8 +41,8 @@ class ConsoleEvents:
         self._notices.notice("answer interrupted")
 
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
-        args = arguments if len(arguments) <= 80 else arguments[:80] + "…"
-        status = "failed: " + result.content[:100] if result.is_error else "ok"
+        args = one_line(arguments, 80)
+        status = "failed: " + one_line(result.content, 100) if result.is_error else "ok"
         self._notices.tool(f"{name} {args} {status}")
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:
