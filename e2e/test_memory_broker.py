@@ -27,18 +27,10 @@ from e2e.mock_llm import Text
 from e2e.plur import FakePlur, memory_blocks
 from tests.support.brokers import brokers_under, stop_brokers_under, wait_gone
 from tests.support.waiting import eventually
-from tests.support.plur_server import PlurUnavailable, real_plur_entry, running
+from tests.support.plur_server import running
 from tmg.mcp_servers import ServerSpec, child_environment
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def plur_entry() -> Path:
-    try:
-        return real_plur_entry()
-    except PlurUnavailable as exc:
-        pytest.skip(f"real PLUR server unavailable: {exc}")
 
 
 class Plur:

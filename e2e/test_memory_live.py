@@ -18,20 +18,12 @@ from e2e.conftest import API_KEY
 from e2e.mock_llm import Text
 from e2e.plur import memory_blocks
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
-from tests.support.plur_server import PlurUnavailable, real_plur_entry, running
+from tests.support.plur_server import running
 from tmg.mcp_servers import ServerSpec, child_environment
 
 pytestmark = pytest.mark.live
 
 PROFILES = ["full", "lean"]
-
-
-@pytest.fixture(scope="module")
-def plur_entry() -> Path:
-    try:
-        return real_plur_entry()
-    except PlurUnavailable as exc:
-        pytest.skip(f"real PLUR server unavailable: {exc}")
 
 
 class LivePlur:
