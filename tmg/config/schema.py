@@ -288,10 +288,16 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
         out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
         return {}
     clean: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for name, value in raw.items():
         name = str(name)
         where = f"{path}.{_segment(name)}" if path else _segment(name)
         key = fields.get(name) or fields.get(name.upper())
+        if key is not None and (first := spelled.setdefault(name.upper(), name)) != name:
+            # Keys match in any case, so a second spelling would silently win over the first
+            # (and could slip past the folder-trust screen, which reads one): refuse both.
+            out.error(where, f"{where} is given twice ({_segment(first)} and {_segment(name)}); keep one")
+            continue
         if key is None:
             close = difflib.get_close_matches(name.upper(), fields, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]}?" if close else ""

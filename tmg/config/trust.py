@@ -202,6 +202,12 @@ def decide(folder: Path, raw: Any, env: Mapping[str, str], ask: Ask | None, sour
     return ProjectTrust(folder, False)
 
 
+def _spelled_twice(mapping: Mapping[Any, Any]) -> bool:
+    """Two keys of ``mapping`` that differ only in case (the schema would read both as one)."""
+    upper = [str(k).upper() for k in mapping]
+    return len(set(upper)) != len(upper)
+
+
 def _key(mapping: Mapping[Any, Any], name: str) -> Any:
     """The key of ``mapping`` spelling ``name`` in any case (the schema matches keys so)."""
     return next((k for k in mapping if str(k).upper() == name), None)
@@ -212,6 +218,11 @@ def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld], Path 
     withheld, and the user's config file when its providers stand in for the withheld ones.
     Malformed blocks are left to validation (they cannot run anything)."""
     if not isinstance(raw, dict):
+        return raw, [], None
+    memory = raw.get(_key(raw, "MEMORY"))
+    if _spelled_twice(raw) or (isinstance(memory, dict) and _spelled_twice(memory)):
+        # The screen reads one spelling of each key; validation refuses a key spelled twice, so
+        # leave the tree whole for it to refuse rather than screen one spelling and pass the other.
         return raw, [], None
     raw = dict(raw)
     withheld: list[Withheld] = []
