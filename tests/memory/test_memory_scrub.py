@@ -62,3 +62,12 @@ def test_a_detected_value_is_masked_when_it_shows_up_bare_later() -> None:
     assert scrub("DB_PASSWORD=hunter2-canary") == "DB_PASSWORD=***"
     assert scrub("your password hunter2-canary is set") == "your password *** is set"
     assert make_scrubber()("your password hunter2-canary is set") == "your password hunter2-canary is set"
+
+
+def test_only_secret_looking_values_are_remembered_beyond_their_line() -> None:
+    """Words after `api_key:` or `auth:` in prose are masked where they stand, but later memories
+    keep "string", "required" and paths; a password with digits is masked wherever it returns."""
+    scrub = make_scrubber()
+    scrub("the api_key: string field; auth: required; PWD=/home/me/project; DB_PASSWORD=hunter22x")
+    later = scrub("The field is a string and is required; code lives in /home/me/project; pw hunter22x")
+    assert later == "The field is a string and is required; code lives in /home/me/project; pw ***"

@@ -43,14 +43,20 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("url_credentials", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
     # Assignments: PASSWORD=..., DB_PASSWORD: ..., API_KEY=..., TOKEN=..., SECRET=...,
     # aws_secret_access_key = ... (an .env line, a YAML key, a shell export).
-    ("assignment", r"(?i)\b(?:[A-Z0-9_]*?(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|"
+    ("assignment", r"(?i)\b(?:[A-Z0-9_]*?(?:PASSWORD|PASSWD|_PWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|"
                    r"ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH))[\"']?\s*[=:]\s*[\"']?"
                    r"(?P<secret>[^\s\"',;]{4,})"),
 )
 _compiled: list[tuple[str, re.Pattern[str]]] | None = None
-# A detected value this long is remembered and masked wherever it shows up again (shorter ones,
-# like "1234", would mask ordinary words and numbers).
+# A detected value is remembered and masked wherever it shows up again only when it looks like a
+# secret: long enough, letters and digits mixed, not a path. `api_key: string` or `auth: required`
+# must not turn "string" and "required" into *** in every later memory.
 _REMEMBERED_MIN = 6
+
+
+def _worth_remembering(value: str) -> bool:
+    return (len(value) >= _REMEMBERED_MIN and not value.startswith(("/", "~", "."))
+            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
@@ -71,7 +77,7 @@ def mask_secrets(text: str, seen: set[str] | None = None) -> str:
     secret found is added to `seen` when given."""
     for _name, rx in _patterns():
         if seen is not None:
-            seen.update(m.group("secret") for m in rx.finditer(text) if len(m.group("secret")) >= _REMEMBERED_MIN)
+            seen.update(m.group("secret") for m in rx.finditer(text) if _worth_remembering(m.group("secret")))
         text = rx.sub(_masked, text)
     return text
 
