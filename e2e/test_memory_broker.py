@@ -337,3 +337,15 @@ def test_a_memory_server_that_cannot_start_is_one_warning_and_the_answer(tmg, ll
     assert r.err.splitlines() == [
         "tmg: warning: memory server 'plur' did not start (cannot start 'no-such-plur-binary': [Errno 2] "
         "No such file or directory: 'no-such-plur-binary'); memory is off for this session"]
+
+
+def test_a_memory_server_without_dir_runs_where_tmg_runs_not_where_the_broker_does(tmg, llm, tmp_path):
+    """A relative path in a server's spec means tmg's working folder, through the broker as in a
+    direct spawn (the broker itself lives in /)."""
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.config().replace(json.dumps(str(plur.store)), json.dumps("relative-store.json")))
+    llm.enqueue(Text("Kept."))
+    r = tmg.run("-r", "--debug", "keep?", env=tmg.env(memory=True))
+    assert (r.code, r.out) == (0, "Kept.\n"), r.err
+    assert "via cold start (broker started)" in r.err
+    assert "Kept." in (tmg.work / "relative-store.json").read_text()

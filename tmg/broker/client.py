@@ -108,7 +108,9 @@ class BrokerConnection:
         self._pump = asyncio.create_task(self._read(), name="broker-client")
         spec = self.spec
         wire = {"name": spec.name, "command": spec.command, "args": list(spec.args), "env": dict(spec.env),
-                "cwd": spec.cwd, "errlog": spec.errlog}
+                # A spec without DIR runs where tmg runs (as a direct spawn would), not in the
+                # broker's own working folder (/): relative commands and PLUR's .plur.yaml lookup.
+                "cwd": spec.cwd or os.getcwd(), "errlog": spec.errlog}
         try:
             init = await self.request("initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {},
