@@ -104,7 +104,7 @@ class PhaseEngine:
         loops = LoopDetector()
         result = PromptResult(text="", turns=0)
         index = 0
-        self._partial = ""
+        self._partial: list[str] = []  # the text streamed so far this turn, kept on Ctrl-C
         turn: Turn | None = None
         try:
             while True:
@@ -163,7 +163,7 @@ class PhaseEngine:
         """
         if not self._unanswered():
             return  # a turn was stored (a tool call and its results): the next user message may follow
-        partial = self._partial.rstrip()
+        partial = "".join(self._partial).rstrip()
         marker = "[answer interrupted by the user]"
         self.history.append({
             "role": "assistant", "content": f"{partial}\n\n{marker}" if partial else marker,
@@ -206,11 +206,10 @@ class PhaseEngine:
             turn.model, turn.provider = provider.model, provider.name
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
-            self._partial = ""
+            self._partial = partial
 
             def on_text(delta: str) -> None:
                 partial.append(delta)
-                self._partial += delta
                 self._events.on_text(delta)
 
             await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
