@@ -28,15 +28,6 @@ _KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat
           stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
-def describe_non_file(path: Path) -> str | None:
-    """What ``path`` is when it exists but is not a regular file ("a directory"), else None."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-
-
 def read_config_bytes(path: Path) -> bytes:
     """The file's bytes, read without blocking and without bound only up to the cap.
 
