@@ -1,0 +1,179 @@
+"""P10 of quality.md: seconds per prompt against a real llama.cpp server on a ~3,000-token session,
+memory on vs off (target <= 1.2x; it was ~30x when the memory block sat in the system message and
+so changed the request's prefix at token ~72 every prompt, making the server re-read the session).
+
+Two tmg sessions, each in its own TMG_HOME: memory off, and memory on (fakeplur with 40 engrams,
+eight of which match every prompt, so a block is injected each time; the shipped LEARN tier).
+Each session is first grown to about --session-tokens by one-shots that pipe in chunks of this
+repository's own docs (as a user would), then both take --rounds timed one-shots, alternating,
+and the median seconds per prompt are compared.
+
+Each session talks to its own llama-cpp-python server (e2e/realmodel.py, SmolLM2-135M, n_ctx
+--n-ctx): that server keeps ONE sequence in its KV cache and reuses the longest prefix the next
+request shares with the last one, so two sessions alternating on one server would evict each
+other every prompt and both would re-read everything (--shared-server shows that). Only one
+server works at a time. A pass-through proxy in front of each (realmodel.ToolChoiceProxy)
+records what tmg sent: the bench prints whether every memory-on request carried a memory block,
+where it sat, and the session's size in the model's tokens (the server's /extras/tokenize/count
+over the message texts; the chat template's few tokens per message aside).
+
+Run: PYTHONPATH=$PWD ./.venv/bin/python bench/real_model_memory.py [--rounds N] [--max-tokens N]
+     [--session-tokens N] [--n-ctx N] [--shared-server]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx
+from _common import ROOT, scratch_env, timed, tmg_bin
+
+from e2e import realmodel
+from e2e.plur import FakePlur, memory_blocks
+
+TOPICS = ["heron", "zebrafish", "cactus", "kestrel", "lighthouse", "saffron", "glacier", "marmot"]
+AREAS = ["logging", "backups", "reviews", "docs", "tests", "YAML", "git", "releases"]
+ENGRAMS = 40
+
+
+def seed_engrams() -> list[dict[str, str]]:
+    """40 engrams: one per topic that every prompt's words match (branch, deploy, from), the rest
+    notes no prompt shares a word with."""
+    matching = [{"statement": f"The {t} project deploys from the {t}-main branch"} for t in TOPICS]
+    rest = [{"statement": f"Note {i} about {AREAS[i % len(AREAS)]}: keep change {i} small and reviewed"}
+            for i in range(ENGRAMS - len(matching))]
+    return matching + rest
+
+
+def prompt(i: int) -> str:
+    return f"Which branch does {TOPICS[i % len(TOPICS)]} deploy from?"
+
+
+def doc_chunks(size: int = 2000) -> list[str]:
+    """This repository's own prose, cut at paragraph ends into pieces of about `size` characters."""
+    text = "\n\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "README.md", ROOT / "docs" / "memory-quality.md"))
+    chunks, current = [], ""
+    for para in re.split(r"\n\s*\n", text):
+        current = f"{current}\n\n{para}" if current else para
+        if len(current) >= size:
+            chunks.append(current)
+            current = ""
+    return chunks + ([current] if current else [])
+
+
+def session_tokens(server_url: str, request: dict) -> int:
+    """The model's token count of a request's message texts."""
+    text = "\n".join(m["content"] for m in request["messages"] if isinstance(m.get("content"), str))
+    r = httpx.post(server_url.removesuffix("/v1") + "/extras/tokenize/count", json={"input": text}, timeout=60)
+    r.raise_for_status()
+    return int(r.json()["count"])
+
+
+def run(tmg: str, env: dict[str, str], cwd: str, args: list[str], stdin: str = "") -> float:
+    return timed([tmg, *args], stdin=stdin, env=env, cwd=cwd)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=16, help="answer bound, so generation does not dominate")
+    parser.add_argument("--session-tokens", type=int, default=3000)
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--shared-server", action="store_true",
+                        help="both sessions on one server (they evict each other's cached prefix)")
+    args = parser.parse_args()
+    problem = realmodel.missing()
+    if problem:
+        raise SystemExit(f"bench: {problem}")
+    tmg = tmg_bin()
+    cases = ("memory off", "memory on")
+    with ExitStack() as stack:
+        logdir = Path(tempfile.mkdtemp(prefix="tmg-bench-llama-"))
+        servers, proxies, envs = {}, {}, {}
+        for name in cases:
+            if args.shared_server and servers:
+                servers[name], proxies[name] = next(iter(servers.values())), next(iter(proxies.values()))
+                continue
+            server = stack.enter_context(realmodel.LlamaServer(n_ctx=args.n_ctx, log=logdir / f"{name}.log"))
+            servers[name] = server
+            proxies[name] = stack.enter_context(realmodel.ToolChoiceProxy(server.url))
+        cwd = tempfile.mkdtemp(prefix="tmg-bench-work-")
+        for name in cases:
+            env, home = scratch_env(LITELLM_LOCAL_MODEL_COST_MAP="True")
+            text = (f"PROVIDERS:\n  local:\n    MODEL: openai/smollm2\n    URL: {proxies[name].url}\n"
+                    f"    API_KEY: none\n    MAX_TOKENS: {args.max_tokens}\n")
+            if name == "memory on":
+                text += FakePlur(Path(home)).entry(seed=seed_engrams())  # the shipped MEMORY defaults
+                del env["TMG_MEMORY_ENABLED"]
+            else:
+                text += "MEMORY:\n  ENABLED: false\n"
+            config = Path(home) / "tmg.yaml"
+            config.write_text(text)
+            envs[name] = dict(env, TMG_CONFIG=str(config))
+        try:
+            # Grow each session to the target with piped chunks of prose (untimed).
+            chunks = doc_chunks()
+            sizes = {}
+            for name in cases:
+                run(tmg, envs[name], cwd, ["--new", "-r", "In one line, what is this about?"], chunks[0])
+                used = 1
+                while True:
+                    sizes[name] = session_tokens(servers[name].url, proxies[name].requests[-1])
+                    if sizes[name] >= args.session_tokens:
+                        break
+                    if used == len(chunks):
+                        raise SystemExit(f"bench: ran out of text at {sizes[name]} tokens")
+                    run(tmg, envs[name], cwd, ["-r", "In one line, what is this about?"], chunks[used])
+                    used += 1
+            # One untimed prompt each, so both start timing with their own session's prefix cached.
+            for name in cases:
+                run(tmg, envs[name], cwd, ["-r", prompt(0)])
+            seeded = {name: len(proxies[name].requests) for name in cases}
+            samples: dict[str, list[float]] = {name: [] for name in cases}
+            for i in range(1, args.rounds + 1):
+                for name in cases:
+                    samples[name].append(run(tmg, envs[name], cwd, ["-r", prompt(i)]))
+        finally:
+            for name in cases:
+                if name == "memory on":
+                    subprocess.run([tmg, "memory", "stop"], capture_output=True, env=envs[name])
+        report(args, samples, sizes, {name: proxies[name].requests[seeded[name]:] for name in cases},
+               {name: session_tokens(servers[name].url, proxies[name].requests[-1]) for name in cases})
+
+
+def report(args: argparse.Namespace, samples: dict[str, list[float]], seeded: dict[str, int],
+           timed_requests: dict[str, list[dict]], final: dict[str, int]) -> None:
+    med = statistics.median
+    off, on = med(samples["memory off"]), med(samples["memory on"])
+    where = "one server for both sessions" if args.shared_server else "one server per session"
+    print(f"### P10: a real model server, memory on vs off (target <= 1.2x)\n\n"
+          f"llama-cpp-python server, SmolLM2-135M-Instruct, n_ctx {args.n_ctx}, {where}; max_tokens "
+          f"{args.max_tokens}; {os.cpu_count()} CPUs; median of {args.rounds} one-shots per case, alternating.\n")
+    print("| case | session tokens (seeded -> last request) | median s per prompt | runs (s) | ratio to memory off |")
+    print("|---|---|---|---|---|")
+    for name, values in samples.items():
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"| {name} | {seeded[name]} -> {final[name]} | {med(values):.2f} | {runs} | {med(values) / off:.2f}x |")
+    print()
+    on_requests = timed_requests["memory on"]
+    with_block = [bool(memory_blocks(q)) for q in on_requests]
+    in_last_only = all("## PLUR MEMORY" not in json.dumps(q["messages"][:-1]) for q in on_requests)
+    sizes = [len(memory_blocks(q)[0]) for q in on_requests if memory_blocks(q)]
+    off_blocks = sum(bool(memory_blocks(q)) for q in timed_requests["memory off"])
+    print(f"memory-on requests carrying a memory block: {sum(with_block)}/{len(on_requests)} "
+          f"({'only in the latest user turn' if in_last_only else 'SOMEWHERE BEFORE the latest user turn'}; "
+          f"block {min(sizes, default=0)}-{max(sizes, default=0)} characters); memory-off requests with one: {off_blocks}")
+    print(f"ratio memory on / off: {on / off:.2f}x")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
