@@ -6,7 +6,12 @@ Two tmg sessions, each in its own TMG_HOME: memory off, and memory on (fakeplur 
 eight of which match every prompt, so a block is injected each time; the shipped LEARN tier).
 Each session is first grown to about --session-tokens by one-shots that pipe in chunks of this
 repository's own docs (as a user would), then both take --rounds timed one-shots, alternating,
-and the median seconds per prompt are compared.
+and the median seconds per prompt are compared. The seeding one-shots run with LEARN off (with
+the shipped tier a piped chunk the instruction gate takes for "a standing instruction" is pinned
+and then rides every prompt, so the store would measure that, not placement); the timed ones
+with the shipped tier, or --learn. The memory store and the block's size in model tokens are
+printed, and so are the server's own counts of tokens reused from its cache and evaluated per
+prompt (from its log): the block, never stored, is always evaluated.
 
 Each session talks to its own llama-cpp-python server (e2e/realmodel.py, SmolLM2-135M, n_ctx
 --n-ctx): that server keeps ONE sequence in its KV cache and reuses the longest prefix the next
@@ -18,7 +23,7 @@ where it sat, and the session's size in the model's tokens (the server's /extras
 over the message texts; the chat template's few tokens per message aside).
 
 Run: PYTHONPATH=$PWD ./.venv/bin/python bench/real_model_memory.py [--rounds N] [--max-tokens N]
-     [--session-tokens N] [--n-ctx N] [--shared-server]
+     [--session-tokens N] [--n-ctx N] [--learn TIER] [--shared-server]
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from _common import ROOT, scratch_env, timed, tmg_bin
 
 from e2e import realmodel
 from e2e.plur import FakePlur, memory_blocks
+from tmg.memory.injector import without_blocks
 
 TOPICS = ["heron", "zebrafish", "cactus", "kestrel", "lighthouse", "saffron", "glacier", "marmot"]
 AREAS = ["logging", "backups", "reviews", "docs", "tests", "YAML", "git", "releases"]
@@ -71,11 +77,24 @@ def doc_chunks(size: int = 2000) -> list[str]:
 
 
 def session_tokens(server_url: str, request: dict) -> int:
-    """The model's token count of a request's message texts."""
-    text = "\n".join(m["content"] for m in request["messages"] if isinstance(m.get("content"), str))
+    """The model's token count of a request's message texts, its memory block left out."""
+    text = "\n".join(without_blocks(m["content"]) for m in request["messages"] if isinstance(m.get("content"), str))
+    return count_tokens(server_url, text)
+
+
+def count_tokens(server_url: str, text: str) -> int:
     r = httpx.post(server_url.removesuffix("/v1") + "/extras/tokenize/count", json={"input": text}, timeout=60)
     r.raise_for_status()
     return int(r.json()["count"])
+
+
+_EVAL = re.compile(r"(\d+) prefix-match hit, remaining (\d+) prompt tokens to eval")
+
+
+def evaluated(log: Path, count: int) -> list[tuple[int, int]]:
+    """(tokens reused from the server's cache, tokens it evaluated) of the last `count` requests
+    in its log (llama-cpp-python prints one such line per request that shares a prefix)."""
+    return [(int(a), int(b)) for a, b in _EVAL.findall(log.read_text(errors="replace"))][-count:]
 
 
 def run(tmg: str, env: dict[str, str], cwd: str, args: list[str], stdin: str = "") -> float:
@@ -88,6 +107,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=16, help="answer bound, so generation does not dominate")
     parser.add_argument("--session-tokens", type=int, default=3000)
     parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--learn", choices=("off", "capture", "batch", "full"),
+                        help="MEMORY.LEARN of the memory-on session (default: the shipped tier)")
     parser.add_argument("--shared-server", action="store_true",
                         help="both sessions on one server (they evict each other's cached prefix)")
     args = parser.parse_args()
@@ -98,7 +119,7 @@ def main() -> None:
     cases = ("memory off", "memory on")
     with ExitStack() as stack:
         logdir = Path(tempfile.mkdtemp(prefix="tmg-bench-llama-"))
-        servers, proxies, envs = {}, {}, {}
+        servers, proxies, envs, seed_envs = {}, {}, {}, {}
         for name in cases:
             if args.shared_server and servers:
                 servers[name], proxies[name] = next(iter(servers.values())), next(iter(proxies.values()))
@@ -112,19 +133,22 @@ def main() -> None:
             text = (f"PROVIDERS:\n  local:\n    MODEL: openai/smollm2\n    URL: {proxies[name].url}\n"
                     f"    API_KEY: none\n    MAX_TOKENS: {args.max_tokens}\n")
             if name == "memory on":
-                text += FakePlur(Path(home)).entry(seed=seed_engrams())  # the shipped MEMORY defaults
+                text += FakePlur(Path(home)).entry(seed=seed_engrams())
                 del env["TMG_MEMORY_ENABLED"]
             else:
                 text += "MEMORY:\n  ENABLED: false\n"
-            config = Path(home) / "tmg.yaml"
-            config.write_text(text)
-            envs[name] = dict(env, TMG_CONFIG=str(config))
+            learn = {"timed": args.learn, "seeding": "off"} if name == "memory on" else {}
+            for phase, target in (("timed", envs), ("seeding", seed_envs)):
+                # The seeding prompts teach nothing: the store holds the 40 seeds when timing starts.
+                config = Path(home) / f"{phase}.yaml"
+                config.write_text(text + (f"MEMORY:\n  LEARN: {learn[phase]}\n" if learn.get(phase) else ""))
+                target[name] = dict(env, TMG_CONFIG=str(config))
         try:
             # Grow each session to the target with piped chunks of prose (untimed).
             chunks = doc_chunks()
             sizes = {}
             for name in cases:
-                run(tmg, envs[name], cwd, ["--new", "-r", "In one line, what is this about?"], chunks[0])
+                run(tmg, seed_envs[name], cwd, ["--new", "-r", "In one line, what is this about?"], chunks[0])
                 used = 1
                 while True:
                     sizes[name] = session_tokens(servers[name].url, proxies[name].requests[-1])
@@ -132,7 +156,7 @@ def main() -> None:
                         break
                     if used == len(chunks):
                         raise SystemExit(f"bench: ran out of text at {sizes[name]} tokens")
-                    run(tmg, envs[name], cwd, ["-r", "In one line, what is this about?"], chunks[used])
+                    run(tmg, seed_envs[name], cwd, ["-r", "In one line, what is this about?"], chunks[used])
                     used += 1
             # One untimed prompt each, so both start timing with their own session's prefix cached.
             for name in cases:
@@ -146,23 +170,42 @@ def main() -> None:
             for name in cases:
                 if name == "memory on":
                     subprocess.run([tmg, "memory", "stop"], capture_output=True, env=envs[name])
-        report(args, samples, sizes, {name: proxies[name].requests[seeded[name]:] for name in cases},
-               {name: session_tokens(servers[name].url, proxies[name].requests[-1]) for name in cases})
+        timed_requests = {name: proxies[name].requests[seeded[name]:] for name in cases}
+        final = {name: session_tokens(servers[name].url, proxies[name].requests[-1]) for name in cases}
+        blocks = [b for q in timed_requests["memory on"] for b in memory_blocks(q)]
+        block_tokens = count_tokens(servers["memory on"].url, blocks[-1]) if blocks else 0
+        if args.shared_server:
+            both = evaluated(logdir / "memory off.log", 2 * args.rounds)
+            cache = {"memory off": both[0::2], "memory on": both[1::2]}
+        else:
+            cache = {name: evaluated(logdir / f"{name}.log", args.rounds) for name in cases}
+        store = FakePlur(Path(envs["memory on"]["TMG_HOME"])).engrams()
+        report(args, samples, sizes, timed_requests, final, cache)
+        print(f"memory block of the last prompt: {block_tokens} model tokens; memory-on store after the run: "
+              f"{len(store)} engrams, {sum(bool(e.get('pinned')) for e in store)} pinned"
+              + "".join(f"\n  pinned: {e['statement'][:100]!r}{'...' if len(e['statement']) > 100 else ''} "
+                        f"({len(e['statement'])} characters)" for e in store if e.get("pinned")))
+        print(f"server logs: {logdir}")
 
 
 def report(args: argparse.Namespace, samples: dict[str, list[float]], seeded: dict[str, int],
-           timed_requests: dict[str, list[dict]], final: dict[str, int]) -> None:
+           timed_requests: dict[str, list[dict]], final: dict[str, int],
+           cache: dict[str, list[tuple[int, int]]]) -> None:
     med = statistics.median
     off, on = med(samples["memory off"]), med(samples["memory on"])
     where = "one server for both sessions" if args.shared_server else "one server per session"
     print(f"### P10: a real model server, memory on vs off (target <= 1.2x)\n\n"
           f"llama-cpp-python server, SmolLM2-135M-Instruct, n_ctx {args.n_ctx}, {where}; max_tokens "
-          f"{args.max_tokens}; {os.cpu_count()} CPUs; median of {args.rounds} one-shots per case, alternating.\n")
-    print("| case | session tokens (seeded -> last request) | median s per prompt | runs (s) | ratio to memory off |")
-    print("|---|---|---|---|---|")
+          f"{args.max_tokens}; memory on: LEARN {args.learn or 'shipped'}; {os.cpu_count()} CPUs; median of {args.rounds} one-shots per case, alternating.\n")
+    print("| case | session tokens, block aside (seeded -> last request) | server: tokens reused / evaluated per prompt (median) "
+          "| median s per prompt | runs (s) | ratio to memory off |")
+    print("|---|---|---|---|---|---|")
     for name, values in samples.items():
         runs = ", ".join(f"{v:.2f}" for v in values)
-        print(f"| {name} | {seeded[name]} -> {final[name]} | {med(values):.2f} | {runs} | {med(values) / off:.2f}x |")
+        reuse = (f"{med(a for a, _ in cache[name]):.0f} / {med(b for _, b in cache[name]):.0f}"
+                 if cache[name] else "n/a")
+        print(f"| {name} | {seeded[name]} -> {final[name]} | {reuse} | {med(values):.2f} | {runs} "
+              f"| {med(values) / off:.2f}x |")
     print()
     on_requests = timed_requests["memory on"]
     with_block = [bool(memory_blocks(q)) for q in on_requests]
@@ -172,6 +215,9 @@ def report(args: argparse.Namespace, samples: dict[str, list[float]], seeded: di
     print(f"memory-on requests carrying a memory block: {sum(with_block)}/{len(on_requests)} "
           f"({'only in the latest user turn' if in_last_only else 'SOMEWHERE BEFORE the latest user turn'}; "
           f"block {min(sizes, default=0)}-{max(sizes, default=0)} characters); memory-off requests with one: {off_blocks}")
+    extra = {name: len(q) - args.rounds for name, q in timed_requests.items() if len(q) != args.rounds}
+    if extra:
+        print(f"WARNING: timed prompts made more requests than prompts (a context-overflow retry?): {extra}")
     print(f"ratio memory on / off: {on / off:.2f}x")
 
 
