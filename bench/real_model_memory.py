@@ -122,11 +122,11 @@ def main() -> None:
         servers, proxies, envs, seed_envs = {}, {}, {}, {}
         for name in cases:
             if args.shared_server and servers:
-                servers[name], proxies[name] = next(iter(servers.values())), next(iter(proxies.values()))
-                continue
-            server = stack.enter_context(realmodel.LlamaServer(n_ctx=args.n_ctx, log=logdir / f"{name}.log"))
+                server = next(iter(servers.values()))
+            else:
+                server = stack.enter_context(realmodel.LlamaServer(n_ctx=args.n_ctx, log=logdir / f"{name}.log"))
             servers[name] = server
-            proxies[name] = stack.enter_context(realmodel.ToolChoiceProxy(server.url))
+            proxies[name] = stack.enter_context(realmodel.ToolChoiceProxy(server.url))  # one per session: its requests
         cwd = tempfile.mkdtemp(prefix="tmg-bench-work-")
         for name in cases:
             env, home = scratch_env(LITELLM_LOCAL_MODEL_COST_MAP="True")
