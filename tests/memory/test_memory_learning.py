@@ -308,3 +308,10 @@ async def test_a_memory_block_the_model_repeats_is_never_learned(live) -> None:
     await hook.after_turn(turn(text=echoed), None)
     await hook.after_turn(turn(text="## PLUR MEMORY\n- only the block\n[/PLUR-MEMORY]", prompt_id=2), None)
     assert [i["statement"] for i in hook.batch(SID)] == ["Use spaces."]
+
+
+def test_a_long_prompt_or_piped_document_is_never_pinned_as_an_instruction() -> None:
+    readme = "Summarise this:\n\n" + "tmg streams answers to the terminal.\n" * 20 + "Ctrl-C stops it.\n"
+    assert not is_instruction(readme)
+    assert not is_instruction("From now on answer briefly. " + "Context: " + "x" * 500)
+    assert is_instruction("From now on, always answer in French.")

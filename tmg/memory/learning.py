@@ -53,6 +53,10 @@ _GATE = re.compile(
     + rf"|{_SENTENCE_START}(?:always|never|don['’]?t|do\s+not|stop)\b",
     re.IGNORECASE,
 )
+# A standing instruction is a sentence or a few, typed; a longer prompt is a task or a piped
+# document, and a "stop" or "never" somewhere inside it must not pin the whole text to every
+# later prompt (seen: a README chunk pinned as "the user's instruction", ~800 tokens a prompt).
+MAX_INSTRUCTION_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def classify(turn: Turn, error: BaseException | None) -> Episode | None:
 
 def is_instruction(text: str) -> bool:
     """A correction or standing instruction worth a learn of its own (`full` tier)."""
-    return bool(_GATE.search(text))
+    return len(text) <= MAX_INSTRUCTION_CHARS and bool(_GATE.search(text))
 
 
 class LearningHook:
