@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from tmg.permissions.action import ToolAction
 from tmg.tools.registry import ToolResult
 
 MAX_READ_BYTES = 200_000
@@ -44,6 +45,9 @@ class ReadFileTool:
     def __init__(self, guard: RootGuard) -> None:
         self._guard = guard
 
+    def action(self, arguments: dict[str, Any]) -> ToolAction:
+        return ToolAction(self.name, "read", paths=(str(arguments.get("path", "")),))
+
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
             path = self._guard.resolve(str(arguments.get("path", "")))
@@ -68,6 +72,9 @@ class ListFolderTool:
 
     def __init__(self, guard: RootGuard) -> None:
         self._guard = guard
+
+    def action(self, arguments: dict[str, Any]) -> ToolAction:
+        return ToolAction(self.name, "read", paths=(str(arguments.get("path") or "."),))
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:

@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
 
 READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
@@ -220,6 +221,16 @@ class McpTools:
         if name not in self._names:
             self._current()
         return name in self._names
+
+    def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
+        """An MCP tool's effect from its annotations (MCP 2025-06-18): readOnlyHint means it only
+        reads; without annotations nothing is known, so the permission engine asks."""
+        server, tool_name = self._names[name]
+        spec = server.tools.get(tool_name)
+        hints = (spec.annotations or {}) if spec is not None else {}
+        effect: Effect = "read" if hints.get("readOnlyHint") is True else (
+            "write" if hints.get("readOnlyHint") is False else "unknown")
+        return ToolAction(name, effect, server=server.name)
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         server, tool = self._names[name]

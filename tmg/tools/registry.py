@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tmg.permissions.action import PermissionGate, ToolAction
+
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model
 
 
@@ -24,6 +26,10 @@ class Tool(Protocol):
     parameters: dict[str, Any]
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult: ...
+
+    def action(self, arguments: dict[str, Any]) -> ToolAction:
+        """What this call would do, for the permission gate (a tool without it counts as `unknown`)."""
+        ...
 
 
 class ToolSource(Protocol):
@@ -45,6 +51,10 @@ class ToolSource(Protocol):
         """Wait a very short bound for tools still becoming available (before a turn's schemas)."""
         ...
 
+    def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
+        """What this call would do, for the permission gate."""
+        ...
+
 
 # A source bounds its own calls by the timeout; the registry's bound is only a backstop.
 _SOURCE_SLACK_S = 2.0
@@ -53,9 +63,11 @@ _SOURCE_SLACK_S = 2.0
 class ToolRegistry:
     """Looks tools up by name and runs them bounded, never letting one crash the turn."""
 
-    def __init__(self, tools: list[Tool] | None = None, sources: list[ToolSource] | None = None) -> None:
+    def __init__(self, tools: list[Tool] | None = None, sources: list[ToolSource] | None = None,
+                 gate: PermissionGate | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._sources: list[ToolSource] = list(sources or [])
+        self._gate = gate or PermissionGate()
         for tool in tools or []:
             self.add(tool)
 
@@ -91,6 +103,9 @@ class ToolRegistry:
                 raise ValueError("arguments must be a JSON object")
         except ValueError as exc:
             return ToolResult(f"error: the arguments are not a JSON object ({exc}); send valid JSON", is_error=True)
+        verdict = await self._gate.check(_describe(name, tool, source, arguments))
+        if not verdict.allowed:
+            return ToolResult(f"refused: {verdict.note or verdict.reason}", is_error=True)
         try:
             if tool is not None:
                 result = await asyncio.wait_for(tool.run(arguments), timeout)
@@ -106,3 +121,10 @@ class ToolRegistry:
             note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
             result = ToolResult(cut + note, result.is_error)
         return result
+
+
+def _describe(name: str, tool: Tool | None, source: ToolSource | None, arguments: dict[str, Any]) -> ToolAction:
+    describe = getattr(tool if tool is not None else source, "action", None)
+    if describe is None:
+        return ToolAction(name, "unknown")
+    return describe(arguments) if tool is not None else describe(name, arguments)
