@@ -14,7 +14,10 @@ def registered_names(app) -> set[str]:
     from typer.main import get_command_name
 
     names = {c.name or get_command_name(c.callback.__name__) for c in app.registered_commands if c.callback or c.name}
-    names.update(g.name or g.typer_instance.info.name for g in app.registered_groups)
+    for group in app.registered_groups:
+        name = group.name or getattr(group.typer_instance.info, "name", None)
+        if isinstance(name, str):  # unnamed: typer gives it no word of its own
+            names.add(name)
     return names
 
 
