@@ -18,10 +18,7 @@ _LEFT_OUT = ("h2", "httpx._main")
 
 
 def _import_httpx():
-    if "httpx" in sys.modules:  # already imported (by the mcp SDK or litellm): nothing to save
-        import httpx
-
-        return httpx
+    # Whatever is already imported (by the mcp SDK or litellm) stays as it is.
     # A None entry in sys.modules makes an import of that name fail with ImportError, which
     # httpx and httpcore both expect (they treat these parts as optional extras).
     blocked = [name for name in _LEFT_OUT if name not in sys.modules]
