@@ -108,7 +108,11 @@ class ToolRegistry:
             return ToolResult(f"refused: {verdict.note or verdict.reason}", is_error=True)
         try:
             if tool is not None:
-                result = await asyncio.wait_for(tool.run(arguments), timeout)
+                # A tool that bounds itself (shell: the model may ask for longer) gets its own
+                # limit, with the registry's bound as a backstop just past it.
+                own = getattr(tool, "time_limit", None)
+                bound = own(arguments) + _SOURCE_SLACK_S if own is not None else timeout
+                result = await asyncio.wait_for(tool.run(arguments), bound)
             else:
                 assert source is not None
                 result = await asyncio.wait_for(source.call(name, arguments, timeout), timeout + _SOURCE_SLACK_S)
@@ -118,7 +122,8 @@ class ToolRegistry:
             return ToolResult(f"error: {name} failed: {exc}", is_error=True)
         if len(result.content) > MAX_RESULT_CHARS:
             cut = result.content[:MAX_RESULT_CHARS]
-            note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
+            note = (f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown; "
+                    "ask for less: a line range, a narrower pattern or path]")
             result = ToolResult(cut + note, result.is_error)
         return result
 
