@@ -44,8 +44,9 @@ def unified_diff(before: str, after: str, label: str) -> str:
     return text.rstrip("\n") or "(no change)"
 
 
-def _line_count(text: str) -> int:
-    return len(text.splitlines())
+def _lines(text: str) -> str:
+    n = len(text.splitlines())
+    return "1 line" if n == 1 else f"{n} lines"
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -117,9 +118,9 @@ class WriteFileTool(_FileChanger):
         except OSError:
             before = None
         if before is None:
-            preview = f"new file {self._label(path)}, {_line_count(content)} lines"
+            preview = f"new file {self._label(path)}, {_lines(content)}"
         elif isinstance(before, str):
-            preview = f"replace {self._label(path)} ({before}) with {_line_count(content)} lines"
+            preview = f"replace {self._label(path)} ({before}) with {_lines(content)}"
         else:
             preview = unified_diff(_decode(before), content, self._label(path))
         return self._guard.action(self.name, "write", raw, preview=preview)
@@ -144,7 +145,7 @@ class WriteFileTool(_FileChanger):
         except (OSError, PermissionError) as exc:
             return ToolResult(f"error: {exc}", is_error=True)
         verb = "replaced" if existed else "created"
-        return ToolResult(f"{verb} {self._label(path)} ({_line_count(content)} lines)")
+        return ToolResult(f"{verb} {self._label(path)} ({_lines(content)})")
 
 
 class EditFileTool(_FileChanger):

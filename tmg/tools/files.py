@@ -100,7 +100,7 @@ def _read_page(path: Path, offset: int, limit: int) -> _Page | str:
 class ReadFileTool:
     name = "read_file"
     description = ("Read a text file under the working directory. Lines are numbered (number, tab, text); "
-                   f"at most {READ_LIMIT} lines per call: use offset/limit for more.")
+                   "a long file comes in pages, each ending with how to read on (offset/limit).")
     parameters = {
         "type": "object",
         "properties": {
