@@ -92,7 +92,7 @@ async def test_list_folder_marks_folders(tmp_path):
 async def test_the_registry_bounds_output_and_reports_bad_calls(tmp_path):
     registry = ToolRegistry([BigTool()])
     result = await registry.call("big", "{}", timeout=5)
-    assert "[truncated: 500 more characters not shown; ask for less" in result.content
+    assert "[truncated: 500 more characters not shown]" in result.content
     assert (await registry.call("nope", "{}", timeout=5)).content.startswith("error: there is no tool named 'nope'")
     assert "not a JSON object" in (await registry.call("big", "[1]", timeout=5)).content
 

@@ -92,3 +92,13 @@ def test_a_call_is_described_as_running_its_command(tmp_path):
     action = ShellTool(tmp_path, BASE).action({"command": "git status && rm -rf y"})
     assert (action.tool, action.effect, action.command, action.preview) == (
         "shell", "run", "git status && rm -rf y", "git status && rm -rf y")
+
+
+async def test_a_background_job_holding_the_output_does_not_keep_the_call_waiting(tmp_path):
+    pidfile = tmp_path / "pid"
+    result = await ShellTool(tmp_path, BASE).run(
+        {"command": f"sleep 300 & echo $! > {pidfile}; echo started it", "timeout": 60})
+    try:
+        assert result.content == "exit code: 0\nstdout:\nstarted it" and not result.is_error
+    finally:
+        os.kill(int(pidfile.read_text()), 9)

@@ -122,8 +122,7 @@ class ToolRegistry:
             return ToolResult(f"error: {name} failed: {exc}", is_error=True)
         if len(result.content) > MAX_RESULT_CHARS:
             cut = result.content[:MAX_RESULT_CHARS]
-            note = (f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown; "
-                    "ask for less: a line range, a narrower pattern or path]")
+            note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
             result = ToolResult(cut + note, result.is_error)
         return result
 

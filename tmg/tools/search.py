@@ -212,7 +212,7 @@ async def _ripgrep(rg: str, pattern: str, base: Path, only: str | None, ignore_c
                 pass
         _, err = await proc.communicate()
     message = err.decode("utf-8", errors="replace")
-    if proc.returncode == 2 and "regex parse error" in message:  # not an unreadable file: those are skipped
+    if "regex parse error" in message:  # an unreadable file is only skipped, as by the Python search
         raise re.error(" ".join(message.split()))
     return found
 

@@ -98,30 +98,65 @@ class ShellTool:
         if not isinstance(command, str) or not command.strip():
             return ToolResult("error: give the command to run", is_error=True)
         limit = self.time_limit(arguments)
+        # Shielded: a cancel during the start must not leave the group running (asyncio would
+        # kill only the shell, then wait for pipes its children still hold).
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            self._shell, "-c", command, cwd=self._cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True))
         try:
-            proc = await asyncio.create_subprocess_exec(
-                self._shell, "-c", command, cwd=self._cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            spawn.add_done_callback(_kill_when_started)
+            raise
         except OSError as exc:
             return ToolResult(f"error: could not start {self._shell}: {exc}", is_error=True)
         out, err = _Capture(STDOUT_CAP), _Capture(STDERR_CAP)
         readers = [asyncio.ensure_future(_pump(proc.stdout, out)), asyncio.ensure_future(_pump(proc.stderr, err))]
-        timed_out = False
         try:
-            try:
-                await asyncio.wait_for(proc.wait(), limit)
-            except asyncio.TimeoutError:
-                timed_out = True
+            timed_out = not await _exited(proc, readers, limit)
+            if timed_out:
                 await _stop(proc)
             # Output still in the pipes; a background job that keeps them open is not waited for.
             await asyncio.wait(readers, timeout=_DRAIN_S)
         except BaseException:  # cancelled (Ctrl-C, the registry's bound): the whole group goes
             _signal(proc, signal.SIGKILL)
+            try:
+                await _exited(proc, [], _KILL_GRACE_S)  # reaped, so its pipes can be closed below
+            except BaseException:  # noqa: BLE001 - a second cancel: the first one is raised
+                pass
             raise
         finally:
             for reader in readers:
                 reader.cancel()
+            if proc.returncode is not None and not all(r.done() and not r.cancelled() for r in readers):
+                # Pipes a background job still holds: closed on our side now, not at garbage
+                # collection (after the loop is gone). Only once reaped: close() would reap it itself.
+                transport = getattr(proc, "_transport", None)
+                if transport is not None:
+                    transport.close()
         return ToolResult(_report(proc.returncode, out, err, limit if timed_out else None), is_error=timed_out)
+
+
+async def _exited(proc: asyncio.subprocess.Process, readers: list[asyncio.Future[None]], limit: float) -> bool:
+    """True once the shell has exited, False at the limit. Not `proc.wait()`: on Python 3.11 it
+    also waits for the pipes to close, which a background job (`server &`) may never do."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while proc.returncode is None:
+        left = deadline - loop.time()
+        if left <= 0:
+            return False
+        pending = [r for r in readers if not r.done()]
+        if pending:  # the usual end: output closes as the command exits
+            await asyncio.wait(pending, timeout=min(left, 0.05))
+        else:
+            await asyncio.sleep(min(left, 0.005))
+    return True
+
+
+def _kill_when_started(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    if not spawn.cancelled() and spawn.exception() is None:
+        _signal(spawn.result(), signal.SIGKILL)
 
 
 async def _pump(stream: asyncio.StreamReader | None, into: _Capture) -> None:
@@ -141,12 +176,9 @@ def _signal(proc: asyncio.subprocess.Process, sig: int) -> None:
 async def _stop(proc: asyncio.subprocess.Process) -> None:
     """SIGTERM to the group, then SIGKILL for what is left after a short grace."""
     _signal(proc, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), _KILL_GRACE_S)
-    except asyncio.TimeoutError:
-        pass
+    await _exited(proc, [], _KILL_GRACE_S)
     _signal(proc, signal.SIGKILL)  # also children that outlived the shell
-    await proc.wait()
+    await _exited(proc, [], _KILL_GRACE_S)
 
 
 def _report(code: int | None, out: _Capture, err: _Capture, timed_out: float | None) -> str:
