@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import re
 import shutil
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,7 +176,8 @@ def _python_grep(regex: re.Pattern[str], base: Path, only: str | None) -> Found:
 
 
 async def _ripgrep(rg: str, pattern: str, base: Path, only: str | None, ignore_case: bool) -> Found:
-    argv = [rg, "--json", "--hidden", "--sort", "path", "--glob", "!.git", "--regexp", pattern]
+    # --no-messages: unreadable files are skipped quietly (as by the Python search); a bad regex still speaks.
+    argv = [rg, "--json", "--hidden", "--no-messages", "--sort", "path", "--glob", "!.git", "--regexp", pattern]
     if ignore_case:
         argv.append("--ignore-case")
     if only and "/" not in only:  # rg's name-only globs mean what ours do; others are filtered below
@@ -186,8 +189,10 @@ async def _ripgrep(rg: str, pattern: str, base: Path, only: str | None, ignore_c
     wanted = glob_matcher(only) if only else None
     found = Found([])
     binary: dict[Path, bool] = {}
+    read_all = False
+    assert proc.stdout is not None and proc.stderr is not None
+    errors = asyncio.ensure_future(proc.stderr.read(1 << 16))  # read beside stdout: a full pipe would stall rg
     try:
-        assert proc.stdout is not None
         async for raw in proc.stdout:
             event = json.loads(raw)
             if event.get("type") != "match":
@@ -204,14 +209,18 @@ async def _ripgrep(rg: str, pattern: str, base: Path, only: str | None, ignore_c
             if len(found.matches) >= MAX_COUNTED:
                 found.more = True
                 break
+        else:
+            read_all = True
     finally:
-        if proc.returncode is None:
+        if not read_all and proc.returncode is None:  # enough found, or cancelled: rg stops here
+            # os.kill, not proc.kill(): Popen.kill() polls first, reaping the child under asyncio's
+            # watcher ("Unknown child process" on stderr). Unreaped, the pid is still rg's.
             try:
-                proc.kill()
+                os.kill(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, err = await proc.communicate()
-    message = err.decode("utf-8", errors="replace")
+        await proc.wait()
+    message = (await errors).decode("utf-8", errors="replace")
     if "regex parse error" in message:  # an unreadable file is only skipped, as by the Python search
         raise re.error(" ".join(message.split()))
     return found
