@@ -135,14 +135,12 @@ class GrepTool:
         secret = self._guard.sensitive
         if secret is None or secret.reason(base):
             return found
-        kept, dropped = [], set()
         verdicts: dict[Path, bool] = {}
         for m in found.matches:
             if m.path not in verdicts:
                 verdicts[m.path] = secret.reason(m.path) is not None
-            (dropped.add(m.path) if verdicts[m.path] else kept.append(m))
-        found.matches = kept
-        found.skipped_secret += len(dropped)
+        found.matches = [m for m in found.matches if not verdicts[m.path]]
+        found.skipped_secret += sum(verdicts.values())
         return found
 
 
