@@ -37,10 +37,15 @@ from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
 from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
 from tmg.session.transcript import Transcript
+from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.tools.registry import ToolRegistry
+from tmg.tools.search import GlobTool, GrepTool
+from tmg.tools.sensitive import SensitivePaths
+from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -70,9 +75,17 @@ def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
     ])
 
 
-def build_tools(envr: Environment, mcp: McpTools | None = None) -> ToolRegistry:
-    guard = RootGuard([envr.cwd])
-    return ToolRegistry([ReadFileTool(guard), ListFolderTool(guard)], sources=[mcp] if mcp is not None else [])
+def build_tools(envr: Environment, mcp: McpTools | None = None,
+                config: Callable[[], Config] | None = None) -> ToolRegistry:
+    """The built-in tools of one session (one ledger of what its model has read), then MCP's."""
+    guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
+    ledger = ReadLedger()
+    redact = process_redactor()
+    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: (config() if config else Config()).tool_timeout,
+                      secret=lambda value: redact(value) != value)
+    tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
+             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
+    return ToolRegistry(tools, sources=[mcp] if mcp is not None else [])
 
 
 class GatewayCache:
@@ -228,7 +241,7 @@ def open_session(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector),
         history=history,
-        tools=build_tools(envr, mcp),
+        tools=build_tools(envr, mcp, watcher.current),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
