@@ -33,7 +33,8 @@ class Text:
 @dataclass(frozen=True)
 class Echo:
     """Answer with the text of the last user message (after ``prefix``), as a model answers the
-    question: without the memory block that rides with it (``## PLUR MEMORY`` ... its end)."""
+    question: without the memory block or tmg notice that rides with it (``## PLUR MEMORY`` ...,
+    ``[tmg notice: ...]``)."""
 
     prefix: str = ""
     chunks: int = 1
@@ -251,7 +252,8 @@ def last_user_text(body: dict[str, Any]) -> str:
                 text = "".join(p.get("text", "") for p in content if isinstance(p, dict))
             else:
                 text = str(content or "")
-            return text.split("\n\n## PLUR MEMORY\n", 1)[0]
+            # tmg's transient notices ride the same way (after the text, this request only).
+            return text.split("\n\n## PLUR MEMORY\n", 1)[0].split("\n\n[tmg notice: ", 1)[0]
     return ""
 
 

@@ -191,9 +191,10 @@ async def test_context_overflow_summarises_older_turns_once(tmp_path):
     stored = History(tmp_path / "history.jsonl").messages
     assert [m["role"] for m in stored].count("summary") == 1 and len(stored) == 9  # the originals stay
     # Only once a prompt: a second overflow in the same prompt is one clear error.
-    model.queue[:] = [overflow, overflow]
+    model.queue[:] = [overflow, text("second summary"), overflow, text("never sent")]
     with pytest.raises(GatewayError, match="still too long after summarising.*/new"):
         await engine.run_prompt("five")
+    assert model.queue == [text("never sent")]
 
 
 async def test_context_overflow_with_compaction_off_is_one_clear_error(tmp_path):

@@ -41,6 +41,7 @@ QUOTE_CHARS = 600  # longer user messages are pastes or files: the model's summa
 QUOTES_TOTAL_CHARS = 4000
 _TOOL_RESULT_CHARS = 2000  # of each tool result, in the text to summarise
 _USER_CHARS = 6000
+_PROMPT_AND_ANSWER_TOKENS = 600  # the summary prompt itself, and room for the summary it asks for
 
 # Sends summary messages to the summary model: (text, usage, the model's window in tokens).
 SummaryCall = Callable[[list[Message]], Awaitable["SummaryReply"]]
@@ -69,12 +70,13 @@ class SummaryFailed(Exception):
 async def summarise(messages: Sequence[Message], call: SummaryCall, window: int, focus: str = "") -> Summary:
     """A summary of ``messages`` (as sent: the summary pair of an earlier summary included).
 
-    ``window`` is the summary model's window in tokens: a conversation over about half of it
-    goes in pieces (and a piece the provider still finds too long is halved, twice at most).
+    ``window`` is the summary model's window in tokens: a conversation that does not fit in it
+    with the prompt and room for the summary goes in pieces (and a piece the provider still
+    finds too long is halved, twice at most).
     """
     quotes = user_quotes(messages)
     blocks = [render(m) for m in messages if not _is_summary_ack(m)]
-    budget_chars = max(2000, window // 2 * CHARS_PER_TOKEN)
+    budget_chars = max(2000, int(window * 0.75 - _PROMPT_AND_ANSWER_TOKENS) * CHARS_PER_TOKEN)
     usage = Usage(0, 0, 0.0)
     pieces = 0
     model = ""
