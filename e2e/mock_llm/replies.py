@@ -222,7 +222,10 @@ def answer_for(reply: Reply, body: dict[str, Any]) -> Answer:
 
     A text longer than the request's ``max_tokens`` is cut there, ``finish_reason`` ``length``.
     """
+    # As providers count: the tool definitions are part of the prompt.
     prompt = estimate_tokens(json.dumps(body.get("messages", [])))
+    if body.get("tools"):
+        prompt += estimate_tokens(json.dumps(body["tools"]))
     if isinstance(reply, Echo):
         reply = Text(reply.prefix + last_user_text(body), reply.chunks, 0.0, reply.chunk_delay)
     if isinstance(reply, Text):
