@@ -67,6 +67,10 @@ class BudgetGatekeeper:
         forced = ctx.force_compact
         if not cfg.compaction.enabled or (before <= budget.threshold and not forced):
             return
+        if ctx.persist_requested:
+            # A repair rewrites the stored history from this list: stubs and a summary pair must
+            # not become stored turns. The repaired history is stored; the next turn gatekeeps.
+            return
         keep = int(budget.threshold * RECENT_SHARE)
         if forced:  # the provider said it is too long, whatever we estimated: keep less than now
             keep = min(keep, int(before * RECENT_SHARE))
