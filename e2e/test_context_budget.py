@@ -4,6 +4,7 @@ the originals stay readable (SPEC §6, issue 14)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from e2e.mock_llm import ContextOverflow, MockLLM, Text, ToolCall
-from e2e.conftest import TmgRunner
+from e2e.conftest import TmgRunner, tmg_command
+from e2e.tmux import Terminal, tmux_available
 
 REPO = Path(__file__).resolve().parent.parent
 MANY_TOOLS_SERVER = REPO / "tests" / "support" / "many_tools_mcp_server.py"
@@ -177,3 +179,30 @@ def test_tmg_compact_summarises_the_current_session_on_demand(runner, model):
     assert sent[-1]["content"].startswith("Fourth question") and sum(1 for m in sent if m["role"] == "user") < 5
     shown = runner.run("-t").out
     assert "First question" in shown and "summary of the" in shown and "focus: the open questions" in shown
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_slash_compact_in_the_chat_summarises_and_the_next_prompt_starts_from_it(runner, model):
+    ask(runner, "Rule: reply in haiku. First question", Text(LONG))
+    ask(runner, "Second question", Text(LONG))
+    term = Terminal(width=120, height=30)
+    try:
+        term.start(tmg_command(), runner.env(LANG=os.environ.get("LANG") or "C.UTF-8"), runner.work)
+        term.wait_for(r"openai/mock-model >")
+        term.type("/compact the haiku rule")
+        term.send("Enter")
+        term.wait_for(r"compacted: \d+ earlier messages")
+        assert is_summary_request(model.requests[-1])
+        model.enqueue(Text("an answer"))
+        term.type("Third question")
+        term.send("Enter")
+        term.wait_for(r"an answer")
+        sent = model.requests[-1]["messages"]
+        assert sent[1]["content"].startswith(SUMMARY_HEADING)
+        assert '"Rule: reply in haiku. First question"' in sent[1]["content"]
+        term.type("/exit")
+        term.send("Enter")
+        assert term.exit_status() == 0
+    finally:
+        term.close()

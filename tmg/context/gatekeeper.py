@@ -24,6 +24,7 @@ from tmg.context.incremental import SeenPrefix
 from tmg.context.pipeline import Message, TurnContext
 from tmg.context.summary import Summary, SummaryCall, SummaryFailed, summarise
 from tmg.context.tokens import Budget, TokenEstimator, message_tokens, tools_tokens
+from tmg.errors import TmgError
 from tmg.llm.gateway import ProviderSpec
 from tmg.session.history import summary_messages
 
@@ -112,10 +113,10 @@ class BudgetGatekeeper:
         if cut is None or not _worth_summarising(older):
             meta.setdefault("budget", {})["summary_failed"] = "there are no older turns to summarise"
             return None
-        call, window = self._summary_model(cfg, provider)
         try:
+            call, window = self._summary_model(cfg, provider)  # a bad SUMMARY_MODEL is said, not fatal
             summary = await summarise(older, call, window, focus)
-        except SummaryFailed as exc:
+        except (SummaryFailed, TmgError) as exc:
             meta.setdefault("budget", {})["summary_failed"] = str(exc)
             return None
         first_kept = messages[cut] if cut < len(messages) else None
