@@ -18,10 +18,14 @@ from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
 from tmg.context.cleaners import CleanersTransformer
+from tmg.context.gatekeeper import BudgetGatekeeper
+from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
+from tmg.context.summary import SummaryCall, SummaryReply
+from tmg.context.tokens import Budget, TokenEstimator
 from tmg.context.validator import FinalValidator
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
@@ -62,16 +66,19 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     return live
 
 
-def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
-    # Seams for later: skills (10), budget gatekeeper (80), notices (110).
+def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None) -> Pipeline:
+    # Seam for later: skills (10). ``budget`` without a summary model only prunes.
+    budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
         *([memory_injector] if memory_injector is not None else []),
         RepairTransformer(),
         CleanersTransformer(),
         AlternationTransformer(),
         PersonaTransformer(),
+        budget,
+        TransientNotices(),
         PrunerTransformer(),
-        FinalValidator(),
+        FinalValidator(budget.estimator),
     ])
 
 
@@ -112,6 +119,23 @@ class GatewayCache:
             if p is not None and name not in tried and (p.api_key or p.url):
                 return self._gateway(provider_spec(p))
         return None
+
+    def summary_model(self, config: Config, chat: ProviderSpec | None) -> tuple[SummaryCall, int]:
+        """How the gatekeeper calls the summary model (COMPACTION.SUMMARY_MODEL, a model id or a
+        provider name; else the chat's own) and that model's window."""
+        wanted = config.compaction.summary_model
+        spec = provider_spec(choose_provider(config, wanted)) if wanted or chat is None else chat
+        spec, gateway = self._gateway(spec)
+
+        async def call(messages: list) -> SummaryReply:
+            from tmg.llm.gateway import CompletionRequest
+
+            request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
+                                        first_byte_timeout=spec.first_byte_timeout)
+            completion = await gateway.complete(request, lambda _delta: None)
+            return SummaryReply(completion.text, completion.usage, spec.model, Budget.for_request(config, spec).hard)
+
+        return call, Budget.for_request(config, spec).hard
 
     def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
         key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
@@ -237,9 +261,10 @@ def open_session(
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
+    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(memory.injector),
+        pipeline=build_pipeline(memory.injector, budget),
         history=history,
         tools=build_tools(envr, mcp, watcher.current),
         hooks=hooks,
@@ -247,6 +272,7 @@ def open_session(
         gateway_for=gateways,
         failover_for=gateways.failover,
         session_id=ref.id,
+        budget=budget,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)
 

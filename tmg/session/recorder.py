@@ -40,3 +40,6 @@ class TranscriptRecorder:
 
     def on_notice(self, message: str) -> None:
         self._t.notice(message)
+
+    def on_summary(self, record: dict) -> None:
+        self._t.summary(record.get("content") or "", (record.get("meta") or {}).get("summary") or {})
