@@ -113,6 +113,11 @@ class BudgetGatekeeper:
         if cut is None or not _worth_summarising(older):
             meta.setdefault("budget", {})["summary_failed"] = "there are no older turns to summarise"
             return None
+        older_tokens = sum(message_tokens(m) for m in older)
+        if not focus and older_tokens < MIN_SAVING * sum(message_tokens(m) for m in messages):
+            # Even a summary of nothing could not save 5%: no model call (the prompt itself is the bulk).
+            meta.setdefault("budget", {})["summary_failed"] = "the older turns are too small to save much"
+            return None
         try:
             call, window = self._summary_model(cfg, provider)  # a bad SUMMARY_MODEL is said, not fatal
             summary = await summarise(older, call, window, focus)
