@@ -78,6 +78,7 @@ class BudgetGatekeeper:
         saved_raw, count = prune_tool_outputs(ctx.messages, head, self.estimator.scale, keep)
         estimate = self.estimator.scale(raw - saved_raw)
         if count:
+            ctx.rewritten = True
             ctx.meta["budget"].update(tokens=estimate, pruned=count, pruned_tokens=before - estimate)
         if estimate <= budget.threshold and not forced:
             return
@@ -97,6 +98,7 @@ class BudgetGatekeeper:
             return
         pending.info.update(tokens_before=estimate, tokens_after=after)
         ctx.messages[:] = new_messages
+        ctx.rewritten = True
         ctx.summary = pending
         ctx.meta["budget"].update(tokens=after, summarised=pending.info["messages"], summary_tokens_before=estimate)
 

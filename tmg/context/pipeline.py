@@ -35,6 +35,9 @@ class TurnContext:
     provider: ProviderSpec | None = None
     # A summary the budget gatekeeper made this turn: the engine appends it to history.
     summary: Any = None
+    # True when a stage replaced messages before the end (pruned tool outputs): later stages
+    # must measure the list afresh, not only its new tail.
+    rewritten: bool = False
     _persist: bool = False
 
     def request_persist(self) -> None:

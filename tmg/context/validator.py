@@ -58,7 +58,7 @@ class FinalValidator:
         head = 0
         while head < len(messages) and messages[head].get("role") == "system":
             head += 1
-        start = self._seen.unchanged(messages, head)
+        start = 0 if ctx.rewritten else self._seen.unchanged(messages, head)
         if start == 0:
             self._body_tokens, self._calls, self._orphans = 0, set(), {}
         for m in messages[head + start:]:
