@@ -164,7 +164,30 @@ def _command(node, line: str, split: Split, depth: int) -> None:
     if not _literal(words[0]):
         split.trouble(f"its command name {words[0].word!r} comes from an expansion")
         return
-    _judge_words([w.word for w in words], [_literal(w) for w in words], split, depth, judged_only=False)
+    texts = []
+    for word in words:
+        text = _unquoted(word, line) if _literal(word) else word.word
+        if text is None:
+            split.trouble(f"its word {line[word.pos[0]:word.pos[1]]!r} is quoted in a way tmg cannot read")
+            return
+        texts.append(text)
+    _judge_words(texts, [_literal(w) for w in words], split, depth, judged_only=False)
+
+
+def _unquoted(word, line: str) -> str | None:
+    """A literal word as the shell passes it on, from its source text: bashlex's own quote
+    removal is wrong for mixed quoting (`"r"'m'` would stay `r'm'`, and `bash -c` scripts
+    quoted `'\''`-style would be misread). POSIX rules via shlex; `$'...'` is not read."""
+    import shlex
+
+    raw = line[word.pos[0]:word.pos[1]]
+    if "$'" in raw or '$"' in raw:
+        return None
+    try:
+        tokens = shlex.split(raw)
+    except ValueError:
+        return None
+    return tokens[0] if len(tokens) == 1 else None
 
 
 def _walk_inside(word, line: str, split: Split, depth: int) -> None:
