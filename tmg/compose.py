@@ -275,17 +275,18 @@ def open_session(
     end.add("close the history", history.close)
     end.add("close the transcript", transcript.close)
     end.add("release the session lock", lock.release)
-    gate = build_gate(options, envr, watcher.current, transcript, notices, asker)
-    if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
-        text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
-        notices.notice(text)
-        transcript.notice(text)
     hooks = HookSet(report=notices.warn)
     hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
     budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
+    gate = build_gate(options, envr, watcher.current, transcript, notices,
+                      _quiet_while_asking(asker, waiting) if asker is not None else None)
+    if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
+        text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
+        notices.notice(text)
+        transcript.notice(text)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector, budget),
@@ -299,6 +300,16 @@ def open_session(
         budget=budget,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate)
+
+
+def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
+    """The waiting line ("running shell · 3s") stops while the user is asked: it would redraw
+    over the question."""
+    async def ask(question):
+        waiting.stop()
+        return await asker(question)
+
+    return ask
 
 
 def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notices: Notices) -> SessionLock:

@@ -124,6 +124,22 @@ class PermissionEngine(PermissionGate):
         block = getattr(self._config(), "permissions", None)
         return getattr(block, "mode", "default") or "default"
 
+    @property
+    def store(self) -> DecisionStore:
+        assert self._store is not None
+        return self._store
+
+    def describe(self) -> list[str]:
+        """What holds now, for /permissions: the mode, the config's rules, the saved decisions."""
+        lines = [f"permissions: mode {self.mode()} ({self.mode_source()})"]
+        for decision in ("deny", "ask", "allow"):
+            rules = [r.text for r in config_rules(self._config()).rules if r.decision == decision]
+            if rules:
+                lines.append(f"  {decision}: {', '.join(rules)}")
+        if self._store is not None:
+            lines.extend(self._store.listing())
+        return lines
+
     def mode_source(self) -> str:
         return "--permissions" if self._mode_flag else "PERMISSIONS.MODE"
 

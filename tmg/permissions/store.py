@@ -82,7 +82,19 @@ class DecisionStore:
         return gone
 
     def listing(self) -> list[str]:
-        return [f"{i}. {e.decision} {e.rule}  (in {e.folder}, since {e.added})" for i, e in enumerate(self.entries(), 1)]
+        """The entries as numbered lines (the numbers `revoke` takes), or one line saying there are none."""
+        entries = self.entries()
+        if not entries:
+            return [f"no saved permission decisions ({self.path})"]
+        return [f"saved decisions ({self.path}):"] + [
+            f"  {i}. {e.decision} {e.rule}  (in {e.folder} and below, since {e.added})" for i, e in enumerate(entries, 1)]
+
+    def revoke_line(self, which: str) -> str:
+        """`revoke`, said in one line (what was forgotten, or that nothing matched and how to look)."""
+        gone = self.revoke(which)
+        if not gone:
+            raise ConfigError(f"no saved decision {which!r} (list them with tmg permissions, or /permissions)")
+        return "revoked: " + "; ".join(f"{e.decision} {e.rule} (in {e.folder})" for e in gone)
 
     def _write(self, entries: list[Saved]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

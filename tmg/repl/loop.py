@@ -35,6 +35,7 @@ from tmg.memory.runtime import MemoryServers
 from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
+from tmg.repl.consent import ConsentPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
@@ -103,6 +104,8 @@ class Repl:
         self.mcp_servers = McpToolServers(warn=self.notices.warn)
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
+        # A tool call the permission engine asks about is put to the user here.
+        self.consent = ConsentPrompt(envr)
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -111,7 +114,7 @@ class Repl:
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
-                               mcp_servers=self.mcp_servers, interactive=True)
+                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).
@@ -157,6 +160,11 @@ class Repl:
         except TmgError:
             model = "no model"
         return (self.session.ref.mode, model)
+
+    def warning(self) -> str:
+        """What the prompt line must show beside mode and model: "yolo" when nothing asks."""
+        gate = getattr(self.session, "gate", None)
+        return "yolo" if gate is not None and gate.mode() == "yolo" else ""
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -315,7 +323,8 @@ def _terminal_reader(repl: Repl) -> EntryReader:
     def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
         return repl.session.redact(text) if repl.session is not None else text
 
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact)
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact,
+                       warning=repl.warning)
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:
