@@ -13,6 +13,7 @@ not know, a command name that comes from a variable, `PATH=` in front of a comma
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 MAX_DEPTH = 4  # bash -c 'bash -c "..."' nesting looked into; deeper is a problem
 
@@ -69,8 +70,16 @@ class Split:
             self.problem = why
 
 
+def prewarm() -> None:
+    """Import the parser now (on a thread): building its tables takes ~0.3 s, once per process,
+    better spent while the user types than at the first shell call."""
+    import bashlex  # noqa: F401
+
+
+@lru_cache(maxsize=256)
 def split_command(line: str) -> Split:
-    """The simple commands `line` runs, the files it redirects into, and any problem reading it."""
+    """The simple commands `line` runs, the files it redirects into, and any problem reading it
+    (cached by line: the model repeats itself, and a Split is never changed once made)."""
     split = Split()
     _split_into(line, split, 0)
     if not split.commands and split.problem is None and line.strip():

@@ -97,6 +97,7 @@ class Repl:
         self._ending_signal: int | None = None
         self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
         self.done = False
+        self._shell_parser_warm = False
         # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
@@ -148,8 +149,16 @@ class Repl:
             end.hurry()
 
     def prewarm(self, session: ChatSession) -> None:
-        """Start importing the gateway backend now, so a person typing never waits for it."""
+        """Start importing the gateway backend now, so a person typing never waits for it (nor
+        for the shell parser at the first command the model runs)."""
         session.prewarm_gateway()
+        if not self._shell_parser_warm:
+            self._shell_parser_warm = True
+            import threading
+
+            from tmg.permissions.shell import prewarm
+
+            threading.Thread(target=prewarm, name="prewarm-bashlex", daemon=True).start()
 
     def label(self) -> tuple[str, str]:
         """``(mode, model)`` for the prompt."""
