@@ -126,3 +126,38 @@ def test_with_the_working_folder_at_root_reading_proc_self_environ_is_refused(tm
     assert refusal.startswith("refused:") and "/proc/self/environ" in refusal and "secrets" in refusal
     assert API_KEY not in refusal and "MOCK_API_KEY" not in refusal
     assert len([line for line in proc.stderr.splitlines() if line.startswith("tmg: refused read_file")]) == 1
+
+
+def test_tmg_permissions_lists_and_revokes_saved_decisions(tmg, llm):
+    empty = tmg.run("permissions")
+    assert empty.code == 0 and empty.out.startswith("no saved permission decisions")
+    store = tmg.root / "xdg" / "tmg" / "permissions.json"
+    store.parent.mkdir(parents=True)
+    store.write_text('{"version": 1, "decisions": [{"rule": "shell(npm test)", "decision": "allow", '
+                     f'"folder": "{tmg.work}", "added": "2026-11-30T00:00:00Z"}}]}}\n')
+    listed = tmg.run("permissions")
+    assert listed.code == 0 and f"1. allow shell(npm test)  (in {tmg.work} and below" in listed.out
+    missing = tmg.run("permissions", "--revoke", "7")
+    assert missing.code == 1 and missing.err.count("\n") == 1 and "no saved decision '7'" in missing.err
+    revoked = tmg.run("permissions", "--revoke", "shell(npm test)")
+    assert revoked.code == 0 and revoked.out == f"revoked: allow shell(npm test) (in {tmg.work})\n"
+    assert tmg.run("permissions").out.startswith("no saved permission decisions")
+
+
+def test_a_saved_decision_holds_only_in_its_folder(tmg, llm):
+    target = tmg.root / "scribbled.txt"
+    store = tmg.root / "xdg" / "tmg" / "permissions.json"
+    store.parent.mkdir(parents=True)
+    elsewhere = tmg.root / "elsewhere"
+    store.write_text('{"version": 1, "decisions": [{"rule": "mcp_echo_scribble", "decision": "allow", '
+                     f'"folder": "{elsewhere}", "added": "2026-11-30T00:00:00Z"}}]}}\n')
+    tmg.write_config(servers())
+    llm.enqueue(ToolCall("mcp_echo_scribble", {"path": str(target), "text": "hi"}), Text("no"))
+    r = run(tmg)
+    assert r.code == 0, r.err
+    assert not target.exists()
+
+
+def test_a_bad_permissions_mode_is_a_usage_error(tmg, llm):
+    r = tmg.run("--permissions", "yes", "hello")
+    assert r.code == 2 and "--permissions 'yes' is not a mode; use one of: default, accept-edits, read-only, yolo" in r.err
