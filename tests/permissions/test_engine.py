@@ -224,3 +224,21 @@ def test_an_untrusted_project_may_deny_but_not_allow(tmp_path):
     assert "PERMISSIONS.ALLOW" in warnings[0] and "PERMISSIONS.MODE" in warnings[0]
     trusted, _ = parse_config(raw, {}, tmp_path / "tmg.yaml", trust=ProjectTrust(tmp_path, True))
     assert trusted.permissions.allow == ("shell(rm)",) and trusted.permissions.mode == "yolo"
+
+
+async def test_a_tool_allowed_whole_does_not_reach_secret_files_but_a_rule_naming_them_does(tmp_path):
+    rig = Rig(tmp_path, cfg(allow=["read_file"]))
+    assert rig.engine.judge(ToolAction("read_file", "read", paths=(".env",))).decision == "ask"
+    rig.config = cfg(allow=["read_file(.env)"])
+    assert rig.engine.judge(ToolAction("read_file", "read", paths=(".env",))).decision == "allow"
+
+
+async def test_a_revoke_from_elsewhere_applies_at_the_next_call(tmp_path):
+    rig = Rig(tmp_path, cfg())
+    other = DecisionStore(rig.store.path)  # another tmg, or `tmg permissions --revoke`
+    other.add("shell(touch)", str(rig.work))
+    for _ in range(3):
+        assert rig.engine.judge(ToolAction("shell", "run", command="touch x")).decision == "allow"
+        other.revoke("shell(touch)")
+        assert rig.engine.judge(ToolAction("shell", "run", command="touch x")).decision == "ask"
+        other.add("shell(touch)", str(rig.work))

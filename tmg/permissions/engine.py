@@ -112,7 +112,7 @@ class PermissionEngine(PermissionGate):
         self._refused = refused
         self._warn = warn
         self._sensitive = SensitivePaths(env, self._home)
-        self._rules_key: tuple[int, int] | None = None
+        self._rules_key: tuple[Any, int] | None = None  # (the config, the store's generation) they came from
         self._rules: list[Rule] = []
         self._told: set[str] = set()
 
@@ -148,8 +148,8 @@ class PermissionEngine(PermissionGate):
         either changes: a reload, a revoke)."""
         config = self._config()
         saved = self._saved()
-        key = (id(config), id(saved))
-        if key != self._rules_key:
+        generation = self._store.generation if self._store is not None else 0
+        if self._rules_key is None or self._rules_key[0] is not config or self._rules_key[1] != generation:
             found = config_rules(config)
             for problem in found.problems:
                 if problem not in self._told:
@@ -163,7 +163,7 @@ class PermissionEngine(PermissionGate):
                                                 f"your saved decisions ({self._store.path})"))
                     except RuleError:
                         pass
-            self._rules, self._rules_key = rules, key
+            self._rules, self._rules_key = rules, (config, generation)
         return self._rules
 
     def _saved(self) -> list:
@@ -225,7 +225,10 @@ class PermissionEngine(PermissionGate):
                              how_to_allow=f"the command cannot be checked part by part ({problem}); run tmg "
                                           "in a terminal to be asked, or --permissions yolo")
         needing = [t for t in targets if not t.judged_only and (t.rule is None or t.rule.decision != "allow")]
-        if not needing and any(not t.judged_only for t in targets):
+        # A file that holds secrets needs a rule naming it (a path glob): `read_file` allowed
+        # whole, to quiet the prompts, does not reach into ~/.ssh.
+        broad = sensitive and any(t.rule is not None and t.rule.spec is None for t in targets)
+        if not needing and not broad and any(not t.judged_only for t in targets):
             used = sorted({t.rule.text for t in targets if t.rule is not None})
             return Judgement("allow", f"allowed by rule {', '.join(used)}")
         if mode == "yolo":

@@ -34,7 +34,8 @@ class Saved:
 class DecisionStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._cache: tuple[float, int, list[Saved]] | None = None
+        self._cache: tuple[tuple[int, ...], list[Saved]] | None = None
+        self.generation = 0  # goes up whenever what entries() returns may have changed
 
     @classmethod
     def for_env(cls, env: Mapping[str, str]) -> "DecisionStore":
@@ -48,19 +49,23 @@ class DecisionStore:
         try:
             st = self.path.stat()
         except FileNotFoundError:
-            self._cache = None
+            if self._cache is not None:
+                self._cache = None
+                self.generation += 1
             return []
         except OSError as exc:
             raise ConfigError(f"cannot read {self.path} ({exc}); fix or delete it") from exc
-        if self._cache is not None and self._cache[:2] == (st.st_mtime, st.st_size):
-            return self._cache[2]
+        stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)  # replaced whole: a new inode
+        if self._cache is not None and self._cache[0] == stamp:
+            return self._cache[1]
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             entries = [Saved(str(e["rule"]), str(e.get("decision", "allow")), str(e["folder"]), str(e.get("added", "")))
                        for e in data["decisions"]]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"the permissions file {self.path} is damaged ({exc}); fix or delete it") from exc
-        self._cache = (st.st_mtime, st.st_size, entries)
+        self._cache = (stamp, entries)
+        self.generation += 1
         return entries
 
     def add(self, rule: str, folder: str, decision: str = "allow") -> Saved:
@@ -116,3 +121,4 @@ class DecisionStore:
                 pass
             raise
         self._cache = None
+        self.generation += 1
