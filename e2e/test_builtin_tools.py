@@ -10,7 +10,7 @@ from __future__ import annotations
 from e2e.conftest import API_KEY
 from e2e.mock_llm import Text, ToolCall
 
-WRITES_ALLOWED: list[str] = []  # the command-line words that allow writes and runs in a one-shot
+WRITES_ALLOWED: list[str] = ["--permissions", "yolo"]  # the command-line words that allow writes and runs in a one-shot
 
 
 def tool_message(request) -> str:

@@ -20,8 +20,8 @@ from typing import Any, Callable, Literal, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
 from tmg.permissions.rules import RANK, Decision, Rule, RuleError, command_matches, parse_rule, path_candidates, path_matches
-from tmg.permissions.sensitive import SensitivePaths
 from tmg.permissions.store import DecisionStore
+from tmg.tools.sensitive import SensitivePaths
 
 MODES = ("default", "accept-edits", "read-only", "yolo")
 Mode = Literal["default", "accept-edits", "read-only", "yolo"]
@@ -111,7 +111,7 @@ class PermissionEngine(PermissionGate):
         self._record = record
         self._refused = refused
         self._warn = warn
-        self._sensitive = SensitivePaths(env, self._home)
+        self._sensitive = SensitivePaths({**env, "HOME": self._home})  # the tools' own classifier: one list of secret files
         self._rules_key: tuple[Any, int] | None = None  # (the config, the store's generation) they came from
         self._rules: list[Rule] = []
         self._told: set[str] = set()
