@@ -1,8 +1,8 @@
 """The built-in tools through the real `tmg` one-shot, the mock model calling them.
 
-Permission these tests rely on: write_file, edit_file and shell run without asking. A one-shot
-without a terminal refuses what would ask, so those runs set PERMISSIONS.MODE to yolo through
-its environment override (TMG_PERMISSIONS_MODE; before the permission engine, every call ran).
+Permission these tests rely on: write_file, edit_file and shell run without asking. Until the
+permission engine lands the gate allows every call; with it, a one-shot without a terminal
+refuses what would ask, so WRITES_ALLOWED names the setting that allows them.
 """
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ from __future__ import annotations
 from e2e.conftest import API_KEY
 from e2e.mock_llm import Text, ToolCall
 
-
-
-def run_allowing_writes(tmg, prompt: str):
-    return tmg.run(prompt, env=tmg.env(TMG_PERMISSIONS_MODE="yolo"))
+WRITES_ALLOWED: list[str] = ["--permissions", "yolo"]  # the command-line words that allow writes and runs in a one-shot
 
 
 def tool_message(request) -> str:
@@ -36,7 +33,7 @@ def test_edit_file_changes_a_file_the_model_has_read(tmg, llm):
     llm.enqueue(ToolCall("read_file", {"path": "app.py"}),
                 ToolCall("edit_file", {"path": "app.py", "old_string": "'hello'", "new_string": "'bonjour'"}),
                 Text("changed"))
-    r = run_allowing_writes(tmg, "say bonjour instead")
+    r = tmg.run(*WRITES_ALLOWED, "say bonjour instead")
     assert r.code == 0 and r.out == "changed\n", r.err
     assert tool_message(llm.requests[1]) == "     1\tdef greet():\n     2\t    return 'hello'"
     assert tool_message(llm.requests[2]) == "edited app.py (new text at line 2)"
@@ -47,7 +44,7 @@ def test_an_edit_without_a_read_is_refused_and_the_file_kept(tmg, llm):
     app = tmg.work / "app.py"
     app.write_text("x = 1\n")
     llm.enqueue(ToolCall("edit_file", {"path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}), Text("ok"))
-    r = run_allowing_writes(tmg, "change x")
+    r = tmg.run(*WRITES_ALLOWED, "change x")
     assert r.code == 0, r.err
     assert "app.py has not been read in this session; read it with read_file first" in tool_message(llm.requests[1])
     assert app.read_text() == "x = 1\n"
@@ -55,7 +52,7 @@ def test_an_edit_without_a_read_is_refused_and_the_file_kept(tmg, llm):
 
 def test_shell_output_reaches_the_next_request_without_tmgs_secrets(tmg, llm):
     llm.enqueue(ToolCall("shell", {"command": "echo made-by-shell > out.txt; cat out.txt; env"}), Text("ran it"))
-    r = run_allowing_writes(tmg, "run it")
+    r = tmg.run(*WRITES_ALLOWED, "run it")
     assert r.code == 0 and r.out == "ran it\n", r.err
     result = tool_message(llm.requests[1])
     assert result.startswith("exit code: 0\nstdout:\nmade-by-shell\n")

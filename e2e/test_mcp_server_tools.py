@@ -80,23 +80,13 @@ def test_a_server_that_cannot_start_is_one_warning_and_the_chat_goes_on(tmg, llm
     assert "mcp_echo_echo" in tool_names(llm.requests[0])
 
 
-def test_a_server_that_requires_consent_is_not_offered(tmg, llm):
-    tmg.write_config("MCP_SERVERS:\n" + echo_server(extra="    REQUIRES_CONSENT: true\n"))
-    llm.enqueue(Text("ok"))
-    r = run(tmg)
-    assert r.code == 0, r.err
-    assert not any(name.startswith("mcp_") for name in tool_names(llm.requests[0]))
-    assert ("MCP server echo requires consent, which tmg cannot ask for yet; its tools are off "
-            "(set REQUIRES_CONSENT: false to allow them)") in r.err
-
-
 def test_the_shipped_memory_server_is_not_started_for_tools_when_memory_is_off(tmg, llm):
     tmg.write_config("MCP_SERVERS:\n" + echo_server())
     llm.enqueue(Text("ok"))
     r = run(tmg)  # MEMORY.SERVER is plur (the default): tmg adds the shipped PLUR when installed
     assert r.code == 0, r.err
     assert {n for n in tool_names(llm.requests[0]) if n.startswith("mcp_")} == {
-        "mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap"}
+        "mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap", "mcp_echo_scribble"}
 
 
 def test_the_memory_servers_tools_are_never_offered(tmg, llm, tmp_path):

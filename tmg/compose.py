@@ -36,6 +36,8 @@ from tmg.memory.runtime import MemoryServers
 from tmg.memory.injector import READY_WAIT_S
 from tmg.memory.session import SessionMemory
 from tmg.memory.session_end import HURRIABLE_STEPS
+from tmg.permissions.engine import Asker, PermissionEngine
+from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
@@ -46,6 +48,7 @@ from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
 from tmg.tools.mcp_tools import McpTools, McpToolServers
+from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths
@@ -83,8 +86,9 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
 
 
 def build_tools(envr: Environment, mcp: McpTools | None = None,
-                config: Callable[[], Config] | None = None) -> ToolRegistry:
-    """The built-in tools of one session (one ledger of what its model has read), then MCP's."""
+                config: Callable[[], Config] | None = None, gate: PermissionGate | None = None) -> ToolRegistry:
+    """The built-in tools of one session (one ledger of what its model has read), then MCP's,
+    every call judged by ``gate`` (the permission engine)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
@@ -92,7 +96,17 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
                       secret=lambda value: redact(value) != value)
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
              WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
-    return ToolRegistry(tools, sources=[mcp] if mcp is not None else [])
+    return ToolRegistry(tools, sources=[mcp] if mcp is not None else [], gate=gate)
+
+
+def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
+               notices: Notices, asker: Asker | None) -> PermissionEngine:
+    """The one permission engine of a session: every decision in the transcript; a refusal
+    without a terminal one line on stderr naming what would allow it."""
+    return PermissionEngine(
+        config, cwd=str(envr.cwd), env=envr.env, store=DecisionStore.for_env(envr.env), mode=options.permissions,
+        asker=asker, record=transcript.permission, refused=notices.notice,
+        warn=lambda text: _warn_and_record(text, notices, transcript))
 
 
 class GatewayCache:
@@ -166,6 +180,7 @@ class ChatSession:
     config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
     memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
     mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
+    gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
@@ -196,6 +211,7 @@ def open_session(
     memory_servers: MemoryServers | None = None,
     mcp_servers: McpToolServers | None = None,
     interactive: bool = False,
+    asker: Asker | None = None,
 ) -> ChatSession:
     """Open (or resume) the mode's session, locked, with its engine wired.
 
@@ -206,6 +222,9 @@ def open_session(
     ``memory_servers`` is the process's: a session opened after another in the same process
     (the REPL's /new and /mode) shares its running memory server. None: the session starts its
     own and closes it at its end. ``mcp_servers`` likewise for the MCP tool servers.
+
+    ``asker`` puts a tool call the permission engine would ask about to the user (the REPL's
+    consent prompt); None (a one-shot) refuses it with one line on stderr.
     """
     config = live.get()
     # The process's redactor: it grows when a reload brings new secrets, and a secret of an
@@ -262,11 +281,17 @@ def open_session(
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
     budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
+    gate = build_gate(options, envr, watcher.current, transcript, notices,
+                      _quiet_while_asking(asker, waiting) if asker is not None else None)
+    if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
+        text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
+        notices.notice(text)
+        transcript.notice(text)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector, budget),
         history=history,
-        tools=build_tools(envr, mcp, watcher.current),
+        tools=build_tools(envr, mcp, watcher.current, gate),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
@@ -274,7 +299,17 @@ def open_session(
         session_id=ref.id,
         budget=budget,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate)
+
+
+def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
+    """The waiting line ("running shell · 3s") stops while the user is asked: it would redraw
+    over the question."""
+    async def ask(question):
+        waiting.stop()
+        return await asker(question)
+
+    return ask
 
 
 def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notices: Notices) -> SessionLock:

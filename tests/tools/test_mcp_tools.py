@@ -157,16 +157,18 @@ async def test_a_server_that_does_not_start_costs_one_warning_and_the_others_go_
     await servers.aclose()
 
 
-async def test_consent_servers_are_refused_with_one_line_and_the_memory_server_is_left_to_memory():
+async def test_consent_servers_are_offered_with_every_call_marked_and_the_memory_server_is_left_to_memory():
     h = Harness()
     cfg = config(McpServerConfig(name="shell", command="x", requires_consent=True),
                  McpServerConfig(name="plur", command="x"), McpServerConfig(name="echo", command="x"),
                  memory=MemoryConfig(enabled=True, server="plur"))
     registry, servers = await h.registry(cfg)
-    assert names(registry) == ["mcp_echo_echo"]
-    assert set(h.conns) == {"echo"}  # neither started
-    assert h.warnings == ["MCP server shell requires consent, which tmg cannot ask for yet; its tools are off "
-                          "(set REQUIRES_CONSENT: false to allow them)"]
+    assert sorted(names(registry)) == ["mcp_echo_echo", "mcp_shell_echo"]
+    assert set(h.conns) == {"echo", "shell"}  # the memory server is not started for tools
+    assert h.warnings == []
+    source = registry._sources[0]
+    assert source.action("mcp_shell_echo", {"text": "x"}).requires_consent
+    assert not source.action("mcp_echo_echo", {"text": "x"}).requires_consent
     await servers.aclose()
 
 
@@ -231,7 +233,7 @@ async def echo_registry(echo_entry):
 async def test_a_real_server_echoes_fails_and_crashes_without_taking_the_registry_down(echo_registry):
     registry, warnings = echo_registry
     schemas = {s["function"]["name"]: s["function"] for s in registry.schemas()}
-    assert set(schemas) == {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap"}
+    assert set(schemas) == {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap", "mcp_echo_scribble"}
     assert schemas["mcp_echo_echo"]["parameters"]["properties"]["text"]["type"] == "string"
     assert await registry.call("mcp_echo_echo", '{"text": "hi"}', 10) == ToolResult("hi")
     failed = await registry.call("mcp_echo_fail", "{}", 10)

@@ -1,4 +1,5 @@
-"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``: looking after tmg rather than chatting."""
+"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``, ``tmg permissions``: looking after tmg
+rather than chatting."""
 
 from __future__ import annotations
 
@@ -132,4 +133,22 @@ def trust(
     has_file = (Path(real) / PROJECT_FILE).is_file()
     envr.stdout.write(f"trusted {shown}: its tmg.yaml may now run its MCP servers and use its providers' "
                       f"URL, HEADERS and API_KEY{'' if has_file else ' (it has no tmg.yaml yet)'}\n")
+    return 0
+
+
+@app.command()
+def permissions(
+    revoke: Optional[str] = typer.Option(None, "--revoke", metavar="N|RULE",
+                                         help="Forget saved decision N (as listed) or every one for RULE."),
+) -> int:
+    """List the decisions saved by answering "always" at a tool prompt, or revoke one."""
+    from tmg.environment import Environment
+    from tmg.permissions.store import DecisionStore
+
+    envr = Environment()
+    store = DecisionStore.for_env(envr.env)
+    if revoke is not None:
+        envr.stdout.write(store.revoke_line(revoke) + "\n")
+        return 0
+    envr.stdout.write("\n".join(store.listing()) + "\n")
     return 0

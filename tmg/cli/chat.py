@@ -24,6 +24,7 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   cat f | tmg "summarise"      piped text is appended to the question
   tmg -t [SESSION]             print a session's transcript
   tmg sessions | config | doctor | memory
+  tmg permissions [--revoke N|RULE]  saved "always" answers to tool prompts
   tmg trust [PATH]             let PATH's (default: here) tmg.yaml run its MCP
                                servers and use its providers' URL/HEADERS/API_KEY
                                (tmg trust --list, tmg trust --revoke [PATH])
@@ -50,10 +51,12 @@ def chat(
     mode: Optional[str] = typer.Option(None, "--mode", help="Mode: persona and session namespace."),
     model: Optional[str] = typer.Option(None, "-m", "--model", help="Model id (litellm style) or provider name."),
     raw: bool = typer.Option(False, "-r", "--raw", help="Plain text output, no Markdown rendering."),
+    permissions: Optional[str] = typer.Option(None, "--permissions", metavar="MODE",
+                                              help="Tool permissions: default, accept-edits, read-only or yolo (else PERMISSIONS.MODE)."),
     transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
     as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
     debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
-    options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw)
+    options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw, permissions=permissions)
     return run_chat(ChatLine(options, tuple(prompt or ()), transcript, as_json, debug))

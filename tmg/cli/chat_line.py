@@ -16,7 +16,8 @@ from typing import Sequence
 from tmg.cli.options import ChatOptions
 
 # Option name -> field, for the options taking a value and for the flags.
-VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode", "-m": "model", "--model": "model"}
+VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode", "-m": "model", "--model": "model",
+                 "--permissions": "permissions"}
 FLAGS = {"--new": "new", "-r": "raw", "--raw": "raw", "-t": "transcript", "--transcript": "transcript",
          "--json": "as_json", "--debug": "debug"}
 
@@ -68,6 +69,13 @@ def run_chat(line: ChatLine) -> int:
     from tmg.environment import Environment
 
     envr = Environment(debug_flag=line.debug)  # --debug turns on every debug line, as TMG_DEBUG=1 does
+    permissions = line.options.permissions
+    if permissions is not None:
+        from tmg.config.model import PERMISSION_MODES
+        from tmg.errors import UsageError
+
+        if permissions not in PERMISSION_MODES:
+            raise UsageError(f"--permissions {permissions!r} is not a mode; use one of: {', '.join(PERMISSION_MODES)}")
     if line.transcript:
         from tmg.cli.transcript import show_transcript
 

@@ -12,3 +12,4 @@ class ChatOptions:
     mode: str | None = None
     model: str | None = None
     raw: bool = False
+    permissions: str | None = None  # --permissions MODE (else PERMISSIONS.MODE)

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, ProviderConfig
+from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, PermissionsConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.config.source import check_tree_size, load_yaml, read_config_text
@@ -295,6 +295,13 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         threshold=float(c.get("THRESHOLD", 0.8)),
         summary_model=c.get("SUMMARY_MODEL", ""),
     )
+    perms = clean.get("PERMISSIONS", {})
+    permissions = PermissionsConfig(
+        mode=perms.get("MODE", "default"),
+        allow=tuple(perms.get("ALLOW", [])),
+        ask=tuple(perms.get("ASK", [])),
+        deny=tuple(perms.get("DENY", [])),
+    )
     return Config(
         mode=clean.get("MODE", "default") or "default",
         person=clean.get("PERSON", ""),
@@ -309,6 +316,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         tool_timeout=float(clean.get("TOOL_TIMEOUT", 30.0)),
         mcp_servers=servers,
         memory=memory,
+        permissions=permissions,
         source=source,
         values=clean,
         origins=dict(origins or {}),

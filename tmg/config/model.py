@@ -11,6 +11,7 @@ LEARN_TIERS = ("off", "capture", "batch", "full")
 # A mode names a folder of sessions: a plain name, never a path.
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
+PERMISSION_MODES = ("default", "accept-edits", "read-only", "yolo")
 
 # Env entries of MCP servers are secrets only when their name says so (paths and profiles are not).
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
@@ -68,6 +69,14 @@ class CompactionConfig:
 
 
 @dataclass(frozen=True)
+class PermissionsConfig:
+    mode: str = "default"
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -82,6 +91,7 @@ class Config:
     tool_timeout: float = 30.0
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,14 @@ COMPACTION = {
     "SUMMARY_MODEL": Key("str", "", example="openai/gpt-4.1-mini"),
 }
 
+# Who may do what with the tools (SPEC §7, tmg.permissions): rules as `TOOL` or `TOOL(what)`.
+PERMISSIONS = {
+    "MODE": Key("choice", "default", choices=PERMISSION_MODES),
+    "ALLOW": Key("str_list", [], example="[shell(git status), mcp_github_*]"),
+    "ASK": Key("str_list", []),
+    "DENY": Key("str_list", [], example="[shell(rm), write_file(/etc/**)]"),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -89,6 +97,7 @@ SCHEMA: dict[str, Key] = {
     "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
+    "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.

@@ -10,6 +10,8 @@ that start processes or choose where prompts and keys go are withheld:
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
   choosing is the leak). When none of the file's providers is left, the providers of the
   user's own config file are used, else the environment's keys as with no config;
+- ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default or read-only (its DENY and
+  ASK rules apply: they only ever ask more);
 - any other value that reads a ``${VAR}``: the file may not copy the user's environment (a
   token, say) into the prompt sent to the provider and into history.
 
@@ -241,6 +243,7 @@ def screen(raw: Any, env: Mapping[str, str]) -> tuple[Any, list[Withheld], Path 
             del memory[server_key]
             raw[memory_key] = memory
     borrow = _screen_providers(raw, withheld)
+    _screen_permissions(raw, withheld)
     _screen_variables(raw, withheld)
     # After the variable screen: the user's own file may read the environment.
     borrowed = _borrow_user_providers(raw, env) if borrow else None
@@ -281,6 +284,24 @@ def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
         return False
     del raw[providers_key]
     return True
+
+
+def _screen_permissions(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
+    """An untrusted file may deny or ask, never allow: its ALLOW rules and a MODE that allows
+    more than the default would let the model run what the user never agreed to."""
+    key = _key(raw, "PERMISSIONS")
+    if key is None or not isinstance(raw[key], dict) or _spelled_twice(raw[key]):
+        return
+    block = dict(raw[key])
+    allow = _key(block, "ALLOW")
+    if allow is not None:
+        withheld.append(Withheld("PERMISSIONS.ALLOW", f"would allow {_shown(block[allow])} without asking"))
+        del block[allow]
+    mode = _key(block, "MODE")
+    if mode is not None and block[mode] not in ("default", "read-only"):
+        withheld.append(Withheld("PERMISSIONS.MODE", f"would set permission mode {_shown(block[mode])}"))
+        del block[mode]
+    raw[key] = block
 
 
 def _screen_variables(raw: dict[Any, Any], withheld: list[Withheld]) -> None:

@@ -130,12 +130,37 @@ async def _memory(repl: Repl, arg: str) -> None:
         repl.screen.say(line)
 
 
+async def _permissions(repl: Repl, arg: str) -> None:
+    gate = repl.session.gate
+    verb, _, rest = arg.partition(" ")
+    if verb == "revoke":
+        if not rest.strip():
+            repl.screen.error("say which decision: /permissions revoke N (the number listed) or the rule")
+            return
+        try:
+            repl.screen.info(gate.store.revoke_line(rest.strip()))
+        except TmgError as exc:
+            repl.screen.error(str(exc))
+        return
+    if verb:
+        repl.screen.error(f"unknown /permissions {verb}; use /permissions or /permissions revoke N|RULE")
+        return
+    try:
+        lines = gate.describe()
+    except TmgError as exc:  # a damaged decisions file
+        repl.screen.error(str(exc))
+        return
+    for line in lines:
+        repl.screen.say(line)
+    repl.screen.hint("revoke a saved decision with /permissions revoke N (or the rule)")
+
+
 async def _exit(repl: Repl, _arg: str) -> None:
     repl.done = True
 
 
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
-    "config": _config, "transcript": _transcript, "memory": _memory, "exit": _exit,
+    "config": _config, "transcript": _transcript, "memory": _memory, "permissions": _permissions, "exit": _exit,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

@@ -30,6 +30,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
     CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
                 "/memory forget ID retires an engram"),
+    CommandSpec("permissions", "/permissions [revoke N|RULE]", "the permission mode, rules and saved "
+                "\"always\" decisions; revoke one"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 

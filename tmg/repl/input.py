@@ -36,7 +36,8 @@ KEYS_HELP = (
     ("Up / Ctrl-R", "previous prompts, kept across runs (Ctrl-R searches: Enter takes the match)"),
 )
 
-_STYLE = Style.from_dict({"mode": "ansicyan", "model": "ansigreen", "sep": "ansibrightblack", "arrow": "bold"})
+_STYLE = Style.from_dict({"mode": "ansicyan", "model": "ansigreen", "sep": "ansibrightblack", "arrow": "bold",
+                          "warning": "bold ansired"})
 
 
 class PromptInterrupted(Exception):
@@ -126,10 +127,12 @@ class PromptInput:
         commands: Iterable[str] = (),
         *,
         redact: Callable[[str], str] = lambda s: s,
+        warning: Callable[[], str] = lambda: "",
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
         self._label = label
+        self._warning = warning  # shown after the model, e.g. "yolo" (permissions: nothing asks)
         self._session: PromptSession[str] = PromptSession(
             message=self._message,
             multiline=True,  # Enter is rebound to send; Alt-Enter/Ctrl-J add lines
@@ -171,8 +174,10 @@ class PromptInput:
 
     def _message(self) -> FormattedText:
         mode, model = self._label()
+        warning = self._warning()
         return FormattedText([
-            ("class:mode", mode), ("class:sep", " · "), ("class:model", model), ("class:arrow", " > "),
+            ("class:mode", mode), ("class:sep", " · "), ("class:model", model),
+            *([("class:sep", " · "), ("class:warning", warning)] if warning else []), ("class:arrow", " > "),
         ])
 
     async def read(self) -> str:

@@ -35,6 +35,7 @@ from tmg.memory.runtime import MemoryServers
 from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
+from tmg.repl.consent import ConsentPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
@@ -96,6 +97,7 @@ class Repl:
         self._ending_signal: int | None = None
         self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
         self.done = False
+        self._shell_parser_warm = False
         # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
@@ -103,6 +105,8 @@ class Repl:
         self.mcp_servers = McpToolServers(warn=self.notices.warn)
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
+        # A tool call the permission engine asks about is put to the user here.
+        self.consent = ConsentPrompt(envr)
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -111,7 +115,7 @@ class Repl:
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
-                               mcp_servers=self.mcp_servers, interactive=True)
+                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).
@@ -145,8 +149,16 @@ class Repl:
             end.hurry()
 
     def prewarm(self, session: ChatSession) -> None:
-        """Start importing the gateway backend now, so a person typing never waits for it."""
+        """Start importing the gateway backend now, so a person typing never waits for it (nor
+        for the shell parser at the first command the model runs)."""
         session.prewarm_gateway()
+        if not self._shell_parser_warm:
+            self._shell_parser_warm = True
+            import threading
+
+            from tmg.permissions.shell import prewarm
+
+            threading.Thread(target=prewarm, name="prewarm-bashlex", daemon=True).start()
 
     def label(self) -> tuple[str, str]:
         """``(mode, model)`` for the prompt."""
@@ -157,6 +169,11 @@ class Repl:
         except TmgError:
             model = "no model"
         return (self.session.ref.mode, model)
+
+    def warning(self) -> str:
+        """What the prompt line must show beside mode and model: "yolo" when nothing asks."""
+        gate = getattr(self.session, "gate", None)
+        return "yolo" if gate is not None and gate.mode() == "yolo" else ""
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -315,7 +332,8 @@ def _terminal_reader(repl: Repl) -> EntryReader:
     def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
         return repl.session.redact(text) if repl.session is not None else text
 
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact)
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact,
+                       warning=repl.warning)
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:

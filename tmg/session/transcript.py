@@ -62,6 +62,10 @@ class Transcript:
         price = f"${cost:.4f}" if cost is not None else "cost n/a"
         self._write(f"_tokens {prompt_tokens} in / {completion_tokens} out · {price}_\n")
 
+    def permission(self, text: str) -> None:
+        """One permission decision: what was allowed, asked, refused, and by what."""
+        self._write(f"> **permission** {_clock()}: {self._said(text)}\n")
+
     def notice(self, text: str) -> None:
         self._write(f"> **notice** {_clock()}: {self._said(text)}\n")
 

@@ -10,13 +10,15 @@ A tool's `isError` result goes back to the model as an error result, and so does
 its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
 server died) is an error result naming the server, one warning to the user, and that server's
 tools withdrawn for the rest of the process. A server that does
-not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is not started:
-tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for memory by itself.
+not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is started and
+its tools offered, and the permission engine asks before each of its calls. The shipped PLUR
+entry tmg adds for memory by itself is not started for tools.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -68,16 +70,13 @@ def public_name(server: str, tool: str, taken: set[str] | frozenset[str] = froze
 
 def offered_entries(config: Config, warn: Callable[[str], None]) -> list[McpServerConfig]:
     """The MCP_SERVERS entries whose tools the model may get: not the memory server while memory
-    is on, not the shipped PLUR tmg adds for memory, not a server that requires consent (one line says so)."""
+    is on, not the shipped PLUR tmg adds for memory. A server that requires consent is offered:
+    the permission engine asks before each of its calls."""
     entries = []
     for name, entry in config.mcp_servers.items():
         if config.memory.enabled and name == config.memory.server:
             continue
         if is_shipped(config, name):  # the PLUR tmg adds for memory, not a server the user declared
-            continue
-        if entry.requires_consent:
-            warn(f"MCP server {name} requires consent, which tmg cannot ask for yet; its tools are off "
-                 "(set REQUIRES_CONSENT: false to allow them)")
             continue
         entries.append(entry)
     return entries
@@ -181,8 +180,10 @@ class McpToolServer:
 class McpTools:
     """A ToolSource for the registry: one session's view of the process's MCP tool servers."""
 
-    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S) -> None:
+    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S,
+                 consent: frozenset[str] = frozenset()) -> None:
         self._servers = servers
+        self._consent = consent  # names of the servers marked REQUIRES_CONSENT: every call asks
         self._ready_wait = ready_wait
         self._names: dict[str, tuple[McpToolServer, str]] = {}
 
@@ -224,13 +225,16 @@ class McpTools:
 
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
         """An MCP tool's effect from its annotations (MCP 2025-06-18): readOnlyHint means it only
-        reads; without annotations nothing is known, so the permission engine asks."""
+        reads; without annotations nothing is known, so the permission engine asks. The prompt
+        shows the arguments: they are exactly what the server will be sent."""
         server, tool_name = self._names[name]
         spec = server.tools.get(tool_name)
         hints = (spec.annotations or {}) if spec is not None else {}
         effect: Effect = "read" if hints.get("readOnlyHint") is True else (
             "write" if hints.get("readOnlyHint") is False else "unknown")
-        return ToolAction(name, effect, server=server.name)
+        preview = json.dumps(arguments, ensure_ascii=False, indent=1)
+        return ToolAction(name, effect, server=server.name, preview=preview,
+                          requires_consent=server.name in self._consent)
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         server, tool = self._names[name]
@@ -252,7 +256,10 @@ class McpToolServers:
         """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start()."""
         say = warn or self._warn
         chosen = []
+        consent = set()
         for entry in offered_entries(config, say):
+            if entry.requires_consent:
+                consent.add(entry.name)
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog)
             server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
@@ -261,7 +268,7 @@ class McpToolServers:
                 self._servers.append(server)
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
-        return McpTools(chosen, ready_wait)
+        return McpTools(chosen, ready_wait, frozenset(consent))
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""

@@ -42,7 +42,10 @@ class ConsoleEvents:
 
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
         args = one_line(arguments, 80)
-        status = "failed: " + one_line(result.content, 100) if result.is_error else "ok"
+        if result.is_error and result.content.startswith("refused:"):
+            status = "refused"  # the permission engine's own line says why and what would allow it
+        else:
+            status = "failed: " + one_line(result.content, 100) if result.is_error else "ok"
         self._notices.tool(f"{name} {args} {status}")
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:

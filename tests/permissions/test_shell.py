@@ -1,0 +1,145 @@
+"""The shell splitter: what a command line runs, part by part, wrappers looked through."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tmg.config.model import Config, PermissionsConfig
+from tmg.permissions.action import ToolAction
+from tmg.permissions.engine import PermissionEngine
+from tmg.permissions.shell import split_command
+
+
+def rules_config(allow=(), ask=(), deny=(), mode="default") -> Config:
+    return Config(permissions=PermissionsConfig(mode, tuple(allow), tuple(ask), tuple(deny)))
+
+
+def parts(line: str) -> list[str]:
+    return [c.text for c in split_command(line).commands]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("git status && rm -rf y", ["git status", "rm -rf y"]),
+    ("ls | wc -l", ["ls", "wc -l"]),
+    ("(cd x; ls) || echo no", ["cd x", "ls", "echo no"]),
+    ("echo $(rm -rf y)", ["rm -rf y", "echo '$(rm -rf y)'"]),
+    ("echo `rm x`", ["rm x", "echo '`rm x`'"]),
+    ('echo "$(rm x)"', ["rm x", "echo '$(rm x)'"]),
+    ("diff <(ls a) <(ls b)", ["ls a", "ls b", "diff '<(ls a)' '<(ls b)'"]),
+    ("a=$(rm x)", ["rm x"]),
+    ("for i in 1 2; do rm $i; done", ["rm '$i'"]),
+    ("f() { rm -rf /; }; f", ["rm -rf /", "f"]),
+    ("env X=1 rm a", ["rm a"]),
+    ("nice -n 5 timeout 10 rm a", ["rm a"]),
+    ("xargs -I{} rm {}", ["rm '{}'"]),
+    ("bash -c 'ls; rm x'", ["ls", "rm x"]),
+    ("sh -ec \"bash -c 'rm y'\"", ["rm y"]),
+    ("eval 'rm x'", ["rm x"]),
+    ("find . -name '*.o' -exec rm {} ';'", ["find . -name '*.o' -exec rm '{}' ';'", "rm '{}'"]),
+    ("bash build.sh", ["bash build.sh"]),
+])
+def test_a_line_comes_apart_into_the_commands_it_runs(line, expected):
+    split = split_command(line)
+    assert split.problem is None
+    assert [c.text for c in split.commands] == expected
+
+
+def test_sudo_needs_its_own_rule_and_its_inner_command_is_still_judged():
+    split = split_command("sudo rm -rf /")
+    assert [(c.text, c.judged_only) for c in split.commands] == [("sudo rm -rf /", False), ("rm -rf /", True)]
+
+
+def test_redirections_into_files_are_writes_and_dev_null_is_not():
+    split = split_command("ls > out.txt 2>/dev/null; echo hi >> log 2>&1")
+    assert split.writes == ["out.txt", "log"]
+    assert parts("ls > out.txt") == ["ls"]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("$CMD x", "comes from an expansion"),
+    ("PATH=/tmp ls", "sets PATH"),
+    ("env LD_PRELOAD=/tmp/x.so ls", "sets LD_PRELOAD"),
+    ("echo ${X:-$(rm y)}", "parameter expansion"),
+    ("case a in a) rm x;; esac", "does not parse cleanly"),
+    ("ls 'unterminated", "does not parse cleanly"),
+    ("bash -c \"$SCRIPT\"", "cannot read"),
+    ("xargs --weird rm", "options tmg cannot read"),
+    ("env -S 'rm x'", "splits a string"),
+    ("cat <<EOF\n$(rm x)\nEOF", "here-document"),
+])
+def test_what_cannot_be_read_with_certainty_is_a_problem(line, why):
+    assert why in (split_command(line).problem or "")
+
+
+# -- property: a composition is allowed exactly when every part is -------------------------
+
+ALLOWED = ["ls", "ls -la", "wc -l", "git status", "git status -s", "echo hi", "cat README.md", "grep -n x f"]
+FORBIDDEN = ["rm -rf y", "touch x", "git push", "curl http://x", "chmod 777 f", "mv a b"]
+RULES = ["shell(true)", "shell(ls)", "shell(wc)", "shell(git status)", "shell(echo)", "shell(cat)", "shell(grep)"]
+
+simple = st.one_of(st.sampled_from(ALLOWED).map(lambda c: (c, True)), st.sampled_from(FORBIDDEN).map(lambda c: (c, False)))
+
+
+def _compose(draw_children):
+    def pair(op):
+        return st.tuples(draw_children, draw_children).map(lambda ab: (f"{ab[0][0]} {op} {ab[1][0]}", ab[0][1] and ab[1][1]))
+
+    wrappers = st.one_of(
+        draw_children.map(lambda a: (f"( {a[0]} )", a[1])),
+        draw_children.map(lambda a: (f"echo $( {a[0]} )", a[1])),  # the spaces: `$((` is arithmetic
+        draw_children.map(lambda a: (f"echo `{a[0]}`" if "`" not in a[0] and "$(" not in a[0] else f"echo $( {a[0]} )", a[1])),
+        draw_children.map(lambda a: (f"cat <( {a[0]} )", a[1])),
+        draw_children.map(lambda a: ("bash -c " + _quote(a[0]), a[1])),
+        draw_children.map(lambda a: (f"{{ {a[0]}; }}", a[1])),
+        draw_children.map(lambda a: (f"if true; then {a[0]}; fi", a[1])),
+    )
+    return st.one_of(pair("&&"), pair("||"), pair(";"), pair("|"), wrappers)
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+compositions = st.recursive(simple, _compose, max_leaves=6)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("work")
+    return PermissionEngine(lambda: rules_config(allow=RULES), cwd=str(root), env={"HOME": str(root)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(compositions)
+def test_a_random_composition_is_allowed_exactly_when_every_part_is(engine, composed):
+    line, every_part_allowed = composed
+    judgement = engine.judge(ToolAction("shell", "run", command=line))
+    assert judgement.decision != "deny"  # nothing denies: what is not allowed asks
+    if _bashlex_cannot_read(line, judgement):
+        assert judgement.decision == "ask"  # noisy, never leaky
+        return
+    assert (judgement.decision == "allow") == every_part_allowed, (line, judgement)
+
+
+def _bashlex_cannot_read(line: str, judgement) -> bool:
+    """bashlex 0.18 cannot parse `&&`/`||` inside `$(...)` or `<(...)` (idank/bashlex#54): such a
+    line asks even when every part is allowed. Only that case is excused."""
+    return "does not parse cleanly" in judgement.reason and ("$(" in line or "<(" in line) and (
+        "&&" in line or "||" in line)
+
+
+@settings(max_examples=200, deadline=None)
+@given(compositions)
+def test_a_denied_command_anywhere_in_a_composition_denies_it(tmp_path_factory, composed):
+    line, _ = composed
+    root = tmp_path_factory.mktemp("w")
+    engine = PermissionEngine(lambda: rules_config(allow=RULES, deny=["shell(rm)"]), cwd=str(root),
+                              env={"HOME": str(root)})
+    judgement = engine.judge(ToolAction("shell", "run", command=line))
+    if _bashlex_cannot_read(line, judgement):
+        return  # it asks (the test above): not allowed, though not denied by name
+    assert (judgement.decision == "deny") == ("rm -rf" in line), (line, judgement)

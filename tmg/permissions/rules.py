@@ -1,0 +1,124 @@
+"""Permission rules as users write them: a tool name, optionally with what it acts on.
+
+    shell(git status)     a command prefix: `git status`, `git status -s`, not `git stash`
+    write_file(src/**)    a path glob (relative to the working folder, `~` for home)
+    mcp_github_*          every tool of one MCP server (names are globs)
+    read_file             every call of a tool
+
+A rule with a command matches a simple command whose words begin with the rule's words; a rule
+with a path matches an action whose every path it covers. A bare name matches every call of the
+tools it names. Verdicts rank deny > ask > allow.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+Decision = Literal["allow", "ask", "deny"]
+RANK: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+_RULE = re.compile(r"^\s*([A-Za-z0-9_*?\[\]-]+)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+class RuleError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Rule:
+    text: str  # as written, for messages: "shell(git status)"
+    decision: Decision
+    tool: str  # a glob over tool names
+    spec: str | None  # the command prefix or path glob; None: every call
+    origin: str = ""  # where it came from: "PERMISSIONS.ALLOW in /x/tmg.yaml", "your decisions (permissions.json)"
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return _words(self.spec or "")
+
+    def names(self, tool: str) -> bool:
+        return _tool_matches(self.tool, tool)
+
+
+def parse_rule(text: str, decision: Decision, origin: str = "") -> Rule:
+    """The rule `text` says; RuleError naming the problem when it says none."""
+    match = _RULE.match(text)
+    if not match:
+        raise RuleError(f"{text!r} is not a rule (write TOOL or TOOL(what), e.g. shell(git status), "
+                        "write_file(src/**), mcp_github_*)")
+    tool, spec = match.group(1), match.group(2)
+    if spec is not None:
+        spec = spec.strip()
+        if not spec:
+            raise RuleError(f"{text!r} has nothing inside its parentheses (write {tool} for every call)")
+        try:
+            _words(spec)
+        except ValueError as exc:
+            raise RuleError(f"{text!r}: {exc}") from None
+    return Rule(text.strip(), decision, tool, spec, origin)
+
+
+@lru_cache(maxsize=1024)
+def _words(spec: str) -> tuple[str, ...]:
+    words = tuple(shlex.split(spec))
+    return words[:-1] if words and words[-1] == "*" else words  # `git status *` means the prefix, as written elsewhere
+
+
+@lru_cache(maxsize=1024)
+def _tool_matches(pattern: str, tool: str) -> bool:
+    return fnmatch.fnmatchcase(tool, pattern)
+
+
+def command_matches(rule: Rule, words: tuple[str, ...], loose_name: bool) -> bool:
+    """`words` begin with the rule's words. ``loose_name`` (for deny and ask) also lets `/bin/rm`
+    match a rule about `rm`; an allow about `ls` never covers `./ls`, a program of the model's."""
+    want = rule.words
+    if not want or len(words) < len(want):
+        return False
+    first = words[0]
+    if first != want[0] and not (loose_name and "/" in first and first.rsplit("/", 1)[-1] == want[0]):
+        return False
+    return words[1:len(want)] == want[1:]
+
+
+def path_candidates(path: str, cwd: str, home: str) -> tuple[str, ...]:
+    """The path as written (made absolute) and as it really is (symlinks resolved): a rule must
+    cover both to allow, and either to deny."""
+    expanded = home + path[1:] if path == "~" or path.startswith("~/") else path
+    plain = os.path.normpath(os.path.join(cwd, expanded))
+    real = os.path.realpath(plain)
+    return (plain,) if real == plain else (plain, real)
+
+
+def path_matches(rule: Rule, path: str, cwd: str, home: str) -> bool:
+    assert rule.spec is not None
+    return _glob(rule.spec, cwd, home).match(path) is not None
+
+
+@lru_cache(maxsize=1024)
+def _glob(spec: str, cwd: str, home: str) -> re.Pattern[str]:
+    """`**` any depth, `*` and `?` within one name; relative to `cwd`; a folder covers what is in it."""
+    spec = home + spec[1:] if spec == "~" or spec.startswith("~/") else spec
+    if not spec.startswith("/"):
+        spec = os.path.join(cwd, spec)
+    out, i = [], 0
+    while i < len(spec):
+        if spec.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif spec[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif spec[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(spec[i]))
+            i += 1
+    body = "".join(out).rstrip("/")
+    return re.compile(f"{body}(/.*)?" if not body.endswith(".*") else body, re.S)

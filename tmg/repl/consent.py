@@ -1,0 +1,85 @@
+"""The REPL's consent prompt: a tool call the permission engine asks about, shown exactly (the
+command, the diff, the arguments), answered with one key.
+
+    tmg asks: shell wants to run (running a command asks by default)
+      touch x
+    [y] yes once  [a] yes always: shell(touch)  [n] no  [m] no, with a note to the model
+
+Keys typed ahead while the answer streamed are dropped first: a `y` meant for the next prompt
+must never approve a command nobody has seen. Ctrl-C or Ctrl-D is "no".
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from tmg.environment import Environment
+from tmg.permissions.engine import Answer, Question
+
+MAX_PREVIEW_LINES = 40
+_VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call"}
+
+
+class ConsentPrompt:
+    def __init__(self, envr: Environment, before: Callable[[], None] = lambda: None) -> None:
+        self._envr = envr
+        self._before = before  # clears the waiting line
+
+    async def __call__(self, question: Question) -> Answer:
+        self._before()
+        self._drop_typeahead()
+        out = self._envr.stdout
+        out.write("\n" + "\n".join(self.lines(question)) + "\n")
+        out.flush()
+        choices = "y/a/n/m" if question.judgement.proposals else "y/n/m"
+        key = (await self._read(f"allow? [{choices}] ")).strip().lower()[:1]
+        if key == "y":
+            return Answer("once")
+        if key == "a" and question.judgement.proposals:
+            return Answer("always")
+        if key == "m":
+            return Answer("no", (await self._read("note to the model: ")).strip())
+        return Answer("no")
+
+    def lines(self, question: Question) -> list[str]:
+        action, judgement = question.action, question.judgement
+        what = action.command if action.command is not None else (", ".join(action.paths) or "")
+        head = f"tmg asks: {action.tool} {_VERB.get(action.effect, 'wants to call')}"
+        lines = [f"{head} ({judgement.reason})"]
+        shown = action.preview or what
+        if shown:
+            body = shown.rstrip("\n").splitlines()
+            if len(body) > MAX_PREVIEW_LINES:
+                body = body[:MAX_PREVIEW_LINES] + [f"... {len(body) - MAX_PREVIEW_LINES} more lines"]
+            lines.extend("  " + _printable(line) for line in body)
+        options = ["[y] yes once"]
+        if judgement.proposals:
+            options.append(f"[a] yes always: {', '.join(judgement.proposals)}")
+        options += ["[n] no", "[m] no, with a note to the model"]
+        lines.append("  ".join(options))
+        return lines
+
+    async def _read(self, message: str) -> str:
+        from prompt_toolkit import PromptSession
+
+        try:
+            return await PromptSession().prompt_async(message)
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+    def _drop_typeahead(self) -> None:
+        stdin = self._envr.stdin
+        try:
+            fd = stdin.fileno() if stdin is not None else None
+            if fd is not None and os.isatty(fd):
+                import termios
+
+                termios.tcflush(fd, termios.TCIFLUSH)
+        except (OSError, ValueError, AttributeError, ImportError):
+            pass
+
+
+def _printable(line: str) -> str:
+    """A line as it may be shown: control characters escaped, so a command cannot hide part of itself."""
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)
