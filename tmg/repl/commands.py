@@ -30,6 +30,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
     CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
                 "/memory forget ID retires an engram"),
+    CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "
+                "/NAME [request] activates skill NAME"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 
@@ -48,6 +50,7 @@ class Command:
 class UnknownCommand:
     typed: str
     suggestions: tuple[str, ...]
+    arg: str = ""  # what followed the word (a skill's /NAME takes a request)
 
     def message(self) -> str:
         hint = ""
@@ -96,7 +99,7 @@ def parse(entry: str) -> Entry:
         arg = (rest + " " + arg).strip()
     spec = _BY_NAME.get(word.lower())
     if spec is None:
-        return UnknownCommand(word, suggest(word))
+        return UnknownCommand(word, suggest(word), arg.strip())
     return Command(spec.name, arg.strip())
 
 
