@@ -1,4 +1,4 @@
-"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``: looking after tmg rather than chatting."""
+"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``, ``tmg skills``: looking after tmg rather than chatting."""
 
 from __future__ import annotations
 
@@ -132,4 +132,22 @@ def trust(
     has_file = (Path(real) / PROJECT_FILE).is_file()
     envr.stdout.write(f"trusted {shown}: its tmg.yaml may now run its MCP servers and use its providers' "
                       f"URL, HEADERS and API_KEY{'' if has_file else ' (it has no tmg.yaml yet)'}\n")
+    return 0
+
+
+@app.command()
+def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
+    """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
+    from tmg.environment import Environment
+    from tmg.session.store import SessionStore, tmg_home
+    from tmg.skills.discovery import SkillScanner
+    from tmg.skills.listing import listing_lines
+    from tmg.skills.session import SKILLS_FILE, active_names, trusted_folder
+
+    envr = Environment()
+    catalog = SkillScanner(envr.env, envr.cwd, trusted_folder(envr.env)).scan()
+    ref = SessionStore(tmg_home(envr.env)).current(mode)
+    active = active_names(ref.dir / SKILLS_FILE) if ref is not None else []
+    for line in listing_lines(catalog, active):
+        envr.stdout.write(line + "\n")
     return 0

@@ -144,24 +144,7 @@ class SessionSkills:
     # -- the session file ----------------------------------------------------------------
 
     def _load(self) -> dict[str, Activation]:
-        active: dict[str, Activation] = {}
-        if self._file is None:
-            return active
-        try:
-            lines = self._file.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            return active
-        for line in lines:
-            try:
-                raw = json.loads(line)
-                activation = Activation(str(raw["name"]), str(raw["folder"]), str(raw["body"]),
-                                        tuple(str(f) for f in raw.get("files", ())), str(raw.get("by", "user")),
-                                        float(raw.get("ts", 0)))
-            except (ValueError, KeyError, TypeError):
-                continue  # a torn last line: the activations before it stand
-            active.pop(activation.name, None)
-            active[activation.name] = activation
-        return active
+        return load_activations(self._file) if self._file is not None else {}
 
     def _save(self, activation: Activation) -> None:
         if self._file is None:
@@ -177,6 +160,30 @@ class SessionSkills:
         except OSError as exc:
             self._warn(f"could not record the activation of skill {activation.name} in {self._file} "
                        f"({exc.strerror or exc}); it stays active until this session ends")
+
+
+def load_activations(path: Path) -> dict[str, Activation]:
+    """A session's active skills from its file, in activation order (a later record of a name wins)."""
+    active: dict[str, Activation] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return active
+    for line in lines:
+        try:
+            raw = json.loads(line)
+            activation = Activation(str(raw["name"]), str(raw["folder"]), str(raw["body"]),
+                                    tuple(str(f) for f in raw.get("files", ())), str(raw.get("by", "user")),
+                                    float(raw.get("ts", 0)))
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn last line: the activations before it stand
+        active.pop(activation.name, None)
+        active[activation.name] = activation
+    return active
+
+
+def active_names(path: Path) -> list[str]:
+    return list(load_activations(path))
 
 
 def _listing(folder: Path) -> tuple[str, ...]:
