@@ -8,7 +8,7 @@ starts with ``/`` is always a command (an unknown one gets a suggestion, never a
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Command:
 class UnknownCommand:
     typed: str
     suggestions: tuple[str, ...]
-    arg: str = ""  # what followed the word (a skill's /NAME takes a request)
+    arg: str = field(default="", compare=False)  # what followed the word (a skill's /NAME takes a request)
 
     def message(self) -> str:
         hint = ""
