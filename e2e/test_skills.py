@@ -60,6 +60,10 @@ def test_a_trusted_projects_skill_is_in_the_catalog_and_its_body_is_not(tmg, llm
     assert "MARKER-DEPLOY-7" not in json.dumps(llm.requests[0])  # progressive disclosure: not yet
     (tool,) = [t for t in llm.requests[0]["tools"] if t["function"]["name"] == "activate_skill"]
     assert tool["function"]["parameters"]["properties"]["name"]["enum"] == ["deploy"]
+    # The next prompt sends the same system message, byte for byte (a server's prefix cache holds).
+    llm.enqueue(Text("again"))
+    assert tmg.run("and again").code == 0
+    assert system_text(llm.requests[1]) == system
 
 
 def test_dollar_name_in_a_one_shot_puts_the_body_in_the_request_and_the_session_keeps_it(tmg, llm):
@@ -85,6 +89,10 @@ def test_dollar_name_in_a_one_shot_puts_the_body_in_the_request_and_the_session_
 
     transcript = tmg.run("-t")
     assert "skill deploy activated by you" in transcript.out
+    # The body is the session's, not a turn's: nothing that shortens the turns can drop it.
+    (folder,) = tmg.session_dirs()
+    assert "MARKER-DEPLOY-7" not in (folder / "history.jsonl").read_text()
+    assert "MARKER-DEPLOY-7" in (folder / "skills.jsonl").read_text()
 
 
 def test_in_an_untrusted_folder_project_skills_are_not_loaded_and_one_line_says_so(tmg, llm):

@@ -218,3 +218,19 @@ def test_a_huge_skill_file_is_refused_not_read_whole(places, tmp_path):
     warned: list[str] = []
     skills = session(places, tmp_path, warned)
     assert skills.catalog.names() == [] and "larger than" in warned[0]
+
+
+async def test_the_model_reads_a_file_of_the_skill_through_the_tool_and_nothing_outside_it(places, tmp_path):
+    _, _, user, _ = places
+    write(user, "deploy", good("deploy", body="See reference.md."))
+    (user / "deploy" / "reference.md").write_text("THE REFERENCE")
+    (user / "secret.txt").write_text("NOT FOR THE MODEL")
+    (user / "deploy" / "link.txt").symlink_to(user / "secret.txt")
+    tools = SkillTools(session(places, tmp_path))
+    result = await tools.call("activate_skill", {"name": "deploy", "file": "reference.md"}, 5)
+    assert result.content == "THE REFERENCE" and not result.is_error
+    for escape in ("../secret.txt", "link.txt", str(user / "secret.txt")):
+        result = await tools.call("activate_skill", {"name": "deploy", "file": escape}, 5)
+        assert result.is_error and "NOT FOR THE MODEL" not in result.content
+    assert tools.action("activate_skill", {"name": "deploy", "file": "reference.md"}).paths == (
+        str(user / "deploy" / "reference.md"),)

@@ -330,7 +330,11 @@ def _terminal_reader(repl: Repl) -> EntryReader:
     def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
         return repl.session.redact(text) if repl.session is not None else text
 
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact)
+    def slash_names() -> list[str]:  # the commands, and the open session's skills (/NAME)
+        skills = repl.session.skills if repl.session is not None else None
+        return commands.names() + (skills.catalog.names() if skills is not None else [])
+
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", slash_names, redact=redact)
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:

@@ -25,6 +25,7 @@ from tmg.skills.skill import NAME, Skill
 SKILLS_FILE = "skills.jsonl"
 MAX_BODY_CHARS = 60_000  # one skill's instructions in the system message, at most
 MAX_LISTED_FILES = 30  # the files beside SKILL.md named to the model on activation
+MAX_FILE_BYTES = 100_000  # one such file read through activate_skill
 _LEADING = re.compile(r"^\$([A-Za-z0-9][A-Za-z0-9._-]*)(?=\s|$)")
 
 Say = Callable[[str], None]
@@ -52,7 +53,7 @@ class Activation:
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # "activated", "refreshed", "already", "unknown"
+    status: str  # "activated", "refreshed", "already", "read" (a file of it), "unknown" (a failure)
     name: str
     line: str  # for the one who asked: the model's tool result, or the user's line
 
@@ -123,6 +124,27 @@ class SessionSkills:
         return Outcome(status, name, f"skill {name} {what}: its instructions are now in the system message under "
                                      f"'Active skills' and stay there for this session; follow them. "
                                      f"Its folder is {activation.folder}")
+
+    def read_file(self, name: str, relative: str) -> Outcome:
+        """A file in an active (or activatable) skill's folder, for the model: a reference or a
+        script the instructions name. Confined to that folder; activates the skill if needed."""
+        if name not in self.active:
+            outcome = self.activate(name, "model")
+            if not outcome.ok:
+                return outcome
+        folder = Path(self.active[name].folder).resolve()
+        path = (folder / relative).resolve()
+        if folder not in path.parents:
+            return Outcome("unknown", name, f"{relative!r} is not inside the folder of skill {name} ({folder})")
+        try:
+            with path.open("rb") as f:
+                data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            return Outcome("unknown", name, f"cannot read {relative} of skill {name}: {exc.strerror or exc}")
+        text = data[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
+        if len(data) > MAX_FILE_BYTES:
+            text += f"\n[truncated at {MAX_FILE_BYTES} bytes]"
+        return Outcome("read", name, text)
 
     def leading_invocation(self, text: str) -> Outcome | None:
         """``$name`` at the very start of a prompt activates that skill (the prompt is sent as typed).

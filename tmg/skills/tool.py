@@ -25,10 +25,15 @@ class SkillTools:
         return [{"type": "function", "function": {
             "name": ACTIVATE_TOOL,
             "description": "Load a skill's instructions (see 'Skills' in the system message) into the system "
-                           "message for the rest of this session. Call it once, before doing a task the skill covers.",
+                           "message for the rest of this session. Call it once, before doing a task the skill covers. "
+                           "With `file`, return that file of the skill's folder instead (a reference its "
+                           "instructions name).",
             "parameters": {
                 "type": "object",
-                "properties": {"name": {"type": "string", "enum": names, "description": "The skill's name"}},
+                "properties": {
+                    "name": {"type": "string", "enum": names, "description": "The skill's name"},
+                    "file": {"type": "string", "description": "Optional: a path relative to the skill's folder"},
+                },
                 "required": ["name"],
             },
         }}]
@@ -41,8 +46,15 @@ class SkillTools:
 
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
         skill = self._skills.get(str(arguments.get("name", "")))
-        return ToolAction(name, "read", paths=(str(skill.path),) if skill is not None else ())
+        if skill is None:
+            return ToolAction(name, "read")
+        file = arguments.get("file")
+        return ToolAction(name, "read", paths=(str(skill.folder / str(file)) if file else str(skill.path),))
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
-        outcome = self._skills.activate(str(arguments.get("name", "")), "model")
+        skill, file = str(arguments.get("name", "")), arguments.get("file")
+        if file:
+            outcome = self._skills.read_file(skill, str(file))
+        else:
+            outcome = self._skills.activate(skill, "model")
         return ToolResult(outcome.line, is_error=not outcome.ok)

@@ -58,7 +58,8 @@ def catalog_text(skills: list[Skill]) -> str:
         "# Skills",
         "Skills are instructions for particular tasks. When a request matches a skill's description, call "
         f"{ACTIVATE_TOOL} with its name before you start; its instructions then appear under 'Active skills' "
-        "and stay for the rest of the session. Paths a skill mentions are relative to its folder.",
+        "and stay for the rest of the session. Paths a skill mentions are relative to its folder; read such a "
+        f"file with {ACTIVATE_TOOL} and its `file` argument.",
         "",
         "Available skills:",
     ]
