@@ -151,7 +151,7 @@ def test_activation_is_kept_by_the_session_and_not_loaded_twice(places, tmp_path
     skills = session(places, tmp_path, recorded=recorded)
     assert skills.activate("deploy", "model").status == "activated"
     assert skills.activate("deploy", "user").status == "already"
-    assert skills.activate("nope", "model").status == "unknown"
+    assert skills.activate("nope", "model").status == "failed"
     assert recorded == ["skill deploy activated by the model"]
     assert skills.active["deploy"].files == ("scripts/ship.sh",)
 

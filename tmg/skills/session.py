@@ -53,13 +53,13 @@ class Activation:
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # "activated", "refreshed", "already", "read" (a file of it), "unknown" (a failure)
+    status: str  # "activated", "refreshed", "already", "read" (a file of it), "failed"
     name: str
     line: str  # for the one who asked: the model's tool result, or the user's line
 
     @property
     def ok(self) -> bool:
-        return self.status != "unknown"
+        return self.status != "failed"
 
 
 class SessionSkills:
@@ -108,7 +108,7 @@ class SessionSkills:
         skill = self.catalog.skills.get(name)
         if skill is None:
             known = ", ".join(self.catalog.names()) or "none"
-            return Outcome("unknown", name, f"there is no skill named {name!r} (known: {known})")
+            return Outcome("failed", name, f"there is no skill named {name!r} (known: {known})")
         activation = Activation.of(skill, by)
         held = self.active.get(name)
         if held is not None and (held.body, held.folder, held.files) == (activation.body, activation.folder,
@@ -135,12 +135,14 @@ class SessionSkills:
         folder = Path(self.active[name].folder).resolve()
         path = (folder / relative).resolve()
         if folder not in path.parents:
-            return Outcome("unknown", name, f"{relative!r} is not inside the folder of skill {name} ({folder})")
+            return Outcome("failed", name, f"{relative!r} is not inside the folder of skill {name} ({folder})")
+        if not path.is_file():  # a folder, a FIFO (would block), or nothing there
+            return Outcome("failed", name, f"{relative} is not a file in the folder of skill {name} ({folder})")
         try:
             with path.open("rb") as f:
                 data = f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
-            return Outcome("unknown", name, f"cannot read {relative} of skill {name}: {exc.strerror or exc}")
+            return Outcome("failed", name, f"cannot read {relative} of skill {name}: {exc.strerror or exc}")
         text = data[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
         if len(data) > MAX_FILE_BYTES:
             text += f"\n[truncated at {MAX_FILE_BYTES} bytes]"
