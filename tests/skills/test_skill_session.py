@@ -45,6 +45,11 @@ def test_an_unquoted_colon_in_the_description_is_read_as_text():
     assert s.description == "Review a diff: style, tests."
 
 
+def test_front_matter_yaml_refuses_is_still_read_line_by_line():
+    s = parse_skill("---\nname: review\ndescription: Review: a diff\nmetadata:\n  author: me\n---\nbody", P, "user")
+    assert (s.name, s.description) == ("review", "Review: a diff")
+
+
 def test_a_folded_multiline_description_is_one_line():
     s = parse_skill("---\nname: a\ndescription: >\n  first line\n  second line\n---\n", P, "user")
     assert s.description == "first line second line"

@@ -24,6 +24,7 @@ MAX_NAME_CHARS = 64
 NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?")
 _FENCE = re.compile(r"^---[ \t]*$", re.M)
 _PLAIN_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]*(.*)$")
+_YAML_STARTS = set("'\"[{>|&*!%@`#-?:")  # a value starting so means more than plain text
 
 
 class SkillError(Exception):
@@ -106,6 +107,9 @@ def _split(text: str, path: Path) -> tuple[str, str]:
 
 
 def _front_matter(front: str, path: Path) -> dict[str, Any]:
+    simple = _simple(front)
+    if simple is not None:  # the usual front matter: no YAML import on a one-shot's path
+        return simple
     from tmg.config.source import load_yaml
 
     try:
@@ -119,6 +123,22 @@ def _front_matter(front: str, path: Path) -> dict[str, Any]:
         raise SkillError(f"skill {path}: the front matter is not `key: value` lines; quote values that "
                          "contain ': ' (description: \"...\")")
     return plain
+
+
+def _simple(front: str) -> dict[str, Any] | None:
+    """Front matter of plain one-line ``key: text`` values only, else None (leave it to YAML)."""
+    fields: dict[str, Any] = {}
+    for line in front.split("\n"):
+        if not line.strip():
+            continue
+        match = _PLAIN_KEY.match(line)
+        if match is None:
+            return None
+        value = match.group(2).strip()
+        if not value or value[0] in _YAML_STARTS or " #" in value:
+            return None
+        fields[match.group(1)] = value
+    return fields
 
 
 def _plain_lines(front: str) -> dict[str, Any]:

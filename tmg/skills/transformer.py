@@ -27,12 +27,13 @@ class SkillsTransformer:
     def __init__(self, skills: SessionSkills) -> None:
         self._skills = skills
         self._prompt_id: int | None = None
+        self._section: tuple[object, tuple[object, ...], str] | None = None  # (catalog, active, text)
 
     async def apply(self, ctx: TurnContext) -> None:
         if ctx.prompt_id != self._prompt_id:  # once per prompt: a SKILL.md saved meanwhile is picked up
             self._prompt_id = ctx.prompt_id
             self._skills.refresh()
-        section = skills_section(self._skills.catalog.skills.values(), self._skills.active.values())
+        section = self._current_section()
         if not section:
             return
         if ctx.messages and ctx.messages[0].get("role") == "system":
@@ -40,6 +41,16 @@ class SkillsTransformer:
             ctx.messages[0] = {"role": "system", "content": f"{text}\n\n{section}" if text else section}
         else:
             ctx.messages.insert(0, {"role": "system", "content": section})
+
+
+    def _current_section(self) -> str:
+        """The section, rebuilt only when the catalog or the active set changed (each turn of a
+        long tool loop would otherwise format every description again)."""
+        catalog, active = self._skills.catalog, tuple(self._skills.active.values())
+        cached = self._section
+        if cached is None or cached[0] is not catalog or cached[1] != active:
+            cached = self._section = (catalog, active, skills_section(catalog.skills.values(), active))
+        return cached[2]
 
 
 def skills_section(catalog: Iterable[Skill], active: Iterable[Activation]) -> str:
