@@ -82,7 +82,12 @@ class SessionSkills:
 
     def refresh(self) -> Catalog:
         """Re-scan (cheap when nothing changed) and report, once each, what could not be used."""
-        catalog = self._scanner.scan()
+        try:
+            catalog = self._scanner.scan()
+        except Exception as exc:  # noqa: BLE001 - skills must never cost the chat
+            self._once("scan", f"could not look for skills ({type(exc).__name__}: {exc}); "
+                               "going on with the skills found before")
+            return self.catalog
         if catalog is not self.catalog:
             self.catalog = catalog
             for path, reason in catalog.broken.items():
