@@ -188,5 +188,9 @@ def test_the_repl_lists_skills_and_slash_name_activates_one(tmg, llm):
         term.type("/skills")
         term.send("Enter")
         term.wait_for(r"project \.agents/skills; active")
+        term.type("/notes")  # no request: the skill is activated, nothing is sent
+        term.send("Enter")
+        term.wait_for(r"skill notes is active")
+        assert len(llm.requests) == 1
     finally:
         term.close()
