@@ -2,7 +2,7 @@
 
 Permission these tests rely on: write_file, edit_file and shell run without asking. Until the
 permission engine lands the gate allows every call; with it, a one-shot without a terminal
-refuses what would ask, so WRITES_ALLOWED names the setting that allows them.
+refuses what would ask, so WRITES_ALLOWED names the flag that allows them.
 """
 
 from __future__ import annotations

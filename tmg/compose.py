@@ -44,6 +44,9 @@ from tmg.session.recorder import TranscriptRecorder
 from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
 from tmg.session.transcript import Transcript
 from tmg.tools.edit import EditFileTool, WriteFileTool
+from tmg.skills.session import SessionSkills, open_session_skills
+from tmg.skills.tool import SkillTools
+from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
@@ -69,11 +72,13 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     return live
 
 
-def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None) -> Pipeline:
-    # Seam for later: skills (10). ``budget`` without a summary model only prunes.
+def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None,
+                   skills: SessionSkills | None = None) -> Pipeline:
+    # ``budget`` without a summary model only prunes.
     budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
         *([memory_injector] if memory_injector is not None else []),
+        *([SkillsTransformer(skills)] if skills is not None else []),
         RepairTransformer(),
         CleanersTransformer(),
         AlternationTransformer(),
@@ -86,9 +91,10 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
 
 
 def build_tools(envr: Environment, mcp: McpTools | None = None,
-                config: Callable[[], Config] | None = None, gate: PermissionGate | None = None) -> ToolRegistry:
-    """The built-in tools of one session (one ledger of what its model has read), then MCP's,
-    every call judged by ``gate`` (the permission engine)."""
+                config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
+                skills: SessionSkills | None = None) -> ToolRegistry:
+    """The built-in tools of one session (one ledger of what its model has read), then MCP's and
+    the skills', every call judged by ``gate`` (the permission engine)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
@@ -96,7 +102,8 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
                       secret=lambda value: redact(value) != value)
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
              WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
-    return ToolRegistry(tools, sources=[mcp] if mcp is not None else [], gate=gate)
+    sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
+    return ToolRegistry(tools, sources=sources, gate=gate)
 
 
 def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
@@ -181,6 +188,7 @@ class ChatSession:
     memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
     mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
+    skills: SessionSkills | None = None  # the skills it offers and those it activated
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
@@ -191,6 +199,12 @@ class ChatSession:
             self.mcp_servers.start()
         if self.config_watcher is not None:
             self.config_watcher.start(delay=watcher_delay)
+
+    def invoke_skill(self, prompt: str) -> None:
+        """``$name`` at the start of a prompt activates that skill before the prompt runs, so a
+        one-shot never depends on the model choosing it."""
+        if self.skills is not None:
+            self.skills.leading_invocation(prompt)
 
     def prewarm_gateway(self) -> None:
         """Start importing the provider's backend on a thread, so the first call finds it ready."""
@@ -263,6 +277,8 @@ def open_session(
             mcp_servers = McpToolServers(warn=notices.warn)
         mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr),
                                     warn=lambda text: _warn_and_record(text, notices, transcript))
+        skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,
+                                     warn=lambda text: _warn_and_record(text, notices, transcript))
     except BaseException:
         lock.release()
         raise
@@ -289,9 +305,9 @@ def open_session(
         transcript.notice(text)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(memory.injector, budget),
+        pipeline=build_pipeline(memory.injector, budget, skills=skills),
         history=history,
-        tools=build_tools(envr, mcp, watcher.current, gate),
+        tools=build_tools(envr, mcp, watcher.current, gate, skills=skills),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
@@ -299,7 +315,8 @@ def open_session(
         session_id=ref.id,
         budget=budget,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate)
+    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate,
+                       skills)
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:

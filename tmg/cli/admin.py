@@ -1,5 +1,5 @@
-"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``, ``tmg permissions``: looking after tmg
-rather than chatting."""
+"""``tmg sessions``, ``tmg config``, ``tmg doctor``, ``tmg trust``, ``tmg permissions``, ``tmg skills``:
+looking after tmg rather than chatting."""
 
 from __future__ import annotations
 
@@ -151,4 +151,18 @@ def permissions(
         envr.stdout.write(store.revoke_line(revoke) + "\n")
         return 0
     envr.stdout.write("\n".join(store.listing()) + "\n")
+def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
+    """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
+    from tmg.environment import Environment
+    from tmg.session.store import SessionStore, tmg_home
+    from tmg.skills.discovery import SkillScanner
+    from tmg.skills.listing import listing_lines
+    from tmg.skills.session import SKILLS_FILE, active_names, trusted_folder
+
+    envr = Environment()
+    catalog = SkillScanner(envr.env, envr.cwd, trusted_folder(envr.env)).scan()
+    ref = SessionStore(tmg_home(envr.env)).current(mode)
+    active = active_names(ref.dir / SKILLS_FILE) if ref is not None else []
+    for line in listing_lines(catalog, active):
+        envr.stdout.write(line + "\n")
     return 0

@@ -106,6 +106,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
         session.prewarm_gateway()
     try:
         session.transcript.prompt(prompt)
+        session.invoke_skill(prompt)
         await session.engine.run_prompt(prompt)
         return 0
     except asyncio.CancelledError:

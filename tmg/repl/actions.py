@@ -159,8 +159,34 @@ async def _exit(repl: Repl, _arg: str) -> None:
     repl.done = True
 
 
+async def _skills(repl: Repl, _arg: str) -> None:
+    from tmg.skills.listing import listing_lines
+
+    skills = repl.session.skills
+    if skills is None:
+        repl.screen.say("skills: not available in this session")
+        return
+    catalog = skills.refresh()
+    for line in listing_lines(catalog, list(skills.active), commands.names()):
+        repl.screen.say(line)
+
+
+def activate_skill(repl: Repl, name: str) -> bool:
+    """``/NAME``: activate skill NAME for this session; False when there is no such skill."""
+    skills = repl.session.skills
+    if skills is None or skills.get(name) is None:
+        return False
+    outcome = skills.activate(name, "user")
+    if outcome.status == "already":
+        repl.screen.info(f"skill {name} is already active")
+    else:
+        repl.screen.info(f"skill {name} is active: its instructions go with every prompt of this session")
+    return True
+
+
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
     "config": _config, "transcript": _transcript, "memory": _memory, "permissions": _permissions, "exit": _exit,
+    "skills": _skills,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

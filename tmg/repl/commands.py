@@ -8,7 +8,7 @@ starts with ``/`` is always a command (an unknown one gets a suggestion, never a
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "/memory forget ID retires an engram"),
     CommandSpec("permissions", "/permissions [revoke N|RULE]", "the permission mode, rules and saved "
                 "\"always\" decisions; revoke one"),
+    CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "
+                "/NAME [request] activates skill NAME"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 
@@ -50,6 +52,7 @@ class Command:
 class UnknownCommand:
     typed: str
     suggestions: tuple[str, ...]
+    arg: str = field(default="", compare=False)  # what followed the word (a skill's /NAME takes a request)
 
     def message(self) -> str:
         hint = ""
@@ -98,7 +101,7 @@ def parse(entry: str) -> Entry:
         arg = (rest + " " + arg).strip()
     spec = _BY_NAME.get(word.lower())
     if spec is None:
-        return UnknownCommand(word, suggest(word))
+        return UnknownCommand(word, suggest(word), arg.strip())
     return Command(spec.name, arg.strip())
 
 

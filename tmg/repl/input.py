@@ -51,14 +51,16 @@ class PromptInterrupted(Exception):
 class SlashCompleter(Completer):
     """Completes ``/name`` at the start of the line; plain text gets no completions."""
 
-    def __init__(self, names: Iterable[str]) -> None:
-        self._names = sorted(names)
+    def __init__(self, names: Iterable[str] | Callable[[], Iterable[str]]) -> None:
+        # A callable is asked at each completion: the session's skills come and go.
+        self._names = names if callable(names) else sorted(names)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent):
         text = document.text_before_cursor
         if not text.startswith("/") or " " in text or "\n" in text:
             return
-        for name in self._names:
+        names = sorted(set(self._names())) if callable(self._names) else self._names
+        for name in names:
             if name.startswith(text[1:]):
                 yield Completion("/" + name, start_position=-len(text))
 
@@ -124,7 +126,7 @@ class PromptInput:
         self,
         label: Callable[[], tuple[str, str]],
         history_path: Path | None,
-        commands: Iterable[str] = (),
+        commands: Iterable[str] | Callable[[], Iterable[str]] = (),
         *,
         redact: Callable[[str], str] = lambda s: s,
         warning: Callable[[], str] = lambda: "",

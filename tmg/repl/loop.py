@@ -225,7 +225,7 @@ class Repl:
             main.cancel()  # unwinds a running prompt (marked interrupted) and the input line
 
     async def _one_entry(self, reader: EntryReader) -> None:
-        from tmg.repl.actions import run_command
+        from tmg.repl.actions import activate_skill, run_command
         from tmg.repl.input import PromptInterrupted
 
         try:
@@ -241,11 +241,25 @@ class Repl:
         if parsed is None:
             return
         if isinstance(parsed, commands.UnknownCommand):
-            self.screen.error(parsed.message())
+            if activate_skill(self, parsed.typed):  # /NAME [request]: a skill
+                if parsed.arg:
+                    await self.ask(entry.strip())
+                return
+            self.screen.error(self._unknown(parsed).message())
         elif isinstance(parsed, commands.Command):
             await self._command(run_command(self, parsed))
         else:
             await self.ask(parsed.text)
+
+    def _unknown(self, parsed: commands.UnknownCommand) -> commands.UnknownCommand:
+        """An unknown command, with the skill it likely meant when no command fits (a typo)."""
+        skills = self.session.skills if self.session is not None else None
+        if parsed.suggestions or skills is None:
+            return parsed
+        import difflib
+
+        close = difflib.get_close_matches(parsed.typed, skills.catalog.names(), n=1, cutoff=0.75)
+        return commands.UnknownCommand(parsed.typed, tuple(close), parsed.arg)
 
     async def _command(self, coro) -> None:
         """Run a slash command as a task that Ctrl-C cancels (the REPL goes on)."""
@@ -282,6 +296,7 @@ class Repl:
             self.screen.error(str(exc))
             return
         session.transcript.prompt(text)
+        session.invoke_skill(text)
         task = asyncio.create_task(session.engine.run_prompt(text))
         previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, task.cancel)
@@ -332,7 +347,11 @@ def _terminal_reader(repl: Repl) -> EntryReader:
     def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
         return repl.session.redact(text) if repl.session is not None else text
 
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", commands.names(), redact=redact,
+    def slash_names() -> list[str]:  # the commands, and the open session's skills (/NAME)
+        skills = repl.session.skills if repl.session is not None else None
+        return commands.names() + (skills.catalog.names() if skills is not None else [])
+
+    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", slash_names, redact=redact,
                        warning=repl.warning)
 
 
