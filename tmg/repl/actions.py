@@ -130,12 +130,19 @@ async def _memory(repl: Repl, arg: str) -> None:
         repl.screen.say(line)
 
 
+async def _mcp(repl: Repl, _arg: str) -> None:
+    servers = getattr(repl.session, "mcp_servers", None)
+    lines = servers.status_lines() if servers is not None else []
+    for line in lines or ["no MCP tool servers in this session (MCP_SERVERS in `tmg config`)"]:
+        repl.screen.say(line)
+
+
 async def _exit(repl: Repl, _arg: str) -> None:
     repl.done = True
 
 
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
-    "config": _config, "transcript": _transcript, "memory": _memory, "exit": _exit,
+    "config": _config, "transcript": _transcript, "memory": _memory, "mcp": _mcp, "exit": _exit,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

@@ -30,6 +30,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
     CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
                 "/memory forget ID retires an engram"),
+    CommandSpec("mcp", "/mcp", "the MCP servers: status (and why), transport, tools, whether warm"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 

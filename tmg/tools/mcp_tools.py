@@ -42,6 +42,10 @@ COLD_WAIT_MARGIN_S = 1.0
 MAX_COLD_WAIT_S = 10.0
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+# How a WARM server was reached (tmg.broker.launch's routes), as `/mcp` says it.
+_WARMTH = {"warm broker": "warm (kept by the broker)",
+           "cold start (broker started)": "warm (the broker started it now)",
+           "cold start (direct spawn)": "warm wanted, but started directly (no broker could be had)"}
 
 class Connection(Protocol):
     """What a server's connection offers (McpConnection; tests pass fakes)."""
@@ -67,7 +71,7 @@ def _connect_warm(spec: ServerSpec, start_timeout: float) -> Connection:
     # directly when the broker is off or cannot be had (tmg.broker.launch).
     from tmg.broker.launch import connect
 
-    return connect(spec, start_timeout)
+    return connect(spec, start_timeout, kind="tools")
 
 
 def public_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
@@ -182,10 +186,10 @@ class McpToolServer(PooledServer):
         elif self.state == "starting":
             state = f"starting ({self.waited():.1f} s so far)" if self.started_at is not None else "not started"
         elif self.state in ("failed", "withdrawn"):
-            state = f"{self.state} — {self.failure}"
+            state = f"{self.state} — {self.failure}"  # why, in the words its warning used
         else:
             state = self.state
-        warm = f"warm ({self.route})" if self.warm and self.route else ("warm" if self.warm else "not warm")
+        warm = _WARMTH.get(self.route or "", "warm") if self.warm else "not warm"
         return f"{self.name}: {state} · {self.transport} · {warm}"
 
 
