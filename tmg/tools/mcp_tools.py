@@ -139,7 +139,8 @@ class McpToolServer(PooledServer):
         (a one-shot would otherwise lose them without a word)."""
         if self.state == "starting" and not self._told_late:
             self._told_late = True
-            self._warn(f"MCP server {self.name} is still starting; its tools are not offered with this prompt")
+            self._warn(f"MCP server {self.name} is still starting after {self.waited():.1f} s; its tools are not "
+                       "offered with this prompt")
 
     def _on_ready(self) -> None:
         # A warm broker's answer says nothing about a cold start: only cold starts are remembered.
