@@ -75,10 +75,10 @@ def where_entry(name: str = "where", warm: bool = True) -> str:
     return stdio_entry(name, [sys.executable, str(WHERE_SERVER)], "    WARM: true\n" if warm else "")
 
 
-def asked_where(tmg, llm, cwd: Path | None = None) -> str:
+def asked_where(tmg, llm, cwd: Path | None = None, **env_extra: str) -> str:
     """One one-shot that calls `where` (from `cwd`); what the tool answered."""
     llm.enqueue(ToolCall("mcp_where_where", {}), Text("done"))
-    env = tmg.env()
+    env = tmg.env(**env_extra)
     if cwd is None:
         r = tmg.run("where are you?", env=env)
     else:
@@ -140,3 +140,98 @@ def test_tmg_mcp_lists_each_server_with_status_transport_tools_and_warmth(tmg, l
     assert lines["ghost"].endswith(" · stdio · not warm")
     assert re.fullmatch(r"slow: starting \(\d+\.\d s so far\) · stdio · not warm", lines["slow"]), r.out
     assert llm.requests == []  # it asks no model
+
+
+def test_a_direct_servers_stderr_log_is_rotated(tmg, llm):
+    # Servers write their stderr under TMG_HOME for as long as they run: past 1 MB, one old generation is kept.
+    tmg.home.mkdir(parents=True, exist_ok=True)
+    log = tmg.home / "mcp-where.log"
+    log.write_bytes(b"old noise\n" * 150_000)
+    tmg.write_config("MCP_SERVERS:\n" + where_entry(warm=False))
+    asked_where(tmg, llm, TMG_MCP_WAIT="60")  # (the wait is not what this test is about)
+    assert (tmg.home / "mcp-where.log.1").stat().st_size == 1_500_000
+    assert log.stat().st_size < 1_000_000
+
+
+def memory_status(tmg) -> str:
+    r = tmg.run("memory", "status", env=tmg.env(memory=True))
+    assert r.code == 0, r.err
+    return r.out
+
+
+def test_memory_and_a_warm_tool_server_share_one_broker(tmg, llm, tmp_path):
+    from e2e.plur import FakePlur
+
+    plur = FakePlur(tmp_path)
+    tmg.write_config(plur.entry() + where_entry() + "MEMORY:\n  LEARN: batch\n")
+    pids = []
+    for i in range(2):
+        llm.enqueue(ToolCall("mcp_where_where", {}), Text(f"Answer {i}."))
+        r = tmg.run("-r", "--debug", f"question {i}?", env=tmg.env(memory=True))
+        assert (r.code, r.out) == (0, f"Answer {i}.\n"), r.err
+        pids.append(parsed(llm.requests[-1]["messages"][-1]["content"])["pid"])
+    assert "via warm broker" in r.err  # memory's second start found the broker warm
+    assert pids[0] == pids[1]
+    out = memory_status(tmg)
+    assert "2 server(s)" in out and "server plur: up" in out and "server where: up" in out, out
+    assert out.count("started 1 time(s)") == 2, out
+    assert {"Answer 0.", "Answer 1."} <= set(plur.statements())  # memory's writes landed through it
+
+
+def test_the_real_plur_and_a_warm_tool_server_in_one_broker(tmg, llm, tmp_path, plur_entry):
+    plur_home = tmp_path / "plur-home"
+    plur_home.mkdir()
+    neutral = tmp_path / "neutral"
+    neutral.mkdir()
+    tmg.write_config("MCP_SERVERS:\n  plur:\n    COMMAND: node\n"
+                     f"    ARGS: [{json.dumps(str(plur_entry))}]\n"
+                     f"    ENV: {{HOME: {json.dumps(str(plur_home))}, PLUR_TOOL_PROFILE: full, "
+                     "PLUR_DISABLE_EMBEDDINGS: '1'}\n"
+                     f"    DIR: {json.dumps(str(neutral))}\n    TIMEOUT: 60\n"
+                     + where_entry() + "MEMORY:\n  LEARN: full\n")
+    llm.enqueue(ToolCall("mcp_where_where", {}), Text("Noted."))
+    r = tmg.run("-r", "From now on, tag heron releases with a date.", env=tmg.env(memory=True))
+    assert (r.code, r.out) == (0, "Noted.\n"), r.err
+    first = parsed(llm.requests[-1]["messages"][-1]["content"])
+    llm.enqueue(ToolCall("mcp_where_where", {}), Text("Tagged."))
+    r = tmg.run("-r", "--debug", "How do we tag heron releases?", env=tmg.env(memory=True))
+    assert (r.code, r.out) == (0, "Tagged.\n"), r.err
+    second = parsed(llm.requests[-1]["messages"][-1]["content"])
+    assert "via warm broker" in r.err
+    assert (first["pid"], second["calls"]) == (second["pid"], "2")
+    # recall through the broker: the instruction reached the model with the second prompt
+    assert "tag heron releases with a date" in json.dumps(llm.requests[-2]["messages"])
+    out = memory_status(tmg)
+    assert "2 server(s)" in out and out.count("started 1 time(s)") == 2, out
+
+
+def test_slash_mcp_in_the_repl_lists_the_servers(tmg, llm):
+    import os
+    import time
+
+    from e2e.conftest import tmg_command
+    from e2e.tmux import Terminal
+    tmg.write_config("MCP_SERVERS:\n" + stdio_entry("everything", reference_server("everything", "stdio"))
+                     + where_entry() + "  ghost:\n    COMMAND: no-such-mcp-server-binary\n")
+    term = Terminal(width=160, height=40)
+    try:
+        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
+        term.wait_for(r"default · openai/mock-model >")
+        term.wait_for("MCP server ghost did not start")
+        # The servers start in the background: ask until both are up.
+        deadline = time.monotonic() + 60
+        while True:
+            term.type("/mcp")
+            term.send("Enter")
+            try:
+                screen = term.wait_for(lambda s: "where: ready, 1 tool" in s and "everything: ready" in s, timeout=2)
+                break
+            except AssertionError:
+                assert time.monotonic() < deadline, "the servers never showed as ready in /mcp"
+        assert re.search(r"everything: ready, \d+ tools · stdio · not warm", screen), screen
+        assert re.search(r"where: ready, 1 tool · stdio · warm \(", screen), screen
+        assert "ghost: failed — MCP server ghost did not start (" in screen
+        term.send("C-d")
+        assert term.exit_status() == 0
+    finally:
+        term.close()

@@ -31,24 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.mcp_servers.errlog import LOG_BYTES as _LOG_BYTES
+from tmg.mcp_servers.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
 CHILD_FAILED = -32097  # the server could not be started, or died with the call in flight
 _LINE_LIMIT = 64 * 1024 * 1024
 _START_TIMEOUT_S = 30.0
-_LOG_BYTES = 1_000_000
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
 log = logging.getLogger("tmg.broker")
-
-
-def rotate(path: Path, limit: int = _LOG_BYTES) -> None:
-    """Keep one previous generation of a log that grew past `limit` bytes."""
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > limit:
-            os.replace(path, path.with_name(path.name + ".1"))
 
 
 @dataclass(frozen=True)
