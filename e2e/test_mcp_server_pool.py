@@ -63,9 +63,9 @@ def test_a_server_left_out_is_said_on_stderr_and_the_answer_comes(tmg, llm):
     llm.enqueue(Text("fine"))
     r = tmg.run("hello")
     assert (r.code, r.out) == (0, "fine\n"), r.err
-    # Said once, with how long it was waited for: its TIMEOUT (1 s), as it never started here before.
+    # Said once, with how long it was waited for (its TIMEOUT bounds it: it never started here before).
     (line,) = [line for line in r.err.splitlines() if "slow" in line]
-    assert re.fullmatch(r"tmg: warning: MCP server slow is still starting after 1\.\d s; its tools are not "
+    assert re.fullmatch(r"tmg: warning: MCP server slow is still starting after \d+\.\d s; its tools are not "
                         r"offered with this prompt", line), line
     names = tool_names(llm.requests[0])
     assert "mcp_everything_echo" in names and not any(n.startswith("mcp_slow_") for n in names)
