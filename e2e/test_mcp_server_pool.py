@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
+from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from tests.support.reference_servers import reference_server
 
@@ -78,18 +80,9 @@ def where_entry(name: str = "where", warm: bool = True) -> str:
 def asked_where(tmg, llm, cwd: Path | None = None, **env_extra: str) -> str:
     """One one-shot that calls `where` (from `cwd`); what the tool answered."""
     llm.enqueue(ToolCall("mcp_where_where", {}), Text("done"))
-    env = tmg.env(**env_extra)
-    if cwd is None:
-        r = tmg.run("where are you?", env=env)
-    else:
-        import subprocess
-
-        from e2e.conftest import tmg_command
-
-        done = subprocess.run(tmg_command() + ["where are you?"], capture_output=True, text=True, timeout=60,
-                              cwd=cwd, env=env, stdin=subprocess.DEVNULL)
-        r = type("R", (), {"code": done.returncode, "out": done.stdout, "err": done.stderr})
-    assert (r.code, r.out) == (0, "done\n"), r.err
+    done = subprocess.run(tmg_command() + ["where are you?"], capture_output=True, text=True, timeout=60,
+                          cwd=cwd or tmg.work, env=tmg.env(**env_extra), stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout) == (0, "done\n"), done.stderr
     answer = llm.requests[-1]["messages"][-1]
     assert answer["role"] == "tool", answer
     return answer["content"]
@@ -209,7 +202,6 @@ def test_slash_mcp_in_the_repl_lists_the_servers(tmg, llm):
     import os
     import time
 
-    from e2e.conftest import tmg_command
     from e2e.tmux import Terminal
     tmg.write_config("MCP_SERVERS:\n" + stdio_entry("everything", reference_server("everything", "stdio"))
                      + where_entry() + "  ghost:\n    COMMAND: no-such-mcp-server-binary\n")

@@ -150,8 +150,8 @@ class ServerPool(Generic[S]):
     def __iter__(self) -> Iterator[S]:
         return iter(list(self._servers))
 
-    def get(self, spec: ServerSpec, make: Callable[[], S], reuse: tuple[str, ...] = ("starting", "ready", "failed",
-                                                                                      "withdrawn")) -> S:
+    def get(self, spec: ServerSpec, make: Callable[[], S],
+            reuse: tuple[State, ...] = ("starting", "ready", "failed", "withdrawn")) -> S:
         """The server of `spec` in one of the `reuse` states, else a new one made by `make`."""
         for server in self._servers:
             if server.spec == spec and server.state in reuse:

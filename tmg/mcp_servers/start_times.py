@@ -58,7 +58,7 @@ class StartTimes:
         self._times = None  # another tmg may have written since
         times = self._load()
         key = spec_key(spec)
-        times[key] = [*[t for t in times.pop(key, [])], round(seconds, 3)][-_KEEP:]
+        times[key] = [*times.pop(key, []), round(seconds, 3)][-_KEEP:]  # popped: the newest goes last
         while len(times) > _MAX_SERVERS:
             times.pop(next(iter(times)))
         tmp = self.path.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")
