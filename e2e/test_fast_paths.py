@@ -41,7 +41,8 @@ def imported_heavy(tmg, *args: str, watched: tuple[str, ...] = HEAVY, stdin: str
     return proc.returncode, json.loads(line.split("=", 1)[1])
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-t"], ["-t", "--json"], ["sessions"]])
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["-t"], ["-t", "--json"], ["sessions"],
+                                  ["mcp", "--help"]])
 def test_fast_paths_import_no_heavy_module(tmg, llm, args):
     llm.enqueue(Text("an answer"))
     assert tmg.run("a question").code == 0  # so -t has a session to print

@@ -49,7 +49,6 @@ from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
-from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
@@ -369,13 +368,13 @@ def _ready_wait(envr: Environment) -> float:
         return READY_WAIT_S
 
 
-def _mcp_wait(envr: Environment) -> float:
-    """How long a turn waits for MCP servers still starting (``TMG_MCP_WAIT``, seconds; default
-    a very short bound): tests lengthen it so a tool list never misses a server by chance."""
+def _mcp_wait(envr: Environment) -> float | None:
+    """A fixed wait per prompt for MCP servers still starting (``TMG_MCP_WAIT``, seconds), or
+    None: each server is waited for as long as its remembered starts need (mcp_tools.py)."""
     try:
-        return max(0.0, float(envr.env.get("TMG_MCP_WAIT", MCP_READY_WAIT_S)))
-    except ValueError:
-        return MCP_READY_WAIT_S
+        return max(0.0, float(envr.env["TMG_MCP_WAIT"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> None:

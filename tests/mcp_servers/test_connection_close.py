@@ -16,14 +16,14 @@ from tests.support.waiting import eventually, finishes
 from tmg.mcp_servers import McpStartError, ServerSpec, child_environment
 from tmg.mcp_servers import connection as connection_module
 from tmg.mcp_servers.connection import McpConnection
-from tmg.memory import runtime as runtime_module
+from tmg.mcp_servers import pool as pool_module
 from tmg.memory.runtime import MemoryRuntime
 
 
 @pytest.fixture(autouse=True)
 def patient_bounds(monkeypatch) -> None:
     monkeypatch.setattr(connection_module, "_CLOSE_WAIT_S", 3600.0)
-    monkeypatch.setattr(runtime_module, "START_CANCEL_WAIT_S", 3600.0)
+    monkeypatch.setattr(pool_module, "START_CANCEL_WAIT_S", 3600.0)
 
 
 def hung_server(tmp_path: Path) -> tuple[ServerSpec, Path]:

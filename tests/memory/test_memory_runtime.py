@@ -11,7 +11,7 @@ from tests.support.waiting import eventually, finishes
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.context.pipeline import TurnContext
 from tmg.mcp_servers import McpStartError, ServerSpec
-from tmg.memory import runtime as runtime_module
+from tmg.mcp_servers import pool as pool_module
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import START_MARKER, MemoryInjector
 from tmg.memory.runtime import MemoryRuntime, memory_server_spec
@@ -128,7 +128,7 @@ async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() 
 async def test_close_during_the_start_is_quick_and_quiet(monkeypatch) -> None:
     # However long close would let a cancelled start wind down, it cancels the start instead of
     # waiting for it: the start below is never released.
-    monkeypatch.setattr(runtime_module, "START_CANCEL_WAIT_S", 3600.0)
+    monkeypatch.setattr(pool_module, "START_CANCEL_WAIT_S", 3600.0)
     conn = InProcess(gated=True)
     runtime, warnings = runtime_with(conn)
     runtime.start()

@@ -206,6 +206,8 @@ async def test_the_process_shares_one_server_across_sessions():
     cfg = config(McpServerConfig(name="echo", command="x"))
     first = servers.tools_for(cfg)
     second = servers.tools_for(cfg)
+    servers.start()
+    await first.settle()
     assert first.servers == second.servers and len(h.conns) == 1
     await servers.aclose()
 

@@ -61,8 +61,9 @@ class BrokerError(RuntimeError):
 class BrokerConnection:
     """One client connection to the broker, bound to one server spec by its initialize."""
 
-    def __init__(self, spec: ServerSpec, socket_file: Path) -> None:
+    def __init__(self, spec: ServerSpec, socket_file: Path, kind: str = "memory") -> None:
         self.spec = spec
+        self.kind = kind
         self.socket_file = socket_file
         self._tools: dict[str, ToolSpec] = {}
         self.server_name: str | None = None
@@ -110,7 +111,7 @@ class BrokerConnection:
         wire = {"name": spec.name, "command": spec.command, "args": list(spec.args), "env": dict(spec.env),
                 # A spec without DIR runs where tmg runs (as a direct spawn would), not in the
                 # broker's own working folder (/): relative commands and PLUR's .plur.yaml lookup.
-                "cwd": spec.cwd or os.getcwd(), "errlog": spec.errlog}
+                "cwd": spec.cwd or os.getcwd(), "errlog": spec.errlog, "kind": self.kind}
         try:
             init = await self.request("initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {},

@@ -1,4 +1,4 @@
-"""The broker process: memory servers kept warm, served over a private Unix socket.
+"""The broker process: memory servers and WARM tool servers kept warm, served over a private Unix socket.
 
 Clients speak MCP's stdio framing (one JSON-RPC message a line). A client's `initialize` names
 the server it wants (`params._meta["tmg/server"]`: command, args, env, dir) and the client's
@@ -31,24 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.mcp_servers.errlog import LOG_BYTES as _LOG_BYTES
+from tmg.mcp_servers.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
 CHILD_FAILED = -32097  # the server could not be started, or died with the call in flight
 _LINE_LIMIT = 64 * 1024 * 1024
 _START_TIMEOUT_S = 30.0
-_LOG_BYTES = 1_000_000
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
 log = logging.getLogger("tmg.broker")
-
-
-def rotate(path: Path, limit: int = _LOG_BYTES) -> None:
-    """Keep one previous generation of a log that grew past `limit` bytes."""
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > limit:
-            os.replace(path, path.with_name(path.name + ".1"))
 
 
 @dataclass(frozen=True)
@@ -59,6 +53,8 @@ class Spec:
     args: tuple[str, ...]
     env: tuple[tuple[str, str], ...]
     cwd: str | None
+    # "memory": writes to one store go one at a time; "tools" (a WARM tool server): calls as they come.
+    kind: str = "memory"
     name: str = field(default="", compare=False)
     errlog: str | None = field(default=None, compare=False)
 
@@ -66,7 +62,8 @@ class Spec:
     def from_wire(cls, data: dict[str, Any]) -> Spec:
         return cls(command=str(data["command"]), args=tuple(str(a) for a in data.get("args", ())),
                    env=tuple(sorted((str(k), str(v)) for k, v in dict(data.get("env") or {}).items())),
-                   cwd=data.get("cwd") or None, name=str(data.get("name", "")), errlog=data.get("errlog"))
+                   cwd=data.get("cwd") or None, kind=str(data.get("kind") or "memory"),
+                   name=str(data.get("name", "")), errlog=data.get("errlog"))
 
     def store(self) -> str:
         """Which store its writes go to (PLUR's: PLUR_PATH, else ~/.plur of its HOME)."""
@@ -85,7 +82,7 @@ class ChildError(RuntimeError):
 class Child:
     """One server process over stdio, initialized once, its tools listed once."""
 
-    def __init__(self, spec: Spec, write_lock: asyncio.Lock) -> None:
+    def __init__(self, spec: Spec, write_lock: asyncio.Lock | None) -> None:
         self.spec = spec
         self.write_lock = write_lock
         self.proc: asyncio.subprocess.Process | None = None
@@ -175,7 +172,7 @@ class Child:
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         """A tools/call, forwarded unchanged; writes to one store one at a time."""
         self.calls += 1
-        if self.is_read(str(params.get("name", ""))):
+        if self.write_lock is None or self.is_read(str(params.get("name", ""))):
             return await self.request("tools/call", params)
         async with self.write_lock:
             return await self.request("tools/call", params)
@@ -272,7 +269,8 @@ class Broker:
             "pid": os.getpid(), "started": self.started, "uptime": time.time() - self.started,
             "fingerprint": self.fingerprint, "socket": str(self.socket), "clients": self.clients,
             "calls": self.calls, "refused": self.refused, "idle_exit": self.idle,
-            "servers": [{"name": c.spec.name, "command": c.spec.command, "pid": c.proc.pid if c.proc else None,
+            "servers": [{"name": c.spec.name, "command": c.spec.command, "kind": c.spec.kind, "cwd": c.spec.cwd,
+                         "pid": c.proc.pid if c.proc else None,
                          "alive": c.alive, "calls": c.calls, "starts": c.starts, "store": c.spec.store(),
                          "tools": len(c.tools)} for c in self.children.values()],
         }
@@ -280,7 +278,7 @@ class Broker:
     def child_for(self, spec: Spec) -> Child:
         child = self.children.get(spec)
         if child is None:
-            lock = self.write_locks.setdefault(spec.store(), asyncio.Lock())
+            lock = self.write_locks.setdefault(spec.store(), asyncio.Lock()) if spec.kind == "memory" else None
             child = self.children[spec] = Child(spec, lock)
         return child
 

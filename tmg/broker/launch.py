@@ -1,4 +1,4 @@
-"""Reaching a memory server through the broker: find it, start it when there is none, and fall
+"""Reaching a memory server (or a WARM tool server) through the broker: find it, start it when there is none, and fall
 back to spawning the server directly when the broker cannot be had (never worse than before).
 """
 
@@ -44,14 +44,17 @@ def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-class MemoryConnection:
-    """A memory server's connection for MemoryRuntime: through the broker when it can, else direct.
+class WarmConnection:
+    """A server's connection through the broker when it can, else direct (a memory server for
+    MemoryRuntime, `kind="memory"`; a WARM tool server, `kind="tools"`).
 
-    `route` says which (for `--debug` and `/memory`).
+    `route` says which (for `--debug`, `/memory` and `/mcp`).
     """
 
-    def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None,
+                 kind: str = "memory") -> None:
         self.spec = spec
+        self.kind = kind
         self.start_timeout = start_timeout
         self.env = os.environ if env is None else env
         self.route: Route | None = None
@@ -73,7 +76,7 @@ class MemoryConnection:
         socket_file = socket_path(runtime_dir(self.env))
         deadline = time.monotonic() + min(self.start_timeout, BROKER_START_WAIT_S)
         while True:
-            conn = BrokerConnection(self.spec, socket_file)
+            conn = BrokerConnection(self.spec, socket_file, self.kind)
             try:
                 await conn.open()
             except (NoBroker, StaleBroker):
@@ -103,10 +106,14 @@ class MemoryConnection:
             await self._conn.close()
 
 
-def connect(spec: Any, start_timeout: float) -> Any:
-    """MemoryRuntime's connect: the broker for a stdio server unless TMG_MEMORY_BROKER=0."""
+MemoryConnection = WarmConnection  # what memory has always called it
+
+
+def connect(spec: Any, start_timeout: float, kind: str = "memory") -> Any:
+    """The broker for a stdio server unless TMG_MEMORY_BROKER=0 (MemoryRuntime's connect, and a
+    WARM tool server's with `kind="tools"`)."""
     if spec.command is not None and broker_enabled(os.environ):
-        return MemoryConnection(spec, start_timeout=start_timeout)
+        return WarmConnection(spec, start_timeout=start_timeout, kind=kind)
     from tmg.mcp_servers.connection import McpConnection
 
     return McpConnection(spec, start_timeout=start_timeout)

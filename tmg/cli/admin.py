@@ -85,6 +85,15 @@ def show_config(config: Optional[str] = ConfigOpt) -> int:
 
 
 @app.command()
+def mcp(config: Optional[str] = ConfigOpt) -> int:
+    """The MCP servers: status (ready, starting, failed and why), transport, tools, whether warm."""
+    from tmg.cli.mcp_cmd import list_servers
+    from tmg.environment import Environment
+
+    return list_servers(config, Environment())
+
+
+@app.command()
 def doctor(config: Optional[str] = ConfigOpt) -> int:
     """Check the config, the selected provider's key, and each MCP server."""
     from tmg.cli.doctor import run_doctor

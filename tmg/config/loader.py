@@ -277,6 +277,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             url=s.get("URL", ""),
             timeout=float(s.get("TIMEOUT", 30.0)),
             requires_consent=s.get("REQUIRES_CONSENT", False),
+            warm=s.get("WARM", False),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

@@ -44,6 +44,7 @@ class McpServerConfig:
     url: str = ""
     timeout: float = 30.0
     requires_consent: bool = False
+    warm: bool = False  # WARM: kept running between runs by the broker (tmg.broker)
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"

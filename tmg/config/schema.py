@@ -57,6 +57,7 @@ MCP_SERVER = {
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
+    "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
 }
 
 MEMORY = {

@@ -134,7 +134,12 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 def open_errlog(path: str | None) -> IO[Any] | int:
-    """Where the server's stderr goes: a file we append to, or the null device."""
+    """Where the server's stderr goes: a file we append to (rotated past its size), or the null device."""
     if path is None:
         return subprocess.DEVNULL
+    from pathlib import Path
+
+    from tmg.mcp_servers.errlog import rotate
+
+    rotate(Path(path))
     return open(path, "ab")  # noqa: SIM115 - closed by the connection

@@ -155,6 +155,13 @@ async def _permissions(repl: Repl, arg: str) -> None:
     repl.screen.hint("revoke a saved decision with /permissions revoke N (or the rule)")
 
 
+async def _mcp(repl: Repl, _arg: str) -> None:
+    servers = getattr(repl.session, "mcp_servers", None)
+    lines = servers.status_lines() if servers is not None else []
+    for line in lines or ["no MCP tool servers in this session (MCP_SERVERS in `tmg config`)"]:
+        repl.screen.say(line)
+
+
 async def _exit(repl: Repl, _arg: str) -> None:
     repl.done = True
 
@@ -187,6 +194,6 @@ def activate_skill(repl: Repl, name: str) -> bool:
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
     "config": _config, "transcript": _transcript, "memory": _memory, "permissions": _permissions, "exit": _exit,
-    "skills": _skills,
+    "skills": _skills, "mcp": _mcp,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

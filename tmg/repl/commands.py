@@ -34,6 +34,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "\"always\" decisions; revoke one"),
     CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "
                 "/NAME [request] activates skill NAME"),
+    CommandSpec("mcp", "/mcp", "the MCP servers: status (and why), transport, tools, whether warm"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 

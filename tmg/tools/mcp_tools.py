@@ -1,10 +1,13 @@
 """The tools of the configured MCP servers, offered to the model as `mcp_<server>_<tool>` (SPEC §7).
 
 Every `MCP_SERVERS` entry except the memory server (tmg drives that one itself while memory is
-on) is started once per process, in the background and in parallel, as the session opens. A
-turn offers the tools of the servers ready at that moment: a prompt waits for servers still
-starting at most `READY_WAIT_S` (`TMG_MCP_WAIT` seconds), once per turn and only while some
-server is still starting; a slower server's tools join from the next turn on.
+on) is started once per process, in the background and in parallel, as the session opens (the
+lifecycle is tmg.mcp_servers.pool's, shared with the memory servers). A `WARM: true` server is
+reached through the memory broker, which keeps it running between tmg runs (one per spec and
+working folder). A turn offers the tools of the servers ready at that moment: a prompt waits
+for a server still starting as long as its remembered starts needed (tmg.mcp_servers.start_times),
+bounded, or a fixed `TMG_MCP_WAIT` seconds; a server left out is said on stderr, once, and its
+tools join from the next turn on.
 
 A tool's `isError` result goes back to the model as an error result, and so does a call past
 its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
@@ -22,20 +25,29 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.pool import PooledServer, ServerPool
+from tmg.mcp_servers.start_times import StartTimes
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
 
-READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
+READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
+# The cold path (issue 15): a prompt waits for a server still starting as long as its remembered
+# starts needed, times a factor plus a margin for a busier machine, within MAX_COLD_WAIT_S (and its
+# TIMEOUT); a server never started here gets the bound. A ready server ends the wait at once.
+COLD_WAIT_FACTOR = 3.0
+COLD_WAIT_MARGIN_S = 1.0
+MAX_COLD_WAIT_S = 10.0
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-State = Literal["starting", "ready", "failed", "withdrawn", "closed"]
-
+# How a WARM server was reached (tmg.broker.launch's routes), as `/mcp` says it.
+_WARMTH = {"warm broker": "warm (kept by the broker)",
+           "cold start (broker started)": "warm (the broker started it now)",
+           "cold start (direct spawn)": "warm wanted, but started directly (no broker could be had)"}
 
 class Connection(Protocol):
     """What a server's connection offers (McpConnection; tests pass fakes)."""
@@ -54,6 +66,14 @@ def _connect(spec: ServerSpec, start_timeout: float) -> Connection:
     from tmg.mcp_servers.connection import McpConnection
 
     return McpConnection(spec, start_timeout=start_timeout)
+
+
+def _connect_warm(spec: ServerSpec, start_timeout: float) -> Connection:
+    # A WARM server through the broker (kept warm per spec, working folder included), or spawned
+    # directly when the broker is off or cannot be had (tmg.broker.launch).
+    from tmg.broker.launch import connect
+
+    return connect(spec, start_timeout, kind="tools")
 
 
 def public_name(server: str, tool: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
@@ -89,53 +109,50 @@ def is_shipped(config: Config, name: str) -> bool:
     return bool(origins) and all(origin == "default" for origin in origins)
 
 
-class McpToolServer:
-    """One server whose tools are offered: its start in the background, its state, its calls."""
+class McpToolServer(PooledServer):
+    """One server whose tools are offered: its start in the background (tmg.mcp_servers.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
-                 warn: Callable[[str], None]) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self.state: State = "starting"
-        self._conn = connect(spec, start_timeout)
-        self._warn = warn
-        self._task: asyncio.Task[None] | None = None
+                 warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None) -> None:
+        super().__init__(spec, start_timeout=start_timeout, connect=connect, warn=warn)
+        self.warm = warm  # kept warm by the broker (WARM: true)
+        self._times = times
         self._told_late = False
+
+    @property
+    def transport(self) -> str:
+        assert self.spec is not None
+        return "http" if self.spec.url else "stdio"
+
+    def cold_wait(self) -> float:
+        """How long, from its start, a prompt waits for this server: what its remembered starts
+        needed (with room for a busier machine), bounded; the bound itself before it ever started."""
+        bound = min(self.start_timeout, MAX_COLD_WAIT_S)
+        expected = self._times.expected(self.spec) if self._times is not None and self.spec is not None else None
+        if expected is None:
+            return bound
+        return min(bound, max(READY_WAIT_S, expected * COLD_WAIT_FACTOR + COLD_WAIT_MARGIN_S))
 
     def tell_late(self) -> None:
         """Say once that a prompt goes without this server's tools because it is still starting
         (a one-shot would otherwise lose them without a word)."""
         if self.state == "starting" and not self._told_late:
             self._told_late = True
-            self._warn(f"MCP server {self.name} is still starting; its tools are not offered with this prompt")
+            self._warn(f"MCP server {self.name} is still starting after {self.waited():.1f} s; its tools are not "
+                       "offered with this prompt")
 
-    def set_warn(self, warn: Callable[[str], None]) -> None:
-        self._warn = warn
+    def _on_ready(self) -> None:
+        # A warm broker's answer says nothing about a cold start: only cold starts are remembered.
+        if self._times is not None and self.spec is not None and self.start_seconds is not None \
+                and self.route != "warm broker":
+            self._times.record(self.spec, self.start_seconds)
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._start(), name=f"mcp-tools:{self.name}")
-
-    async def _start(self) -> None:
-        try:
-            await self._conn.start()
-        except Exception as exc:  # noqa: BLE001 - whatever broke, the chat goes on without it
-            self.state = "failed"
-            self._warn(f"MCP server {self.name} did not start ({exc}); its tools are off for this session")
-            return
-        if self.state == "starting":
-            self.state = "ready"
+    def _failure(self, exc: Exception) -> str:
+        return f"MCP server {self.name} did not start ({exc}); its tools are off for this session"
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
-        return self._conn.tools if self.state == "ready" else {}
-
-    async def wait(self, bound: float) -> None:
-        """Wait at most `bound` seconds for the start to finish."""
-        task = self._task
-        if task is None or task.done() or bound <= 0:
-            return
-        await asyncio.wait({task}, timeout=bound)
+        return self._conn.tools if self.state == "ready" and self._conn is not None else {}
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         if self.state != "ready":
@@ -156,31 +173,30 @@ class McpToolServer:
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
         return ToolResult(outcome.text)
 
-    def withdraw(self, reason: str) -> None:
-        if self.state != "ready":
-            return
-        self.state = "withdrawn"
+    def withdraw(self, reason: str) -> bool:
+        if not super().withdraw(reason):
+            return False
         self._warn(f"MCP server {self.name} failed ({reason}); its tools are withdrawn for this session")
+        return True
 
-    async def close(self) -> None:
-        self.state = "closed"
-        task = self._task
-        if task is not None and not task.done():
-            task.cancel()
-        try:
-            await self._conn.close()
-        except Exception:  # noqa: BLE001 - closing must not raise
-            pass
-        if task is not None:
-            await asyncio.wait({task}, timeout=2.0)
-            if task.done() and not task.cancelled():
-                task.exception()
+    def status(self) -> str:
+        """One line for `/mcp` and `tmg mcp`: state (and why), transport, tools, warm."""
+        if self.state == "ready":
+            state = f"ready, {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
+        elif self.state == "starting":
+            state = f"starting ({self.waited():.1f} s so far)" if self.started_at is not None else "not started"
+        elif self.state in ("failed", "withdrawn"):
+            state = f"{self.state} — {self.failure}"  # why, in the words its warning used
+        else:
+            state = self.state
+        warm = _WARMTH.get(self.route or "", "warm") if self.warm else "not warm"
+        return f"{self.name}: {state} · {self.transport} · {warm}"
 
 
 class McpTools:
     """A ToolSource for the registry: one session's view of the process's MCP tool servers."""
 
-    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S,
+    def __init__(self, servers: list[McpToolServer], ready_wait: float | None = None,
                  consent: frozenset[str] = frozenset()) -> None:
         self._servers = servers
         self._consent = consent  # names of the servers marked REQUIRES_CONSENT: every call asks
@@ -192,12 +208,19 @@ class McpTools:
         return list(self._servers)
 
     async def settle(self) -> None:
-        """Give servers still starting a very short bound (`ready_wait`), all at once."""
+        """Wait for servers still starting, all at once: each as long as its start needs
+        (counted from its start, so later turns do not wait again), or the fixed `ready_wait`.
+        A server left out is said once."""
         starting = [s for s in self._servers if s.state == "starting"]
         if starting:
-            await asyncio.gather(*(s.wait(self._ready_wait) for s in starting))
+            await asyncio.gather(*(s.wait(self._bound(s)) for s in starting))
             for server in starting:
                 server.tell_late()
+
+    def _bound(self, server: McpToolServer) -> float:
+        if self._ready_wait is not None:
+            return self._ready_wait
+        return server.cold_wait() - server.waited()
 
     def _current(self) -> dict[str, tuple[McpToolServer, ToolSpec]]:
         """The tools of the servers ready now, by public name."""
@@ -242,19 +265,29 @@ class McpTools:
 
 
 class McpToolServers:
-    """The process's MCP tool servers: each started once, shared by the sessions that follow (the
-    REPL's /new and /mode), and closed when the process is done with them."""
+    """The process's MCP tool servers (a ServerPool): each started once, shared by the sessions
+    that follow (the REPL's /new and /mode), and closed when the process is done with them."""
 
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
-                 connect: Callable[[ServerSpec, float], Connection] = _connect) -> None:
+                 connect: Callable[[ServerSpec, float], Connection] = _connect,
+                 connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm) -> None:
         self._warn = warn
         self._connect = connect
-        self._servers: list[McpToolServer] = []
+        self._connect_warm = connect_warm
+        self._pool: ServerPool[McpToolServer] = ServerPool()
 
-    def tools_for(self, config: Config, home: Path | None = None, *, ready_wait: float = READY_WAIT_S,
+    @property
+    def servers(self) -> list[McpToolServer]:
+        return list(self._pool)
+
+    def tools_for(self, config: Config, home: Path | None = None, *, ready_wait: float | None = None,
                   warn: Callable[[str], None] | None = None) -> McpTools:
-        """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start()."""
+        """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start().
+
+        `ready_wait`: a fixed wait per prompt (TMG_MCP_WAIT); None waits as long as each
+        server's remembered starts need (`McpToolServer.cold_wait`)."""
         say = warn or self._warn
+        times = StartTimes(home)
         chosen = []
         consent = set()
         for entry in offered_entries(config, say):
@@ -262,20 +295,21 @@ class McpToolServers:
                 consent.add(entry.name)
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog)
-            server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
-            if server is None:
-                server = McpToolServer(spec, entry.timeout, self._connect, say)
-                self._servers.append(server)
+            connect = self._connect_warm if entry.warm and spec.command else self._connect
+            server = self._pool.get(spec, lambda: McpToolServer(spec, entry.timeout, connect, say,
+                                                                warm=entry.warm, times=times))
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
         return McpTools(chosen, ready_wait, frozenset(consent))
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""
-        for server in self._servers:
-            server.start()
+        self._pool.start()
+
+    def status_lines(self) -> list[str]:
+        """One line per server (`/mcp`)."""
+        return [server.status() for server in self._pool]
 
     async def aclose(self) -> None:
         """Stop every server without waiting for it to exit by itself."""
-        servers, self._servers = self._servers, []
-        await asyncio.gather(*(s.close() for s in servers))
+        await self._pool.aclose()

@@ -1,0 +1,24 @@
+"""A tiny real MCP server for tests (stdio) that says which process serves it and where:
+`python tests/support/where_mcp_server.py`. Tool: `where()` answers "pid=<pid> cwd=<folder>
+calls=<n>" (n counts this process's calls: state a warm server keeps between tmg runs).
+"""
+
+from __future__ import annotations
+
+import os
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("where")
+_calls = 0
+
+
+@server.tool(description="Which process answers, in which folder, and how many calls it has served.")
+def where() -> str:
+    global _calls
+    _calls += 1
+    return f"pid={os.getpid()} cwd={os.getcwd()} calls={_calls}"
+
+
+if __name__ == "__main__":
+    server.run()
