@@ -263,6 +263,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             backend=p.get("BACKEND", "auto"),
             first_byte_timeout=float(p.get("FIRST_BYTE_TIMEOUT", 60.0)),
             stream_idle_timeout=float(p.get("STREAM_IDLE_TIMEOUT", 120.0)),
+            images=p.get("IMAGES"),
         )
         for name, p in clean.get("PROVIDERS", {}).items()
     }

@@ -27,6 +27,7 @@ class ProviderConfig:
     backend: str = "auto"
     first_byte_timeout: float = 60.0
     stream_idle_timeout: float = 120.0
+    images: bool | None = None  # takes image input; None: as litellm's model map says
 
     def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
         return f"ProviderConfig(name={self.name!r}, model={self.model!r}, url={self.url!r})"

@@ -45,6 +45,8 @@ PROVIDER = {
     # Seconds a provider may stay silent: until its first byte, then between two pieces.
     "FIRST_BYTE_TIMEOUT": Key("number", 60.0, minimum=0.1),
     "STREAM_IDLE_TIMEOUT": Key("number", 120.0, minimum=0.1),
+    # Whether the model takes image input (tool results' images); unset: litellm's model map says.
+    "IMAGES": Key("bool", None),
 }
 
 MCP_SERVER = {

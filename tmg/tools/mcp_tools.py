@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
@@ -102,6 +102,7 @@ class McpToolServer:
         self._warn = warn
         self._task: asyncio.Task[None] | None = None
         self._told_late = False
+        self._told_mismatch: set[str] = set()
 
     def tell_late(self) -> None:
         """Say once that a prompt goes without this server's tools because it is still starting
@@ -131,6 +132,21 @@ class McpToolServer:
     def tools(self) -> dict[str, ToolSpec]:
         return self._conn.tools if self.state == "ready" else {}
 
+    @property
+    def tools_changed(self) -> bool:
+        """The server said its tool list changed (notifications/tools/list_changed) since it was listed."""
+        return self.state == "ready" and bool(getattr(self._conn, "tools_changed", False))
+
+    async def refresh_tools(self) -> None:
+        """List the tools again; a failed listing keeps the tools listed before, with one warning."""
+        try:
+            await self._conn.refresh_tools()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the old list stays usable
+            self._warn(f"MCP server {self.name} changed its tools but listing them failed ({exc}); "
+                       "the tools listed before stay")
+
     async def wait(self, bound: float) -> None:
         """Wait at most `bound` seconds for the start to finish."""
         task = self._task
@@ -148,14 +164,20 @@ class McpToolServer:
         except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
             return ToolResult(f"error: {self.name} did not answer within {timeout:g} s; the call was "
                               "cancelled (try something smaller, or another way)", is_error=True)
+        except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
+            return ToolResult(f"error: {self.name} answered with an error: {exc.reason}", is_error=True)
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
             self.withdraw(reason)
             return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
                               "for this session", is_error=True)
+        if outcome.mismatch and tool not in self._told_mismatch:  # the text is used; said once per tool
+            self._told_mismatch.add(tool)
+            self._warn(f"MCP server {self.name}: {tool} returned structured content that does not match its "
+                       f"declared outputSchema ({outcome.mismatch}); its text is used")
         if outcome.is_error:  # the tool's own failure (isError): the model is told it is one
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
-        return ToolResult(outcome.text)
+        return ToolResult(outcome.text, images=outcome.images)
 
     def withdraw(self, reason: str) -> None:
         if self.state != "ready":
@@ -191,7 +213,11 @@ class McpTools:
         return list(self._servers)
 
     async def settle(self) -> None:
-        """Give servers still starting a very short bound (`ready_wait`), all at once."""
+        """At a phase boundary (before a turn's schemas): list again the tools of servers that said
+        their tools changed, and give servers still starting a very short bound (`ready_wait`)."""
+        changed = [s for s in self._servers if s.tools_changed]
+        if changed:
+            await asyncio.gather(*(s.refresh_tools() for s in changed))
         starting = [s for s in self._servers if s.state == "starting"]
         if starting:
             await asyncio.gather(*(s.wait(self._ready_wait) for s in starting))

@@ -8,14 +8,18 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction
+from tmg.tools.content import Image
 
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model
 
 
 @dataclass(frozen=True)
 class ToolResult:
+    """What the model gets back: text, and the images the tool returned (the text notes each one)."""
+
     content: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()
 
 
 class Tool(Protocol):
@@ -119,7 +123,7 @@ class ToolRegistry:
         if len(result.content) > MAX_RESULT_CHARS:
             cut = result.content[:MAX_RESULT_CHARS]
             note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
-            result = ToolResult(cut + note, result.is_error)
+            result = ToolResult(cut + note, result.is_error, result.images)
         return result
 
 
