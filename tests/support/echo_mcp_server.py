@@ -1,7 +1,10 @@
 """A tiny real MCP server for tests (stdio): `python tests/support/echo_mcp_server.py`.
 
 Tools: `echo(text)` answers the text; `fail()` answers an `isError` result; `crash()` kills
-the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers.
+the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers;
+`refuse()` answers a JSON-RPC error (not a result); `weather()` declares an outputSchema its
+structured content does not match; `grow()` adds the tool `extra` and sends
+notifications/tools/list_changed.
 """
 
 from __future__ import annotations
@@ -9,8 +12,10 @@ from __future__ import annotations
 import os
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 server = MCPServer("echo")
 
@@ -34,6 +39,31 @@ def crash() -> str:
 def nap(seconds: float) -> str:
     time.sleep(seconds)
     return "awake"
+
+
+@server.tool(description="Always refused: the server answers a JSON-RPC error, not a result.")
+def refuse() -> str:
+    raise MCPError(INVALID_PARAMS, "the refuse tool is always refused")
+
+
+@server.tool(description="Today's weather (its structured content misses its declared outputSchema).")
+def weather() -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text="sunny, 21 C")],
+                          structured_content={"temperature": "warm"})
+
+
+# Published, not validated by the server itself (a hand-built schema without a model): what a
+# server with a stale or wrong schema sends.
+server._tool_manager.get_tool("weather").fn_metadata.output_schema = {  # noqa: SLF001
+    "type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]}
+
+
+@server.tool(description="Add the tool `extra` and tell the client its tool list changed.")
+async def grow(ctx: Context) -> str:
+    if server._tool_manager.get_tool("extra") is None:  # noqa: SLF001
+        server.add_tool(lambda: "extra here", name="extra", description="Added by grow.")
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 if __name__ == "__main__":
