@@ -136,3 +136,44 @@ def test_a_tool_list_change_is_offered_from_the_next_turn(tmg, llm):
     assert "mcp_echo_extra" not in tool_names(llm.requests[0])
     assert "mcp_echo_extra" in tool_names(llm.requests[1])
     assert tool_message(llm.requests[2])["content"] == "extra here"
+
+
+def test_a_servers_tools_include_and_exclude_choose_what_is_offered(tmg, llm):
+    tools = "    TOOLS:\n      include: ['get-*', echo]\n      exclude: [get-env]\n"
+    tmg.write_config("MCP_SERVERS:\n" + everything_server() + tools)
+    llm.enqueue(Text("ok"))
+    r = run(tmg)
+    assert r.code == 0, r.err
+    offered = sorted(n.removeprefix("mcp_everything_") for n in tool_names(llm.requests[0]) if n.startswith("mcp_"))
+    assert offered == ["echo", "get-annotated-message", "get-resource-links", "get-resource-reference",
+                       "get-structured-content", "get-sum", "get-tiny-image"]
+
+
+def test_more_tools_than_a_request_may_carry_are_capped_with_one_clear_line(tmg, llm):
+    many = f"  many:\n    COMMAND: {sys.executable}\n    ARGS: [{ECHO_SERVER}]\n    ENV: {{ECHO_EXTRA_TOOLS: '140'}}\n"
+    tmg.write_config("MCP_SERVERS:\n" + many + "    TIMEOUT: 30\n")
+    llm.enqueue(ToolCall("list_folder", {"path": "."}), Text("ok"))
+    r = run(tmg)
+    assert r.code == 0 and r.out == "ok\n", r.err
+    for request in llm.requests:  # OpenAI rejects more than 128
+        names = tool_names(request)
+        assert len(names) == 128 and {"read_file", "list_folder"} <= set(names)
+    lines = [line for line in r.err.splitlines() if "not offered" in line]
+    assert lines == ["tmg: warning: 21 MCP tools are not offered (of servers many): a request carries at most 128 "
+                     "tools; choose them with MCP_SERVERS.<name>.TOOLS: {include: [...], exclude: [...]}"]
+
+
+def test_past_a_share_of_the_context_tool_schemas_are_found_and_loaded_on_demand(tmg, llm):
+    tmg.write_config("MAX_HISTORY_TOKENS: 1000\nMCP_SERVERS:\n" + everything_server())
+    llm.enqueue(ToolCall("mcp_find_tools", {"query": "tiny image"}), ToolCall("mcp_everything_get-tiny-image", {}),
+                Text("found it"))
+    r = run(tmg)
+    assert r.code == 0 and r.out == "found it\n", r.err
+    first = tool_names(llm.requests[0])
+    assert "mcp_find_tools" in first and not any(n.startswith("mcp_everything_") for n in first)
+    found = tool_message(llm.requests[1])["content"]
+    assert found.splitlines()[:2] == ["loaded, callable from now on:",
+                                      "mcp_everything_get-tiny-image: Returns a tiny MCP logo image."]
+    assert "mcp_everything_get-tiny-image" in tool_names(llm.requests[1])
+    assert "[image: image/png, " in tool_message(llm.requests[2])["content"]
+    assert len([line for line in r.err.splitlines() if "mcp_find_tools" in line and "warning" in line]) == 1

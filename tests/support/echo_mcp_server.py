@@ -4,7 +4,7 @@ Tools: `echo(text)` answers the text; `fail()` answers an `isError` result; `cra
 the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers;
 `refuse()` answers a JSON-RPC error (not a result); `weather()` declares an outputSchema its
 structured content does not match; `grow()` adds the tool `extra` and sends
-notifications/tools/list_changed.
+notifications/tools/list_changed. `ECHO_EXTRA_TOOLS=N` adds N more tools, `extra_001`... (many tools).
 """
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ async def grow(ctx: Context) -> str:
         server.add_tool(lambda: "extra here", name="extra", description="Added by grow.")
     await ctx.session.send_tool_list_changed()
     return "grown"
+
+
+for n in range(1, int(os.environ.get("ECHO_EXTRA_TOOLS", "0")) + 1):
+    server.add_tool(lambda n=n: f"extra {n}", name=f"extra_{n:03d}", description=f"Extra tool number {n}.")
 
 
 if __name__ == "__main__":

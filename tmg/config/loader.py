@@ -277,6 +277,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             url=s.get("URL", ""),
             timeout=float(s.get("TIMEOUT", 30.0)),
             requires_consent=s.get("REQUIRES_CONSENT", False),
+            tools_include=tuple(s.get("TOOLS", {}).get("INCLUDE", [])),
+            tools_exclude=tuple(s.get("TOOLS", {}).get("EXCLUDE", [])),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

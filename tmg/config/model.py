@@ -43,6 +43,8 @@ class McpServerConfig:
     url: str = ""
     timeout: float = 30.0
     requires_consent: bool = False
+    tools_include: tuple[str, ...] = ()  # glob patterns on the server's tool names; empty: all
+    tools_exclude: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"

@@ -57,6 +57,8 @@ MCP_SERVER = {
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
+    # Which of the server's tools are offered: glob patterns on the server's own tool names.
+    "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
 }
 
 MEMORY = {

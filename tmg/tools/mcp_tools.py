@@ -17,6 +17,7 @@ tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for m
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout,
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
+from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
 
 READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
@@ -46,6 +48,12 @@ class Connection(Protocol):
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
 
     async def close(self) -> None: ...
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """A description on one line, cut: what a search result lists."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> Connection:
@@ -203,10 +211,21 @@ class McpToolServer:
 class McpTools:
     """A ToolSource for the registry: one session's view of the process's MCP tool servers."""
 
-    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S) -> None:
+    def __init__(self, servers: list[McpToolServer], ready_wait: float = READY_WAIT_S, *,
+                 filters: dict[str, ToolFilter] | None = None, defer_chars: int | None = None,
+                 warn: Callable[[str], None] = lambda _m: None) -> None:
+        """`filters`: each server's TOOLS include/exclude, by server name. `defer_chars`: past this
+        many characters of schemas the tools are offered on demand (tool_offer.py); None: never."""
         self._servers = servers
         self._ready_wait = ready_wait
         self._names: dict[str, tuple[McpToolServer, str]] = {}
+        self._filters = filters or {}
+        self._defer_chars = defer_chars
+        self._warn = warn
+        self._deferring = False
+        self._loaded: set[str] = set()  # deferred tools mcp_find_tools loaded, offered from then on
+        self._told_deferred = False
+        self._told_cap: int | None = None
 
     @property
     def servers(self) -> list[McpToolServer]:
@@ -228,29 +247,66 @@ class McpTools:
         """The tools of the servers ready now, by public name."""
         current: dict[str, tuple[McpToolServer, ToolSpec]] = {}
         for server in self._servers:
+            allowed = self._filters.get(server.name, ToolFilter())
             for tool in server.tools.values():
-                current[public_name(server.name, tool.name, set(current))] = (server, tool)
+                if allowed.allows(tool.name):
+                    current[public_name(server.name, tool.name, set(current))] = (server, tool)
         # Names once offered keep their server: a call to a withdrawn one is told why it fails.
         self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
         return current
 
     def schemas(self) -> list[dict[str, Any]]:
-        """The tools of the servers ready now, in OpenAI `tools` format."""
-        return [
-            {"type": "function", "function": {
+        """The tools of the servers ready now, in OpenAI `tools` format; past the deferral limit,
+        `mcp_find_tools` and the tools it loaded."""
+        entries = {
+            name: {"type": "function", "function": {
                 "name": name, "description": tool.description,
                 "parameters": tool.input_schema or {"type": "object", "properties": {}}}}
             for name, (_server, tool) in self._current().items()
-        ]
+        }
+        size = len(json.dumps(list(entries.values()))) if self._defer_chars is not None else 0
+        self._deferring = self._defer_chars is not None and size > self._defer_chars
+        if not self._deferring:
+            return list(entries.values())
+        if not self._told_deferred:
+            self._told_deferred = True
+            self._warn(f"the MCP servers' {len(entries)} tools would add {size:,} characters to every request "
+                       f"(more than {DEFER_SHARE:.0%} of MAX_HISTORY_TOKENS); the model finds and loads them "
+                       f"with {FIND_TOOLS} (narrow them with MCP_SERVERS.<name>.TOOLS: {{include: [...]}})")
+        return [FIND_SCHEMA, *(entry for name, entry in entries.items() if name in self._loaded)]
+
+    def over_limit(self, dropped: list[str], limit: int) -> None:
+        """The registry left `dropped` out of a request that may carry `limit` tools: said once per count."""
+        if self._told_cap == len(dropped):
+            return
+        self._told_cap = len(dropped)
+        servers = sorted({self._names[n][0].name for n in dropped if n in self._names})
+        self._warn(f"{len(dropped)} MCP tools are not offered (of servers {', '.join(servers)}): a request carries "
+                   f"at most {limit} tools; choose them with MCP_SERVERS.<name>.TOOLS: {{include: [...], exclude: [...]}}")
 
     def owns(self, name: str) -> bool:
+        if name == FIND_TOOLS:
+            return self._deferring
         if name not in self._names:
             self._current()
         return name in self._names
 
+    def _find(self, arguments: dict[str, Any]) -> ToolResult:
+        """mcp_find_tools: load the tools best matching the query; they are offered from the next turn."""
+        query = str(arguments.get("query") or "").strip()
+        current = self._current()
+        found = search(query, {name: tool.description for name, (_server, tool) in current.items()})
+        if not found:
+            return ToolResult(f"no MCP tool matches {query!r}; try other words (tools: {len(current)})")
+        self._loaded.update(found)
+        lines = [f"{name}: {one_line(current[name][1].description)}" for name in found]
+        return ToolResult("loaded, callable from now on:\n" + "\n".join(lines))
+
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
         """An MCP tool's effect from its annotations (MCP 2025-06-18): readOnlyHint means it only
         reads; without annotations nothing is known, so the permission engine asks."""
+        if name == FIND_TOOLS:  # reads the servers' tool lists, nothing else
+            return ToolAction(name, "read")
         server, tool_name = self._names[name]
         spec = server.tools.get(tool_name)
         hints = (spec.annotations or {}) if spec is not None else {}
@@ -259,6 +315,8 @@ class McpTools:
         return ToolAction(name, effect, server=server.name)
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        if name == FIND_TOOLS:
+            return self._find(arguments)
         server, tool = self._names[name]
         return await server.call(tool, arguments, timeout)
 
@@ -278,7 +336,9 @@ class McpToolServers:
         """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start()."""
         say = warn or self._warn
         chosen = []
+        filters = {}
         for entry in offered_entries(config, say):
+            filters[entry.name] = ToolFilter(entry.tools_include, entry.tools_exclude)
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog)
             server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
@@ -287,7 +347,8 @@ class McpToolServers:
                 self._servers.append(server)
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
-        return McpTools(chosen, ready_wait)
+        return McpTools(chosen, ready_wait, filters=filters, defer_chars=defer_limit(config.max_history_tokens),
+                        warn=say)
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""

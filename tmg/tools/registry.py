@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction
 from tmg.tools.content import Image
+from tmg.tools.tool_offer import MAX_TOOLS
 
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model
 
@@ -90,7 +91,14 @@ class ToolRegistry:
             for t in self._tools.values()
         ]
         for source in self._sources:  # a built-in tool keeps its name against a source's
-            own.extend(s for s in source.schemas() if s["function"]["name"] not in self._tools)
+            offered = [s for s in source.schemas() if s["function"]["name"] not in self._tools]
+            room = max(MAX_TOOLS - len(own), 0)
+            if len(offered) > room:  # a provider rejects the whole request past the limit
+                tell = getattr(source, "over_limit", None)
+                if tell is not None:
+                    tell([s["function"]["name"] for s in offered[room:]], MAX_TOOLS)
+                offered = offered[:room]
+            own.extend(offered)
         return own
 
     async def call(self, name: str, raw_arguments: str, timeout: float) -> ToolResult:
