@@ -6,10 +6,12 @@ turn offers the tools of the servers ready at that moment: a prompt waits for se
 starting at most `READY_WAIT_S` (`TMG_MCP_WAIT` seconds), once per turn and only while some
 server is still starting; a slower server's tools join from the next turn on.
 
-A tool's `isError` result goes back to the model as an error result, and so does a call past
-its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
-server died) is an error result naming the server, one warning to the user, and that server's
-tools withdrawn for the rest of the process. A server that does
+A tool's `isError` result goes back to the model as an error result, and so do a JSON-RPC error
+answer and a call past its timeout (the SDK cancels it): the server stays. A transport failure
+(the connection closed or the server died) is an error result naming the server, one warning to
+the user, and that server's tools withdrawn for the rest of the process. A server that says its
+tools changed is listed again at the next turn's start (`settle`). Which tools are offered (a
+server's TOOLS, the cap, deferred schemas) is tool_offer.py's. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is not started:
 tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for memory by itself.
 """
