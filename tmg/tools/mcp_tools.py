@@ -252,7 +252,8 @@ class McpTools:
             allowed = self._filters.get(server.name, ToolFilter())
             for tool in server.tools.values():
                 if allowed.allows(tool.name):
-                    current[public_name(server.name, tool.name, set(current))] = (server, tool)
+                    # mcp_find_tools is taken: a server's tool never shadows the deferred search
+                    current[public_name(server.name, tool.name, {*current, FIND_TOOLS})] = (server, tool)
         # Names once offered keep their server: a call to a withdrawn one is told why it fails.
         self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
         return current
