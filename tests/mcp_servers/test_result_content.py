@@ -69,3 +69,11 @@ def test_an_image_inside_structured_content_is_named_not_dumped():
 def test_prose_is_left_alone():
     words = "a perfectly ordinary answer " * 200
     assert _normalize(CallToolResult(content=[TextContent(type="text", text=words)])).text == words
+
+
+def test_structured_content_is_the_text_when_no_text_item_comes_with_it():
+    image = ImageContent(type="image", data=PNG, mime_type="image/png")
+    outcome = _normalize(CallToolResult(content=[image], structured_content={"width": 20}))
+    assert outcome.text == '[image: image/png, 3.0 KB]\n{"width": 20}'
+    mirrored = _normalize(CallToolResult(content=[TextContent(type="text", text="20 wide")], structured_content={"width": 20}))
+    assert mirrored.text == "20 wide"

@@ -319,7 +319,7 @@ def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
             pieces.append(_link_text(block))
         else:
             pieces.append(f"[{kind or 'unknown'} content, not shown]")
-    if not result.content and result.structured_content is not None:
+    if result.structured_content is not None and not any(getattr(b, "type", None) == "text" for b in result.content):
         pieces.append(json.dumps(result.structured_content))
     text = content.scrub_base64("\n".join(pieces))
     return ToolOutcome.from_text(text, is_error=bool(result.is_error), images=tuple(images), mismatch=mismatch)
