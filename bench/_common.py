@@ -70,3 +70,17 @@ def scratch_env(**extra: str) -> tuple[dict[str, str], str]:
     env.update(TMG_HOME=home, HOME=home, XDG_CONFIG_HOME=os.path.join(home, "xdg"), TMG_MEMORY_ENABLED="false")
     env.update(extra)
     return env, home
+
+
+def with_bytecode(env: dict[str, str], home: str) -> dict[str, str]:
+    """``env`` for running Python programs the way an installed one runs: from bytecode.
+
+    With PYTHONDONTWRITEBYTECODE set (as in some shells and CI) and a source tree that has no
+    ``__pycache__``, every run compiles each module it imports again (for tmg, tens of ms), which
+    no installed copy does. The bytecode goes under ``home``, never into the source tree; a first,
+    untimed run writes it.
+    """
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(home, "pycache")
+    return env
+

@@ -1,5 +1,9 @@
 """P5 of quality.md: per-turn engine overhead at 5,000 stored messages vs 50, and resume time.
 
+Also 5,000 stored messages with a summary in place (issue 14): the budget gatekeeper's summary
+record keeps only the latest 20 messages in what is sent; reading and sending must not cost
+per prompt what the 4,980 summarised messages would.
+
 The model is an in-process gateway that answers at once, and memory is off, so what is timed
 is the engine alone: Guard, Refining (the whole context pipeline), Persisting (append + fsync),
 hooks and events. Both sizes run interleaved in one process; medians of many prompts.
@@ -41,11 +45,14 @@ class InstantModel:
         pass
 
 
-def seed(path: Path, messages: int) -> None:
+def seed(path: Path, messages: int, summary_keeps: int | None = None) -> None:
     with path.open("w") as f:
         for i in range(messages // 2):
             f.write(json.dumps({"role": "user", "content": f"question {i} " + "x" * 80, "ts": 1.0}) + "\n")
             f.write(json.dumps({"role": "assistant", "content": f"answer {i} " + "y" * 300, "ts": 1.0}) + "\n")
+        if summary_keeps is not None:
+            f.write(json.dumps({"role": "summary", "content": "## Goal and current task\n" + "z" * 1500, "ts": 1.0,
+                                "meta": {"summary": {"keep_from": messages - summary_keeps, "messages": messages - summary_keeps}}}) + "\n")
 
 
 def engine_for(path: Path) -> PhaseEngine:
@@ -69,19 +76,21 @@ async def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tmg-p5-"))
     engines = {}
-    for size in (50, 5000):
-        path = root / f"h{size}.jsonl"
-        seed(path, size)
-        engines[size] = engine_for(path)
-    samples: dict[int, list[float]] = {50: [], 5000: []}
+    cases = {"50": (50, None), "5,000": (5000, None), "5,000 with a summary in place": (5000, 20)}
+    for name, (size, keeps) in cases.items():
+        path = root / f"h{size}-{keeps}.jsonl"
+        seed(path, size, keeps)
+        engines[name] = engine_for(path)
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.prompts):
-        for size, engine in engines.items():
-            samples[size].append(await per_prompt(engine))
-    small, big = statistics.median(samples[50]), statistics.median(samples[5000])
+        for name, engine in engines.items():
+            samples[name].append(await per_prompt(engine))
+    small = statistics.median(samples["50"])
     print("### P5: per-prompt engine overhead (instant in-process model, memory off)\n")
     print("| stored messages | median per prompt (ms) | ratio to 50 |\n|---|---|---|")
-    print(f"| 50 | {small * 1000:.2f} | 1.00x |")
-    print(f"| 5,000 | {big * 1000:.2f} | {big / small:.2f}x |")
+    for name in cases:
+        median = statistics.median(samples[name])
+        print(f"| {name} | {median * 1000:.2f} | {median / small:.2f}x |")
     resume = []
     path = root / "resume.jsonl"
     seed(path, 5000)

@@ -2,16 +2,19 @@
 the same job: a bare httpx client that streams the answer from the same local mock and prints it
 (target <= 1.6x). What is left between them is tmg itself: CLI, config, session files, engine.
 
+Both run from bytecode, as installed programs do (see ``with_bytecode``), after one untimed round.
+
 Run: ./.venv/bin/python bench/oneshot_floor.py [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from _common import interleaved, report, scratch_env, tmg_bin
+from _common import interleaved, report, scratch_env, tmg_bin, with_bytecode
 
 from e2e.mock_llm import MockLLM, Text
 
@@ -40,10 +43,15 @@ def main() -> None:
         config = Path(home) / "tmg.yaml"
         config.write_text(f"PROVIDERS:\n  mock:\n    MODEL: openai/mock\n    API_KEY: k\n    URL: {llm.url}\n")
         env["TMG_CONFIG"] = str(config)
-        samples = interleaved({
-            "bare httpx streaming client": {"cmd": [sys.executable, "-c", BARE, llm.url], "stdin": "2+2?\n"},
+        env = with_bytecode(env, home)
+        bare_env = with_bytecode(dict(os.environ), home)
+        cases = {
+            "bare httpx streaming client": {"cmd": [sys.executable, "-c", BARE, llm.url], "stdin": "2+2?\n",
+                                            "env": bare_env},
             "echo q | tmg (memory off)": {"cmd": [tmg, "--new", "-r"], "stdin": "2+2?\n", "env": env},
-        }, args.rounds)
+        }
+        interleaved(cases, 1)  # writes the bytecode
+        samples = interleaved(cases, args.rounds)
         print(report("P2': memory-off one-shot vs a bare httpx streaming client (target <= 1.6x)", samples,
                      "bare httpx streaming client"))
 

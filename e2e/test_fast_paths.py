@@ -11,6 +11,10 @@ import pytest
 from e2e.mock_llm import Text
 
 HEAVY = ("litellm", "mcp", "openai", "httpx", "watchfiles", "prompt_toolkit")
+# What a plain one-shot has no use for (issue 10, P2'): typer and the pydantic its adapters
+# import (the chat command line is read without them), httpx's HTTP/2 stack and its CLI's
+# click, rich and pygments (tmg never asks for HTTP/2; rich is for a terminal only).
+ONESHOT_UNUSED = ("typer", "pydantic", "pydantic_core", "h2", "hpack", "click", "rich", "pygments")
 
 PROBE = """
 import atexit, json, sys
@@ -24,11 +28,16 @@ main()
 """
 
 
-def imported_heavy(tmg, *args: str) -> tuple[int, list[str]]:
-    code = PROBE % (HEAVY, list(args))
+def imported_heavy(tmg, *args: str, watched: tuple[str, ...] = HEAVY, stdin: str | None = None,
+                   out: list[str] | None = None) -> tuple[int, list[str]]:
+    """tmg's exit code and which of the ``watched`` packages it imported (its stdout to ``out``)."""
+    code = PROBE % (watched, list(args))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmg.work,
-                          env=tmg.env(), stdin=subprocess.DEVNULL, timeout=60)
+                          env=tmg.env(), input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          timeout=60)
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED=")][-1]
+    if out is not None:
+        out.append(proc.stdout)
     return proc.returncode, json.loads(line.split("=", 1)[1])
 
 
@@ -46,3 +55,19 @@ def test_the_probe_would_see_a_heavy_import(tmg, llm):
     llm.enqueue(Text("an answer"))
     code, heavy = imported_heavy(tmg, "question")
     assert code == 0 and "httpx" in heavy
+
+
+@pytest.mark.parametrize("args,stdin", [(["a question"], None), (["--new", "-r"], "a piped question\n"),
+                                        (["-m", "mock", "a", "question", "--mode", "work"], None)])
+def test_a_one_shot_imports_neither_typer_nor_an_http2_stack(tmg, llm, args, stdin):
+    llm.enqueue(Text("the answer"))
+    out: list[str] = []
+    code, unused = imported_heavy(tmg, *args, watched=ONESHOT_UNUSED, stdin=stdin, out=out)
+    assert (code, out[0].strip()) == (0, "the answer")
+    assert unused == []
+
+
+def test_the_probe_would_see_typer_where_it_is_used(tmg):
+    # --help is typer's: the same probe sees it there, so the checks above can fail.
+    code, imported = imported_heavy(tmg, "--help", watched=ONESHOT_UNUSED)
+    assert code == 0 and "typer" in imported

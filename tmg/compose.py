@@ -18,10 +18,14 @@ from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
 from tmg.context.cleaners import CleanersTransformer
+from tmg.context.gatekeeper import BudgetGatekeeper
+from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
+from tmg.context.summary import SummaryCall, SummaryReply
+from tmg.context.tokens import Budget, TokenEstimator
 from tmg.context.validator import FinalValidator
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
@@ -37,10 +41,15 @@ from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
 from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
 from tmg.session.transcript import Transcript
+from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import READY_WAIT_S as MCP_READY_WAIT_S
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.tools.registry import ToolRegistry
+from tmg.tools.search import GlobTool, GrepTool
+from tmg.tools.sensitive import SensitivePaths
+from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -57,22 +66,33 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     return live
 
 
-def build_pipeline(memory_injector: Transformer | None = None) -> Pipeline:
-    # Seams for later: skills (10), budget gatekeeper (80), notices (110).
+def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None) -> Pipeline:
+    # Seam for later: skills (10). ``budget`` without a summary model only prunes.
+    budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
         *([memory_injector] if memory_injector is not None else []),
         RepairTransformer(),
         CleanersTransformer(),
         AlternationTransformer(),
         PersonaTransformer(),
+        budget,
+        TransientNotices(),
         PrunerTransformer(),
-        FinalValidator(),
+        FinalValidator(budget.estimator),
     ])
 
 
-def build_tools(envr: Environment, mcp: McpTools | None = None) -> ToolRegistry:
-    guard = RootGuard([envr.cwd])
-    return ToolRegistry([ReadFileTool(guard), ListFolderTool(guard)], sources=[mcp] if mcp is not None else [])
+def build_tools(envr: Environment, mcp: McpTools | None = None,
+                config: Callable[[], Config] | None = None) -> ToolRegistry:
+    """The built-in tools of one session (one ledger of what its model has read), then MCP's."""
+    guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
+    ledger = ReadLedger()
+    redact = process_redactor()
+    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: (config() if config else Config()).tool_timeout,
+                      secret=lambda value: redact(value) != value)
+    tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
+             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
+    return ToolRegistry(tools, sources=[mcp] if mcp is not None else [])
 
 
 class GatewayCache:
@@ -99,6 +119,23 @@ class GatewayCache:
             if p is not None and name not in tried and (p.api_key or p.url):
                 return self._gateway(provider_spec(p))
         return None
+
+    def summary_model(self, config: Config, chat: ProviderSpec | None) -> tuple[SummaryCall, int]:
+        """How the gatekeeper calls the summary model (COMPACTION.SUMMARY_MODEL, a model id or a
+        provider name; else the chat's own) and that model's window."""
+        wanted = config.compaction.summary_model
+        spec = provider_spec(choose_provider(config, wanted)) if wanted or chat is None else chat
+        spec, gateway = self._gateway(spec)
+
+        async def call(messages: list) -> SummaryReply:
+            from tmg.llm.gateway import CompletionRequest
+
+            request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
+                                        first_byte_timeout=spec.first_byte_timeout)
+            completion = await gateway.complete(request, lambda _delta: None)
+            return SummaryReply(completion.text, completion.usage, spec.model, Budget.for_request(config, spec).hard)
+
+        return call, Budget.for_request(config, spec).hard
 
     def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
         key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
@@ -224,16 +261,18 @@ def open_session(
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
+    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(memory.injector),
+        pipeline=build_pipeline(memory.injector, budget),
         history=history,
-        tools=build_tools(envr, mcp),
+        tools=build_tools(envr, mcp, watcher.current),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
         failover_for=gateways.failover,
         session_id=ref.id,
+        budget=budget,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers)
 

@@ -34,7 +34,8 @@ class Text:
 @dataclass(frozen=True)
 class Echo:
     """Answer with the text of the last user message (after ``prefix``), as a model answers the
-    question: without the memory block that rides with it (``## PLUR MEMORY`` ... its end)."""
+    question: without the memory block or tmg notice that rides with it (``## PLUR MEMORY`` ...,
+    ``[tmg notice: ...]``)."""
 
     prefix: str = ""
     chunks: int = 1
@@ -222,7 +223,10 @@ def answer_for(reply: Reply, body: dict[str, Any]) -> Answer:
 
     A text longer than the request's ``max_tokens`` is cut there, ``finish_reason`` ``length``.
     """
+    # As providers count: the tool definitions are part of the prompt.
     prompt = estimate_tokens(json.dumps(body.get("messages", [])))
+    if body.get("tools"):
+        prompt += estimate_tokens(json.dumps(body["tools"]))
     if isinstance(reply, Echo):
         reply = Text(reply.prefix + last_user_text(body), reply.chunks, 0.0, reply.chunk_delay)
     if isinstance(reply, Text):
@@ -252,7 +256,8 @@ def last_user_text(body: dict[str, Any]) -> str:
                 text = "".join(p.get("text", "") for p in content if isinstance(p, dict))
             else:
                 text = str(content or "")
-            return text.split("\n\n## PLUR MEMORY\n", 1)[0]
+            # tmg's transient notices ride the same way (after the text, this request only).
+            return text.split("\n\n## PLUR MEMORY\n", 1)[0].split("\n\n[tmg notice: ", 1)[0]
     return ""
 
 

@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
-import typer
+from tmg.cli import admin
+from tmg.cli.chat_line import VALUE_OPTIONS
+from tmg.cli.route import SUBCOMMANDS, subcommand_args
 
-from tmg.cli.chat import chat
-from tmg.cli.route import subcommand_args, subcommand_names, value_options
-
-TAKES_VALUE = value_options(chat)
-
-
-def test_the_chat_options_taking_a_value_come_from_its_signature() -> None:
-    assert TAKES_VALUE == {"-c", "--config", "--mode", "-m", "--model"}
+TAKES_VALUE = set(VALUE_OPTIONS)
 
 
-def test_every_registered_command_and_sub_app_is_a_subcommand() -> None:
-    app = typer.Typer()
+def registered_names(app) -> set[str]:
+    """What typer itself would run as a command or sub-app of ``app``."""
+    from typer.main import get_command_name
 
-    @app.command()
-    def first_thing() -> None: ...
+    names = {c.name or get_command_name(c.callback.__name__) for c in app.registered_commands if c.callback or c.name}
+    for group in app.registered_groups:
+        name = group.name or getattr(group.typer_instance.info, "name", None)
+        if isinstance(name, str):  # unnamed: typer gives it no word of its own
+            names.add(name)
+    return names
 
-    @app.command("renamed")
-    def _whatever() -> None: ...
 
-    app.add_typer(typer.Typer(), name="memory")
-    assert subcommand_names(app) == {"first-thing", "renamed", "memory"}
+def test_the_routing_table_names_every_registered_subcommand() -> None:
+    registered = registered_names(admin.app)
+    missing, stale = registered - SUBCOMMANDS, SUBCOMMANDS - registered
+    assert not missing, f"add {sorted(missing)} to SUBCOMMANDS in tmg/cli/route.py: `tmg WORD` would go to the model"
+    assert not stale, f"{sorted(stale)} in SUBCOMMANDS is no subcommand: `tmg WORD` would be refused"
 
 
 def test_global_options_move_behind_the_subcommand_words() -> None:

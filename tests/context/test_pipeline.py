@@ -41,7 +41,8 @@ def test_equal_priorities_are_a_startup_error():
 
 
 def test_the_shipped_pipeline_has_the_spec_priorities():
-    assert build_pipeline().names() == ["0:repair", "5:cleaners", "6:alternation", "8:persona", "120:pruner", "130:final-validator"]
+    assert build_pipeline().names() == ["0:repair", "5:cleaners", "6:alternation", "8:persona", "80:budget", "110:notices",
+                                      "120:pruner", "130:final-validator"]
 
 
 async def test_repair_answers_a_dangling_tool_call_and_asks_to_persist():
@@ -91,7 +92,7 @@ async def test_pruner_windows_the_payload_only():
 
 async def test_validator_refuses_a_payload_over_the_limit_with_a_clear_error():
     big = [{"role": "user", "content": "x" * 8000}]
-    with pytest.raises(ContextLimitError, match="MAX_HISTORY_TOKENS \\(1000\\).*--new"):
+    with pytest.raises(ContextLimitError, match="window of 1,000; run /compact.*/new"):
         await build_pipeline().run(ctx(big, max_history_tokens=1000))
 
 

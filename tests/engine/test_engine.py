@@ -7,14 +7,18 @@ from dataclasses import replace
 import pytest
 
 from tmg.compose import build_pipeline
-from tmg.config.model import Config
+from tmg.config.model import CompactionConfig, Config
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import NullEvents
 from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION
 from tmg.engine.phases import Phase
 from tmg.errors import TmgError, TurnLimitError
-from tmg.llm.gateway import ErrorKind, GatewayError, ProviderSpec
+from tmg.context.gatekeeper import BudgetGatekeeper
+from tmg.context.summary import SYSTEM_PROMPT, SummaryReply
+from tmg.context.tokens import TokenEstimator
+from tmg.llm.gateway import CompletionRequest, ErrorKind, GatewayError, ProviderSpec
+from tmg.session.history import SUMMARY_HEADING
 from tmg.session.history import History
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import ToolRegistry
@@ -47,13 +51,25 @@ class Holder:
         return self.config
 
 
+def summary_model_of(model: FakeModel, window: int = 100_000):
+    """The gatekeeper's summary model: the same fake, as compose wires the chat's own model."""
+    def for_config(_config, _provider):
+        async def call(messages):
+            completion = await model.complete(CompletionRequest(SPEC, messages), lambda _d: None)
+            return SummaryReply(completion.text, completion.usage, SPEC.model, window)
+        return call, window
+    return for_config
+
+
 def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks: HookSet | None = None):
     (tmp_path / "notes.txt").write_text("the secret word is avocado\n")
     holder = Holder(config or Config())
     events = RecordingEvents()
+    budget = BudgetGatekeeper(TokenEstimator(), summary_model_of(model))
     engine = PhaseEngine(
         config=holder.get,
-        pipeline=build_pipeline(),
+        pipeline=build_pipeline(budget=budget),
+        budget=budget,
         history=History(tmp_path / "history.jsonl"),
         tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path])), ListFolderTool(RootGuard([tmp_path]))]),
         hooks=hooks or HookSet(),
@@ -159,20 +175,36 @@ async def test_empty_responses_are_retried_a_few_times(tmp_path):
         await engine.run_prompt("hi")
 
 
-async def test_context_overflow_recompacts_once(tmp_path):
+async def test_context_overflow_summarises_older_turns_once(tmp_path):
     overflow = GatewayError(ErrorKind.CONTEXT_OVERFLOW, "context length exceeded")
-    model = FakeModel(text("a"), text("b"), text("c"), overflow, text("fits now"))
+    model = FakeModel(text("a" * 2000), text("b" * 2000), text("c" * 2000), overflow,
+                      text("## Goal and current task\nshort"), text("fits now"))
     engine, events, _ = make_engine(tmp_path, model)
-    for q in ("one", "two", "three"):
+    for q in ("one: never use tabs", "two", "three"):
         await engine.run_prompt(q)
     assert (await engine.run_prompt("four")).text == "fits now"
-    full, compacted = model.sent_messages(3), model.sent_messages(4)
-    assert len(compacted) < len(full) and compacted[-1]["content"] == "four"
-    assert any("compacting" in n for n in events.notices)
-    # Only once: a second overflow in the same turn is an error.
-    model.queue[:] = [overflow, overflow]
-    with pytest.raises(GatewayError):
+    assert model.sent_messages(4)[0]["content"] == SYSTEM_PROMPT  # the summary request
+    compacted = model.sent_messages(5)
+    assert compacted[1]["content"].startswith(SUMMARY_HEADING) and '"one: never use tabs"' in compacted[1]["content"]
+    assert compacted[-1]["content"].startswith("four") and len(str(compacted)) < len(str(model.sent_messages(3)))
+    assert any("summarising older turns" in n for n in events.notices)
+    stored = History(tmp_path / "history.jsonl").messages
+    assert [m["role"] for m in stored].count("summary") == 1 and len(stored) == 9  # the originals stay
+    # Only once a prompt: a second overflow in the same prompt is one clear error.
+    model.queue[:] = [overflow, text("second summary"), overflow, text("never sent")]
+    with pytest.raises(GatewayError, match="still too long after summarising.*/new"):
         await engine.run_prompt("five")
+    assert model.queue == [text("never sent")]
+
+
+async def test_context_overflow_with_compaction_off_is_one_clear_error(tmp_path):
+    overflow = GatewayError(ErrorKind.CONTEXT_OVERFLOW, "context length exceeded")
+    model = FakeModel(text("a"), overflow, text("never sent"))
+    engine, _, _ = make_engine(tmp_path, model, Config(compaction=CompactionConfig(enabled=False)))
+    await engine.run_prompt("one")
+    with pytest.raises(GatewayError, match="compaction is off.*/compact.*/new"):
+        await engine.run_prompt("two")
+    assert model.calls == 2  # no summary request, no second try
 
 
 async def test_hooks_see_each_turn_and_a_failing_hook_does_not_fail_it(tmp_path):
@@ -248,14 +280,15 @@ async def test_a_cut_off_stream_into_a_pipe_fails_instead_of_writing_the_answer_
     assert (await engine.run_prompt("q")).text == "fine"
 
 
-async def test_a_conversation_over_the_token_limit_is_compacted_once_not_refused(tmp_path):
-    model = FakeModel(text("a" * 2000), text("b" * 2000), text("c" * 2000), text("still here"))
+async def test_a_conversation_over_the_threshold_is_summarised_not_refused(tmp_path):
+    model = FakeModel(text("a" * 2000), text("b" * 2000), text("c" * 2000), text("the summary"), text("still here"))
     engine, events, _ = make_engine(tmp_path, model, Config(max_history_tokens=1000))
     for q in ("one", "two", "three"):
         await engine.run_prompt(q)
     assert (await engine.run_prompt("four")).text == "still here"
-    assert any("sending only the latest turns" in n for n in events.notices)
-    assert [m["content"][:5] for m in model.sent_messages()[1:]] == ["three", "ccccc", "four"]
+    assert any(n.startswith("context summarised:") for n in events.notices)
+    sent = model.sent_messages()
+    assert sent[1]["content"].startswith(SUMMARY_HEADING) and sent[-1]["content"].startswith("four")
 
 
 async def test_a_repair_that_persists_never_stores_the_system_prompt(tmp_path):

@@ -1,17 +1,18 @@
-"""The read-only file tools: confined to their roots (symlinks resolved), bounded output."""
+"""read_file and list_folder: confined to their roots (symlinks resolved), line ranges, bounded output."""
 
 from __future__ import annotations
 
 import os
 
-from tmg.tools.files import MAX_READ_BYTES, ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.files import OUTPUT_BUDGET, ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import MAX_RESULT_CHARS, ToolRegistry
+from tmg.tools.sensitive import SensitivePaths
 
 
-async def test_read_file_reads_under_the_root(tmp_path):
-    (tmp_path / "a.txt").write_text("hello")
+async def test_read_file_numbers_the_lines_of_a_file_under_the_root(tmp_path):
+    (tmp_path / "a.txt").write_text("hello\nworld\n")
     result = await ReadFileTool(RootGuard([tmp_path])).run({"path": "a.txt"})
-    assert result.content == "hello" and not result.is_error
+    assert result.content == "     1\thello\n     2\tworld" and not result.is_error
 
 
 async def test_paths_outside_the_root_are_refused_even_through_a_symlink(tmp_path):
@@ -25,11 +26,60 @@ async def test_paths_outside_the_root_are_refused_even_through_a_symlink(tmp_pat
         assert result.is_error and "outside the allowed folders" in result.content
 
 
-async def test_a_big_file_is_read_only_up_to_the_cap(tmp_path):
-    (tmp_path / "big.log").write_bytes(b"x" * (MAX_READ_BYTES * 3))
-    result = await ReadFileTool(RootGuard([tmp_path])).run({"path": "big.log"})
-    assert result.content.endswith(f"[truncated at {MAX_READ_BYTES} bytes]")
-    assert len(result.content) < MAX_READ_BYTES + 100
+async def test_a_line_range_is_read_and_the_rest_is_named(tmp_path):
+    (tmp_path / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 101)))
+    result = await ReadFileTool(RootGuard([tmp_path])).run({"path": "n.txt", "offset": 10, "limit": 3})
+    assert result.content.splitlines() == ["    10\tline 10", "    11\tline 11", "    12\tline 12",
+                                           "[lines 10-12 of 100; read more with offset=13]"]
+    tail = await ReadFileTool(RootGuard([tmp_path])).run({"path": "n.txt", "offset": 99})
+    assert tail.content.splitlines()[-1] == "[lines 99-100 of 100]"
+    past = await ReadFileTool(RootGuard([tmp_path])).run({"path": "n.txt", "offset": 500})
+    assert past.is_error and "offset 500 is past the end (n.txt has 100 lines)" in past.content
+
+
+async def test_a_big_file_stops_at_the_line_limit_or_the_budget_with_a_note(tmp_path):
+    (tmp_path / "many.txt").write_text("x\n" * 50)
+    result = await ReadFileTool(RootGuard([tmp_path])).run({"path": "many.txt", "limit": 20})
+    assert result.content.endswith("\n    20\tx\n[lines 1-20 of 50; read more with offset=21]")
+    (tmp_path / "wide.txt").write_text(("y" * 1000 + "\n") * 200)
+    wide = await ReadFileTool(RootGuard([tmp_path])).run({"path": "wide.txt"})
+    assert len(wide.content) <= OUTPUT_BUDGET + 100
+    assert "of 200; read more with offset=" in wide.content.splitlines()[-1]
+
+
+async def test_a_huge_line_is_cut_not_dumped(tmp_path):
+    (tmp_path / "min.js").write_text("z" * 5_000_000)
+    result = await ReadFileTool(RootGuard([tmp_path])).run({"path": "min.js"})
+    assert result.content.endswith(" [line cut]") and len(result.content) < 3000
+
+
+async def test_binary_content_is_summarised_never_dumped(tmp_path):
+    (tmp_path / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40)
+    (tmp_path / "blob.dat").write_bytes(b"abc\x00def" * 10)
+    png = await ReadFileTool(RootGuard([tmp_path])).run({"path": "pic.png"})
+    assert png.content == "pic.png: binary file (PNG image, 10,248 bytes); not shown as text"
+    blob = await ReadFileTool(RootGuard([tmp_path])).run({"path": "blob.dat"})
+    assert blob.content == "blob.dat: binary file (binary data, 70 bytes); not shown as text"
+
+
+async def test_a_folder_or_an_empty_file(tmp_path):
+    (tmp_path / "empty").write_text("")
+    (tmp_path / "sub").mkdir()
+    tool = ReadFileTool(RootGuard([tmp_path]))
+    assert (await tool.run({"path": "empty"})).content == "(empty file)"
+    assert (await tool.run({"path": "sub"})).content == "error: sub is a folder; use list_folder"
+
+
+def test_a_read_describes_its_resolved_path_and_whether_it_holds_secrets(tmp_path):
+    (tmp_path / ".env").write_text("KEY=1")
+    (tmp_path / "notes.txt").write_text("x")
+    os.symlink(tmp_path / ".env", tmp_path / "harmless.txt")
+    tool = ReadFileTool(RootGuard([tmp_path], SensitivePaths({"HOME": str(tmp_path / "home")})))
+    plain = tool.action({"path": "notes.txt"})
+    assert (plain.tool, plain.effect, plain.paths, plain.sensitive) == ("read_file", "read", (str(tmp_path / "notes.txt"),), None)
+    assert tool.action({"path": ".env"}).sensitive
+    linked = tool.action({"path": "harmless.txt"})
+    assert linked.paths == (str(tmp_path / ".env"),) and linked.sensitive
 
 
 async def test_list_folder_marks_folders(tmp_path):
@@ -40,9 +90,17 @@ async def test_list_folder_marks_folders(tmp_path):
 
 
 async def test_the_registry_bounds_output_and_reports_bad_calls(tmp_path):
-    (tmp_path / "big.txt").write_text("y" * (MAX_RESULT_CHARS + 500))
-    registry = ToolRegistry([ReadFileTool(RootGuard([tmp_path]))])
-    result = await registry.call("read_file", '{"path": "big.txt"}', timeout=5)
+    registry = ToolRegistry([BigTool()])
+    result = await registry.call("big", "{}", timeout=5)
     assert "[truncated: 500 more characters not shown]" in result.content
     assert (await registry.call("nope", "{}", timeout=5)).content.startswith("error: there is no tool named 'nope'")
-    assert "not a JSON object" in (await registry.call("read_file", "[1]", timeout=5)).content
+    assert "not a JSON object" in (await registry.call("big", "[1]", timeout=5)).content
+
+
+class BigTool:
+    name, description, parameters = "big", "too much", {"type": "object"}
+
+    async def run(self, arguments):
+        from tmg.tools.registry import ToolResult
+
+        return ToolResult("y" * (MAX_RESULT_CHARS + 500))

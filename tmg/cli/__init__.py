@@ -1,4 +1,5 @@
-"""The command line. Kept light: ``--help``, ``--version`` and ``-t`` never import litellm or mcp."""
+"""The command line. Kept light: ``--help``, ``--version`` and ``-t`` never import litellm or mcp,
+and the usual chat command lines (a one-shot, ``-t``) and the routing to a subcommand never import typer."""
 
 from __future__ import annotations
 
@@ -24,33 +25,26 @@ def main(argv: list[str] | None = None) -> None:
 
         print(f"tmg {__version__}")
         return
+    from tmg.cli.chat_line import VALUE_OPTIONS, parse_chat_line, run_chat
+    from tmg.cli.route import SUBCOMMANDS, first_word, subcommand_args
+
     debug = "--debug" in args
-    if "-t" in args or "--transcript" in args:
-        fast = _parse_transcript_args(args)
-        if fast is not None:
-            from tmg.cli.transcript import show_transcript
-            from tmg.environment import Environment
-
-            options, session, as_json = fast
-            run_guarded(lambda: show_transcript(options, Environment(debug_flag=debug), session, as_json),
-                        debug=debug)
-    from tmg.cli.chat import app, chat
-    from tmg.cli.route import first_word, subcommand_args, subcommand_names, value_options
-
-    takes_value = value_options(chat)
-    at = first_word(args, takes_value)
-    prompt_like = ""
-    if at is not None:
+    line = parse_chat_line(args)  # None: a line only typer reads (help, usage errors, rare forms)
+    if line is not None and line.transcript:  # -t before routing: `tmg -t doctor` reads session "doctor"
+        run_guarded(lambda: run_chat(line), debug=debug)
+    routed = subcommand_args(args, SUBCOMMANDS, VALUE_OPTIONS)
+    if routed is not None:
+        if debug:  # every subcommand's Environment reads it, whatever options it declares
+            os.environ["TMG_DEBUG"] = "1"
         from tmg.cli import admin
 
-        routed = subcommand_args(args, subcommand_names(admin.app), takes_value)
-        if routed is not None:
-            if debug:  # every subcommand's Environment reads it, whatever options it declares
-                import os
+        prompt_like = " ".join(args[first_word(args, VALUE_OPTIONS):])
+        run_guarded(lambda: _with_prompt_hint(admin.app, routed, prompt_like), debug=debug)
+    if line is not None:
+        run_guarded(lambda: run_chat(line), debug=debug)
+    from tmg.cli.chat import app
 
-                os.environ["TMG_DEBUG"] = "1"
-            app, prompt_like, args = admin.app, " ".join(args[at:]), routed
-    run_guarded(lambda: _with_prompt_hint(app, args, prompt_like), debug=debug)
+    run_guarded(lambda: _with_prompt_hint(app, args, ""), debug=debug)
 
 
 def _with_prompt_hint(app, args: list[str], prompt_like: str):
@@ -81,32 +75,3 @@ def _not_utf8(args: list[str]) -> str | None:
             return (f"argument {i + 1} is not UTF-8 text ('{shown}'); pass arguments as UTF-8 "
                     "(check the terminal's encoding and LANG)")
     return None
-
-
-def _parse_transcript_args(args: list[str]):
-    """``tmg -t [SESSION] [--json] [--mode M] [-c PATH] [-r]`` without typer.
-
-    Reading a transcript is the hottest read-only path, and typer's first command invocation
-    imports pydantic (about 60 ms). Anything unusual returns None and goes through typer,
-    which owns the full option surface and its error messages.
-    """
-    import argparse
-
-    from tmg.cli.options import ChatOptions
-
-    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    parser.add_argument("-t", "--transcript", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--mode")
-    parser.add_argument("-c", "--config")
-    parser.add_argument("-r", "--raw", action="store_true")
-    parser.add_argument("--debug", action="store_true")
-    parser.add_argument("session", nargs="?")
-    try:
-        parsed, unknown = parser.parse_known_args(args)
-    except (argparse.ArgumentError, SystemExit):
-        return None
-    if unknown or not parsed.transcript:
-        return None
-    options = ChatOptions(config_path=parsed.config, mode=parsed.mode, raw=parsed.raw)
-    return options, parsed.session, parsed.json

@@ -53,6 +53,21 @@ def _summary(path) -> tuple[int, str]:
     return count, first
 
 
+@app.command()
+def compact(
+    focus: Optional[str] = typer.Argument(None, help="What the summary should keep in particular.", show_default=False),
+    mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to compact."),
+    config: Optional[str] = ConfigOpt,
+) -> int:
+    """Summarise the older turns of the mode's current session now, as /compact does in the chat.
+    The originals stay in the history and the transcript; what is sent starts from the summary."""
+    from tmg.cli.compact import run_compact
+    from tmg.cli.options import ChatOptions
+    from tmg.environment import Environment
+
+    return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")
+
+
 @app.command("config")
 def show_config(config: Optional[str] = ConfigOpt) -> int:
     """Print the resolved config (secrets masked) and where it came from."""

@@ -1,4 +1,8 @@
-"""``tmg [PROMPT...]``: one-shot, interactive chat, or ``-t`` to read a session back."""
+"""``tmg [PROMPT...]``: one-shot, interactive chat, or ``-t`` to read a session back.
+
+This is the chat command's full surface for typer: its help, ``--version`` and its usage
+errors. The usual command lines skip it (:mod:`tmg.cli.chat_line`, which also runs them).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import List, Optional
 import typer
 
 from tmg import __version__
+from tmg.cli.chat_line import ChatLine, run_chat
+from tmg.cli.options import ChatOptions
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
@@ -49,24 +55,5 @@ def chat(
     debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
-    from tmg.cli.options import ChatOptions
-    from tmg.environment import Environment
-
-    envr = Environment(debug_flag=debug)  # --debug turns on every debug line, as TMG_DEBUG=1 does
     options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw)
-    words = prompt or []
-    if transcript:
-        from tmg.cli.transcript import show_transcript
-
-        return show_transcript(options, envr, " ".join(words) or None, as_json=as_json)
-    if as_json:
-        from tmg.errors import UsageError
-
-        raise UsageError("--json only goes with -t (e.g. `tmg -t --json`)")
-    if not words and envr.interactive:
-        from tmg.cli.repl_entry import start_repl
-
-        return start_repl(options, envr)
-    from tmg.cli.oneshot import run_oneshot
-
-    return run_oneshot(options, envr, words)
+    return run_chat(ChatLine(options, tuple(prompt or ()), transcript, as_json, debug))

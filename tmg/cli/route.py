@@ -12,30 +12,10 @@ from typing import Iterable, Sequence
 
 DEBUG = "--debug"  # every command takes it: it is the same switch as TMG_DEBUG=1
 
-
-def subcommand_names(app) -> set[str]:
-    """The names of every command and sub-app registered on the typer ``app``."""
-    from typer.main import get_command_name
-
-    names = {c.name or get_command_name(c.callback.__name__) for c in app.registered_commands if c.callback or c.name}
-    for group in app.registered_groups:
-        name = group.name or getattr(group.typer_instance.info, "name", None)
-        if isinstance(name, str):
-            names.add(name)
-    return names
-
-
-def value_options(command) -> set[str]:
-    """The option names of the typer ``command`` function that take a value (not flags)."""
-    import inspect
-
-    from typer.models import OptionInfo
-
-    names: set[str] = set()
-    for param in inspect.signature(command).parameters.values():
-        if isinstance(param.default, OptionInfo) and param.annotation not in (bool, "bool"):
-            names.update(param.default.param_decls)
-    return names
+# Every command and sub-app registered on tmg.cli.admin's app. A table rather than asking typer,
+# so that routing a prompt imports neither typer nor the subcommands' modules; a test
+# (tests/cli/test_route.py) fails, naming the word, when a subcommand is added without it.
+SUBCOMMANDS = frozenset({"sessions", "config", "doctor", "trust", "memory", "compact"})
 
 
 def first_word(args: Sequence[str], takes_value: Iterable[str]) -> int | None:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tmg.config.model import Config, McpServerConfig, MemoryConfig, ProviderConfig
+from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, ProviderConfig
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.config.source import check_tree_size, load_yaml, read_config_text
@@ -264,6 +264,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             first_byte_timeout=float(p.get("FIRST_BYTE_TIMEOUT", 60.0)),
             stream_idle_timeout=float(p.get("STREAM_IDLE_TIMEOUT", 120.0)),
             images=p.get("IMAGES"),
+            context_window=p.get("CONTEXT_WINDOW"),
         )
         for name, p in clean.get("PROVIDERS", {}).items()
     }
@@ -291,6 +292,12 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         scope=m.get("SCOPE", ""),
         max_learns_per_session=m.get("MAX_LEARNS_PER_SESSION", 3),
     )
+    c = clean.get("COMPACTION", {})
+    compaction = CompactionConfig(
+        enabled=c.get("ENABLED", True),
+        threshold=float(c.get("THRESHOLD", 0.8)),
+        summary_model=c.get("SUMMARY_MODEL", ""),
+    )
     return Config(
         mode=clean.get("MODE", "default") or "default",
         person=clean.get("PERSON", ""),
@@ -300,6 +307,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         max_turns=clean.get("MAX_TURNS", 200),
         max_history_tokens=clean.get("MAX_HISTORY_TOKENS", 120_000),
         max_history_turns=clean.get("MAX_HISTORY_TURNS", 0),
+        context_window=clean.get("CONTEXT_WINDOW", 0),
+        compaction=compaction,
         tool_timeout=float(clean.get("TOOL_TIMEOUT", 30.0)),
         mcp_servers=servers,
         memory=memory,

@@ -28,6 +28,7 @@ class ProviderConfig:
     first_byte_timeout: float = 60.0
     stream_idle_timeout: float = 120.0
     images: bool | None = None  # takes image input; None: as litellm's model map says
+    context_window: int | None = None  # tokens the model takes in; None: CONTEXT_WINDOW or known models
 
     def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
         return f"ProviderConfig(name={self.name!r}, model={self.model!r}, url={self.url!r})"
@@ -61,6 +62,15 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class CompactionConfig:
+    """The budget gatekeeper's settings (COMPACTION): off means no automatic summary anywhere."""
+
+    enabled: bool = True
+    threshold: float = 0.8  # of the model's window (capped at MAX_HISTORY_TOKENS)
+    summary_model: str = ""  # a model id or a PROVIDERS name; empty: the chat's own model
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -70,6 +80,8 @@ class Config:
     max_turns: int = 200
     max_history_tokens: int = 120_000
     max_history_turns: int = 0
+    context_window: int = 0  # 0: from the provider, else known models, else MAX_HISTORY_TOKENS
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
     tool_timeout: float = 30.0
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)

@@ -47,6 +47,8 @@ PROVIDER = {
     "STREAM_IDLE_TIMEOUT": Key("number", 120.0, minimum=0.1),
     # Whether the model takes image input (tool results' images); unset: litellm's model map says.
     "IMAGES": Key("bool", None),
+    # Tokens the model takes in, when tmg cannot know it (a local server, a new model).
+    "CONTEXT_WINDOW": Key("int", None, minimum=1000, maximum=100_000_000),
 }
 
 MCP_SERVER = {
@@ -70,6 +72,12 @@ MEMORY = {
     "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0, maximum=10_000),
 }
 
+COMPACTION = {
+    "ENABLED": Key("bool", True),
+    "THRESHOLD": Key("number", 0.8, minimum=0.1, maximum=1.0, example="0.8"),
+    "SUMMARY_MODEL": Key("str", "", example="openai/gpt-4.1-mini"),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -80,6 +88,8 @@ SCHEMA: dict[str, Key] = {
     "MAX_TURNS": Key("int", 200, minimum=1, maximum=1_000_000),
     "MAX_HISTORY_TOKENS": Key("int", 120_000, minimum=1000, maximum=100_000_000),
     "MAX_HISTORY_TURNS": Key("int", 0, minimum=0, maximum=1_000_000),
+    "CONTEXT_WINDOW": Key("int", 0, minimum=0, maximum=100_000_000),
+    "COMPACTION": Key("block", {}, fields=COMPACTION),
     "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),

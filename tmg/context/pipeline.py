@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
 from tmg.config.model import Config
+from tmg.llm.gateway import ProviderSpec
 
 Message = dict[str, Any]
 CANONICAL_LIMIT = 100
@@ -29,6 +30,11 @@ class TurnContext:
     # added to the payload, never to the canonical history, so every earlier message and the
     # system message stay byte-identical from one prompt to the next (servers' prefix caches).
     riders: list[str] = field(default_factory=list)
+    # What the request carries besides the messages, so the budget counts all of it.
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    provider: ProviderSpec | None = None
+    # A summary the budget gatekeeper made this turn: the engine appends it to history.
+    summary: Any = None
     _persist: bool = False
 
     def request_persist(self) -> None:

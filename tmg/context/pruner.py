@@ -10,10 +10,8 @@ class PrunerTransformer:
     priority = 120
 
     async def apply(self, ctx: TurnContext) -> None:
+        # A context overflow is the budget gatekeeper's (priority 80), not a reason to drop turns here.
         window = ctx.config.max_history_turns
-        if ctx.force_compact:  # a context overflow: send half of what we would otherwise send
-            user_turns = sum(1 for m in ctx.messages if m.get("role") == "user")
-            window = max(1, (window or user_turns) // 2)
         if window <= 0:
             return
         starts = [i for i, m in enumerate(ctx.messages) if m.get("role") == "user"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 from tmg.context.incremental import SeenPrefix
-from tmg.context.pipeline import TurnContext, content_text
+from tmg.context.pipeline import TurnContext
+from tmg.context.tokens import CHARS_PER_TOKEN, Budget, TokenEstimator, message_tokens, messages_tokens, tools_tokens
 from tmg.errors import TmgError
 
-CHARS_PER_TOKEN = 4  # a cheap, deliberately pessimistic-enough estimate; no tokenizer import
+__all__ = ["CHARS_PER_TOKEN", "ContextLimitError", "FinalValidator", "PromptTooLargeError", "check_prompt_size",
+           "estimate_tokens", "message_tokens"]
 
 
 class ContextLimitError(TmgError):
@@ -31,15 +31,8 @@ def check_prompt_size(text: str, max_tokens: int) -> None:
         )
 
 
-def message_tokens(m: dict) -> int:
-    total = 4 + len(content_text(m)) // CHARS_PER_TOKEN
-    if m.get("tool_calls"):
-        total += len(json.dumps(m["tool_calls"])) // CHARS_PER_TOKEN
-    return total
-
-
 def estimate_tokens(messages: list[dict]) -> int:
-    return sum(message_tokens(m) for m in messages)
+    return messages_tokens(messages)
 
 
 class FinalValidator:
@@ -53,7 +46,8 @@ class FinalValidator:
     name = "final-validator"
     priority = 130
 
-    def __init__(self) -> None:
+    def __init__(self, estimator: TokenEstimator | None = None) -> None:
+        self.estimator = estimator or TokenEstimator()
         self._seen = SeenPrefix()
         self._body_tokens = 0
         self._calls: set = set()
@@ -78,10 +72,15 @@ class FinalValidator:
         self._seen.mark(messages, head)
         if self._orphans:
             ctx.messages[:] = [m for m in messages if self._orphans.get(id(m)) is not m]
-        estimate = self._body_tokens + sum(message_tokens(m) for m in messages[:head])
-        if estimate > ctx.config.max_history_tokens:
+        raw = self._body_tokens + sum(message_tokens(m) for m in messages[:head]) + tools_tokens(ctx.tools)
+        self.estimator.last_raw = raw
+        estimate = self.estimator.scale(raw)
+        budget = Budget.for_request(ctx.config, ctx.provider)
+        if estimate > budget.hard:
+            tools = f", {len(ctx.tools)} tool schemas included" if ctx.tools else ""
+            off = "" if ctx.config.compaction.enabled else " (automatic compaction is off: COMPACTION.ENABLED)"
             raise ContextLimitError(
-                f"the conversation is about {estimate} tokens, over MAX_HISTORY_TOKENS "
-                f"({ctx.config.max_history_tokens}); start a new session with --new or /new, "
-                "or set MAX_HISTORY_TURNS to send only the latest turns"
+                f"the conversation is about {estimate:,} tokens{tools}, over the model's window of "
+                f"{budget.hard:,}{off}; run /compact (tmg compact) to summarise older turns, or start a new "
+                "session with /new (--new)"
             )

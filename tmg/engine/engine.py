@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable
 
 from tmg.config.model import Config
 from tmg.context.pipeline import Pipeline, TurnContext
-from tmg.context.validator import ContextLimitError, check_prompt_size
+from tmg.context.validator import check_prompt_size
 from tmg.engine.events import EngineEvents
 from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
@@ -65,10 +65,14 @@ class PhaseEngine:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         retry_after_partial: bool = True,
         failover_for: FailoverFor | None = None,
+        budget: Any = None,
     ) -> None:
         """``retry_after_partial`` False: a stream that fails after text reached the user is not
         retried (text already written to a pipe cannot be taken back, and a retry would write
-        the answer twice); the prompt fails with a clear error instead."""
+        the answer twice); the prompt fails with a clear error instead.
+
+        ``budget`` (the pipeline's BudgetGatekeeper) learns the provider's real token counts and
+        runs ``/compact``; None: neither."""
         self._config = config
         self._pipeline = pipeline
         self.history = history
@@ -81,6 +85,7 @@ class PhaseEngine:
         self._sleep = sleep
         self.retry_after_partial = retry_after_partial
         self._failover_for = failover_for
+        self._budget = budget
         # The provider this prompt failed over to: its later turns stay with it.
         self._fallback: tuple[ProviderSpec, ModelGateway] | None = None
         self._prompt_id = 0
@@ -154,7 +159,8 @@ class PhaseEngine:
 
     def _unanswered(self) -> bool:
         """Whether this prompt stored nothing after its user message (no turn completed)."""
-        return bool(self.history.messages) and self.history.messages[-1].get("role") == "user"
+        last = self.history.last_turn_message()
+        return last is not None and last.get("role") == "user"
 
     def _keep_interrupted(self, turn: Turn | None) -> None:
         """Ctrl-C: what was shown stays in what the model sees next, marked interrupted.
@@ -175,19 +181,61 @@ class PhaseEngine:
         """A prompt that failed before any answer is kept on record but out of what the model
         sees, so it cannot fail every later prompt too (an over-long paste, a rejected request)."""
         if self._unanswered():
-            self.history.set_aside(self.history.messages[-1], str(error) or type(error).__name__)
+            last = self.history.last_turn_message()
+            assert last is not None
+            self.history.set_aside(last, str(error) or type(error).__name__)
 
-    async def _refine(self, turn: Turn, cfg: Config, force_compact: bool) -> list[dict[str, Any]]:
+    async def _refine(self, turn: Turn, cfg: Config, force_compact: bool, provider: ProviderSpec,
+                      tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         await self._enter(Phase.REFINING, turn)
-        ctx = TurnContext(list(self.history.model_view), cfg, self._prompt_id, turn.index, force_compact)
+        ctx = TurnContext(list(self.history.model_view), cfg, self._prompt_id, turn.index, force_compact,
+                          tools=tools, provider=provider)
         refined = await self._pipeline.run(ctx)
-        for notice in ctx.notices:
-            self._events.on_notice(notice)
         if refined.persist:
             # The system message is rebuilt every turn (persona, memory): it is never stored.
             self.history.replace_all([m for m in refined.canonical if m.get("role") != "system"])
+        if ctx.summary is not None:
+            self._store_summary(ctx.summary)
+        for notice in ctx.notices:
+            self._events.on_notice(notice)
         turn.meta.update(ctx.meta)
         return refined.payload
+
+    def _store_summary(self, pending: Any) -> None:
+        """Append the gatekeeper's summary: later turns and prompts start from it."""
+        try:
+            record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
+        except ValueError:  # the cut fell on a message made this turn only: summarise another time
+            self._events.on_notice("context: the summary could not be stored; it is used for this request only")
+            return
+        self._events.on_summary(record)
+
+    async def compact(self, focus: str = "") -> str:
+        """Summarise the session's older turns now (``/compact [focus]``, ``tmg compact``), whether
+        or not the context is near its limit; a line saying what was done."""
+        if self._budget is None:
+            raise TmgError("compaction is not available in this session")
+        from tmg.context.gatekeeper import RECENT_SHARE
+        from tmg.context.tokens import Budget, messages_tokens
+
+        cfg = self._config()
+        provider, _gateway = self._fallback or self._gateway_for(cfg)
+        budget = Budget.for_request(cfg, provider)
+        view = list(self.history.model_view)
+        before = self._budget.estimator.scale(messages_tokens(view))
+        keep = min(int(budget.threshold * RECENT_SHARE), int(before * RECENT_SHARE))
+        meta: dict[str, Any] = {}
+        made = await self._budget.summarise(view, cfg, provider, keep, meta, focus)
+        if made is None:
+            why = meta.get("budget", {}).get("summary_failed", "nothing to summarise")
+            return f"not compacted: {why}"
+        messages, pending = made
+        after = self._budget.estimator.scale(messages_tokens(messages))
+        pending.info.update(tokens_before=before, tokens_after=after)
+        record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
+        self._events.on_summary(record)
+        return (f"compacted: {pending.info['messages']} earlier messages (about {before:,} tokens) are now sent as a "
+                f"summary; the context is about {after:,} tokens (the originals stay in the transcript)")
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
@@ -195,15 +243,10 @@ class PhaseEngine:
         force_compact = False
         tried: list[str] = []
         while True:
-            try:
-                payload = await self._refine(turn, cfg, force_compact)
-            except ContextLimitError as err:
-                if force_compact:
-                    raise
-                force_compact = True
-                self._events.on_notice(f"{err}; sending only the latest turns this time")
-                continue
             provider, gateway = self._fallback or self._gateway_for(cfg)
+            await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
+            tools = self._tools.schemas()  # counted by the budget, then sent as they are
+            payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
@@ -213,8 +256,7 @@ class PhaseEngine:
                 partial.append(delta)
                 self._events.on_text(delta)
 
-            await self._tools.settle()  # MCP servers still starting: a very short bound (mcp_tools.py)
-            request = CompletionRequest(provider, with_tool_images(payload, provider), self._tools.schemas(),
+            request = CompletionRequest(provider, with_tool_images(payload, provider), tools,
                                         timeout=provider.stream_idle_timeout,
                                         first_byte_timeout=provider.first_byte_timeout)
             try:
@@ -230,9 +272,16 @@ class PhaseEngine:
                         f"the answer was cut off ({err}); what was printed is incomplete, ask again",
                         status=err.status,
                     ) from err
-                if err.kind in _OVERFLOW_LIKE and not force_compact:
-                    force_compact = True
-                    self._events.on_notice(f"{err}; compacting the context and trying once more")
+                if err.kind in _OVERFLOW_LIKE:
+                    if not cfg.compaction.enabled:
+                        raise GatewayError(err.kind, f"{err}; automatic compaction is off (COMPACTION.ENABLED): "
+                                           "run /compact (tmg compact) to summarise older turns, or start a new "
+                                           "session with /new (--new)", status=err.status) from err
+                    if force_compact:
+                        raise GatewayError(err.kind, f"{err}; it is still too long after summarising older turns: "
+                                           "start a new session with /new (--new)", status=err.status) from err
+                    force_compact = True  # the same gatekeeper, forced: prune, then summarise once
+                    self._events.on_notice(f"{err}; summarising older turns and trying once more")
                     continue
                 if err.retryable and retries >= self._retry.max_retries and self._fail_over(cfg, provider, tried, err):
                     retries = 0
@@ -263,6 +312,8 @@ class PhaseEngine:
                 await self._enter(Phase.RECOVERING, completion)
                 self._events.on_notice(f"the model returned an empty response; retrying ({empties}/{self._retry.empty_retries})")
                 continue
+            if self._budget is not None and completion.usage.reported:
+                self._budget.estimator.observe(completion.usage.prompt_tokens)
             turn.completion = completion
             self._events.on_answer(turn)
             if completion.finish_reason == "length":

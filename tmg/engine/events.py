@@ -31,6 +31,9 @@ class EngineEvents(Protocol):
     def on_notice(self, message: str) -> None:
         """Something the user should know (a retry, a warning): stderr and transcript."""
 
+    def on_summary(self, record: dict) -> None:
+        """Older turns were summarised: ``record`` is the stored summary (the transcript marks it)."""
+
 
 class NullEvents:
     """Events nobody listens to (tests, background runs)."""
@@ -42,10 +45,12 @@ class NullEvents:
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None: ...
     def on_usage(self, usage: Usage, turn: Turn) -> None: ...
     def on_notice(self, message: str) -> None: ...
+    def on_summary(self, record: dict) -> None: ...
 
 
 class FanOut:
-    """Sends every event to each sink in order (the screen first, then the transcript)."""
+    """Sends every event to each sink in order (the screen first, then the transcript); a sink
+    without a handler for an event does not listen to it (the screen ignores summaries)."""
 
     def __init__(self, *sinks: EngineEvents) -> None:
         self._sinks = sinks
@@ -56,6 +61,8 @@ class FanOut:
 
         def call(*args):
             for sink in self._sinks:
-                getattr(sink, name)(*args)
+                handler = getattr(sink, name, None)
+                if handler is not None:
+                    handler(*args)
 
         return call

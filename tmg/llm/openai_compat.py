@@ -13,10 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
-import httpx
-
 from tmg import __version__
 from tmg.llm import classify, pricing
+from tmg.llm.http import httpx
 from tmg.llm.stall import StallGuard
 from tmg.llm.gateway import (
     Completion,

@@ -56,7 +56,7 @@ def probe_target(provider: ProviderSpec) -> tuple[str, dict[str, str], bool] | N
 
 async def probe(provider: ProviderSpec, timeout: float = PROBE_TIMEOUT) -> ProbeResult:
     """Contact ``provider`` once; what a user should know about the answer, in one line."""
-    import httpx
+    from tmg.llm.http import httpx
 
     target = probe_target(provider)
     if target is None:

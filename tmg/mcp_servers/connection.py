@@ -14,7 +14,7 @@ from typing import Any
 from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpStartError, McpStartTimeout,
                                      ToolOutcome, ToolSpec)
 from tmg.mcp_servers.spec import ServerSpec
-from tmg.tools import content
+from tmg.tools import media
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
 DEFAULT_START_TIMEOUT_S = 15.0
@@ -292,7 +292,7 @@ async def _output_mismatch(session: Any, name: str, result: Any) -> str | None:
         raise
     except Exception as exc:  # noqa: BLE001 - RuntimeError from the SDK, or a listing that failed
         reason = getattr(exc.__cause__, "message", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
-        return content.scrub_base64(str(reason))[:200]
+        return media.scrub_base64(str(reason))[:200]
     return None
 
 
@@ -304,7 +304,7 @@ def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
     dumped on the model.
     """
     pieces: list[str] = []
-    images: list[content.Image] = []
+    images: list[media.Image] = []
     for block in result.content:
         kind = getattr(block, "type", None)
         if kind == "text":
@@ -312,7 +312,7 @@ def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
         elif kind == "image":
             pieces.append(_image_note(block.mime_type, block.data, images))
         elif kind == "audio":
-            pieces.append(content.placeholder("audio", block.mime_type, len(block.data), "not playable here"))
+            pieces.append(media.placeholder("audio", block.mime_type, len(block.data), "not playable here"))
         elif kind == "resource":
             pieces.append(_resource_text(block.resource, images))
         elif kind == "resource_link":
@@ -321,33 +321,33 @@ def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
             pieces.append(f"[{kind or 'unknown'} content, not shown]")
     if result.structured_content is not None and not any(getattr(b, "type", None) == "text" for b in result.content):
         pieces.append(json.dumps(result.structured_content))
-    text = content.scrub_base64("\n".join(pieces))
+    text = media.scrub_base64("\n".join(pieces))
     return ToolOutcome.from_text(text, is_error=bool(result.is_error), images=tuple(images), mismatch=mismatch)
 
 
-def _image_note(mime: str, data: str, images: list[content.Image]) -> str:
+def _image_note(mime: str, data: str, images: list[media.Image]) -> str:
     """Keep the image when it is within bounds; the note says what it is either way."""
-    if len(data) > content.MAX_IMAGE_B64_CHARS:
-        return content.placeholder("image", mime, len(data), "too large to pass on")
-    if len(images) >= content.MAX_IMAGES_PER_RESULT:
-        return content.placeholder("image", mime, len(data), "one image too many to pass on")
-    images.append(content.Image(mime, data))
-    return content.placeholder("image", mime, len(data))
+    if len(data) > media.MAX_IMAGE_B64_CHARS:
+        return media.placeholder("image", mime, len(data), "too large to pass on")
+    if len(images) >= media.MAX_IMAGES_PER_RESULT:
+        return media.placeholder("image", mime, len(data), "one image too many to pass on")
+    images.append(media.Image(mime, data))
+    return media.placeholder("image", mime, len(data))
 
 
-def _resource_text(resource: Any, images: list[content.Image]) -> str:
+def _resource_text(resource: Any, images: list[media.Image]) -> str:
     """An embedded resource: its text (bounded), an image blob as an image, other blobs named."""
     uri, mime = str(resource.uri), resource.mime_type or ""
     text = getattr(resource, "text", None)
     if text is not None:
-        if len(text) > content.MAX_RESOURCE_TEXT_CHARS:
-            cut = len(text) - content.MAX_RESOURCE_TEXT_CHARS
-            text = text[: content.MAX_RESOURCE_TEXT_CHARS] + f"\n[truncated: {cut} more characters]"
+        if len(text) > media.MAX_RESOURCE_TEXT_CHARS:
+            cut = len(text) - media.MAX_RESOURCE_TEXT_CHARS
+            text = text[: media.MAX_RESOURCE_TEXT_CHARS] + f"\n[truncated: {cut} more characters]"
         return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{text}"
     blob = getattr(resource, "blob", "") or ""
     if mime.startswith("image/"):
         return f"[resource {uri}] " + _image_note(mime, blob, images)
-    return f"[resource {uri}] " + content.placeholder("binary", mime, len(blob), "not shown")
+    return f"[resource {uri}] " + media.placeholder("binary", mime, len(blob), "not shown")
 
 
 def _link_text(link: Any) -> str:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.tools.content import Image
+from tmg.tools.media import Image
 
 
 class McpStartError(RuntimeError):

@@ -148,6 +148,7 @@ class MemoryInjector:
             if client is None:
                 # Not started yet, or no server: nothing to ask; the next turn may ask.
                 self.stats.not_ready += 1
+                ctx.meta["memory_unavailable"] = "not ready"  # the model is told (priority 110)
                 if not self._said_no_client:
                     self._said_no_client = True
                     if self._clients.starting:  # slow, not broken: worth a word, once
@@ -166,6 +167,7 @@ class MemoryInjector:
                 ctx.notices.append(f"memory: recall failed ({_reason(failed)}); answering without it")
         recalled = self._recalled
         if recalled is None:
+            ctx.meta["memory_unavailable"] = "recall failed"
             return
         rendered = render_block(recalled.notes, memory.inject_budget * CHARS_PER_TOKEN)
         if rendered is not None and rendered.ids:

@@ -73,6 +73,16 @@ async def _model(repl: Repl, arg: str) -> None:
     repl.screen.info(f"model {spec.model} (provider {spec.name}) from the next prompt on")
 
 
+async def _compact(repl: Repl, arg: str) -> None:
+    try:
+        line = await repl.session.engine.compact(arg)
+    except TmgError as exc:
+        repl.screen.error(str(exc))
+        return
+    repl.session.transcript.notice(line)
+    (repl.screen.info if line.startswith("compacted") else repl.screen.error)(line)
+
+
 async def _cost(repl: Repl, _arg: str) -> None:
     session = repl.session
     total = stored_tally(session.engine.history.messages)
@@ -125,7 +135,7 @@ async def _exit(repl: Repl, _arg: str) -> None:
 
 
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
-    "help": _help, "new": _new, "mode": _mode, "model": _model, "cost": _cost,
+    "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
     "config": _config, "transcript": _transcript, "memory": _memory, "exit": _exit,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

@@ -24,6 +24,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("new", "/new", "archive this session and start a new one"),
     CommandSpec("mode", "/mode [NAME]", "switch to mode NAME (its current session), or show the mode"),
     CommandSpec("model", "/model [NAME]", "use model NAME (or a provider name) from the next prompt on"),
+    CommandSpec("compact", "/compact [FOCUS]", "summarise older turns now; FOCUS says what the summary should keep"),
     CommandSpec("cost", "/cost", "tokens and cost of this session so far"),
     CommandSpec("config", "/config", "the resolved config, secrets masked"),
     CommandSpec("transcript", "/transcript", "print this session's transcript"),

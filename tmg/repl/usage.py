@@ -50,7 +50,8 @@ def stored_tally(messages: Iterable[dict[str, Any]]) -> Tally:
     """The session's total from its stored history (every run of it, not only this one)."""
     tally = Tally()
     for message in messages:
-        usage = (message.get("meta") or {}).get("usage") if message.get("role") == "assistant" else None
+        # A summary record carries the usage of the summary request(s) that wrote it.
+        usage = (message.get("meta") or {}).get("usage") if message.get("role") in ("assistant", "summary") else None
         if isinstance(usage, dict):
             known = usage.get("in") is not None and usage.get("out") is not None
             tally.add(int(usage["in"]) if known else None, int(usage["out"]) if known else None, usage.get("cost"))

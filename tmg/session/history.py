@@ -2,6 +2,11 @@
 
 A crash mid-write leaves a torn last line; loading skips it with a warning and keeps every line
 before it. A line that is not valid JSON elsewhere is skipped the same way, never a crash.
+
+A summary (the budget gatekeeper's, tmg.context.gatekeeper) is one more appended record, role
+``summary``, naming the first stored message it does not replace (``meta.summary.keep_from``).
+The messages it replaces stay in the file (``tmg -t`` shows them); only :attr:`History.model_view`,
+what a provider is sent, starts with the summary instead of them.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class History:
         self.messages: list[Message] = []
         # The same messages as a provider sees them, built once per message rather than per turn.
         self.model_view: list[Message] = []
+        # Per model_view entry, the index in ``messages`` it stands for (-1: the summary's own).
+        self._view_source: list[int] = []
+        self._summary: Message | None = None  # the latest summary record in force
         self._warn = warn
         self._file = None
         self._load()
@@ -82,18 +90,64 @@ class History:
 
     def _add(self, record: Message) -> None:
         self.messages.append(record)
-        if not set_aside(record):
+        if is_summary(record):
+            self._summary = record
+            self._rebuild_view()
+        elif not set_aside(record):
             self.model_view.append(for_model(record))
+            self._view_source.append(len(self.messages) - 1)
+
+    def _rebuild_view(self) -> None:
+        """The view after a summary: the summary, then the stored messages from ``keep_from`` on
+        (O(those messages): a summary is rare and keeps only the recent turns)."""
+        summary = self._summary
+        keep_from = summary_info(summary).get("keep_from", len(self.messages)) if summary else 0
+        kept = [(i, m) for i, m in enumerate(self.messages[keep_from:], start=keep_from)
+                if not is_summary(m) and not set_aside(m)]
+        self.model_view, self._view_source = [], []
+        if summary is not None:
+            head = summary_messages(summary, first_kept_role=kept[0][1].get("role") if kept else "user")
+            self.model_view.extend(head)
+            self._view_source.extend([-1] * len(head))
+        for i, m in kept:
+            self.model_view.append(for_model(m))
+            self._view_source.append(i)
+
+    def add_summary(self, text: str, first_kept: Message | None, info: dict[str, Any]) -> Message:
+        """Append a summary that replaces, in what is sent, every message before ``first_kept``
+        (an entry of :attr:`model_view`; None: all of them). Returns the stored record."""
+        keep_from = len(self.messages)
+        if first_kept is not None:
+            for view_index in range(len(self.model_view) - 1, -1, -1):  # the kept part is recent: short
+                if self.model_view[view_index] is first_kept:
+                    keep_from = self._view_source[view_index]
+                    break
+            else:
+                raise ValueError("the first kept message is not in the history's view")
+        usage = info.pop("usage", None)
+        record = {"role": "summary", "content": text,
+                  "meta": {"summary": {**info, "keep_from": keep_from}, **({"usage": usage} if usage else {})}}
+        stored = self.append(record)
+        self.sync()
+        return stored
+
+    def last_turn_message(self) -> Message | None:
+        """The last message of a turn (summaries are not part of one)."""
+        for m in reversed(self.messages):
+            if not is_summary(m):
+                return m
+        return None
 
     def set_aside(self, record: Message, reason: str) -> None:
         """Keep ``record`` (the last message) on record but out of what the model sees.
 
         Rewrites the file: rare (a prompt that failed before any answer), and the line is the last.
         """
-        assert self.messages and self.messages[-1] is record
+        assert self.last_turn_message() is record
         record["meta"] = {**(record.get("meta") or {}), "failed": reason}
         if self.model_view:
             self.model_view.pop()
+            self._view_source.pop()
         if self._writable:
             self.replace_all(list(self.messages))
 
@@ -112,7 +166,7 @@ class History:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
-        self.messages, self.model_view = [], []
+        self.messages, self.model_view, self._view_source, self._summary = [], [], [], None
         for m in messages:
             self._add(m)
 
@@ -129,6 +183,31 @@ def set_aside(message: Message) -> bool:
     """Whether a stored message is kept out of what the model sees (a failed prompt)."""
     meta = message.get("meta")
     return isinstance(meta, dict) and bool(meta.get("failed"))
+
+
+def is_summary(message: Message) -> bool:
+    return message.get("role") == "summary"
+
+
+def summary_info(message: Message) -> dict[str, Any]:
+    meta = message.get("meta")
+    info = meta.get("summary") if isinstance(meta, dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+SUMMARY_HEADING = ("[Summary of the earlier conversation, written by tmg when the context grew too long; it "
+                   "replaces those messages here (the user can still read them). Continue from it.]")
+SUMMARY_ACK = "Understood: I have the summary of our earlier conversation and will continue from it."
+
+
+def summary_messages(record: Message, first_kept_role: str = "user") -> list[Message]:
+    """How a summary is sent: as a user message (every provider accepts one first), answered
+    by a short acknowledgement when the kept turns start with a user message (roles alternate)."""
+    text = record.get("content") if isinstance(record.get("content"), str) else ""
+    out: list[Message] = [{"role": "user", "content": f"{SUMMARY_HEADING}\n\n{text}"}]
+    if first_kept_role == "user":
+        out.append({"role": "assistant", "content": SUMMARY_ACK})
+    return out
 
 
 def for_model(message: Message) -> Message:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
 from tmg.session.transcript import Transcript
-from tmg.tools.content import summary
+from tmg.tools.media import summary
 from tmg.tools.registry import ToolResult
 
 
@@ -41,3 +41,6 @@ class TranscriptRecorder:
 
     def on_notice(self, message: str) -> None:
         self._t.notice(message)
+
+    def on_summary(self, record: dict) -> None:
+        self._t.summary(record.get("content") or "", (record.get("meta") or {}).get("summary") or {})

@@ -65,6 +65,15 @@ class Transcript:
     def notice(self, text: str) -> None:
         self._write(f"> **notice** {_clock()}: {self._said(text)}\n")
 
+    def summary(self, text: str, info: dict) -> None:
+        """A summary of the turns above it, marked: from here on it is sent in their place."""
+        count = info.get("messages", 0)
+        model = f" by {info['model']}" if info.get("model") else ""
+        focus = f", focus: {info['focus']}" if info.get("focus") else ""
+        quoted = "\n".join(f"> {line}" if line else ">" for line in self._said(text).splitlines())
+        self._write(f"### {_clock()} · summary of the {count} earlier messages above (written{model}{focus}; "
+                    f"sent in their place from here on, the originals stay above)\n\n{quoted}\n")
+
     def error(self, text: str) -> None:
         self._write(f"> **error** {_clock()}: {self._said(text)}\n")
 

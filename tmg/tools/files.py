@@ -1,64 +1,151 @@
-"""Read-only file tools, confined to allowed roots (symlinks resolved before the check)."""
+"""The file tools' common ground (RootGuard: confinement to the roots, secret-bearing paths) and
+the read-only ones: read_file (line ranges, numbered) and list_folder."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.permissions.action import ToolAction
+from tmg.permissions.action import Effect, ToolAction
+from tmg.tools.content import SNIFF_BYTES, binary_kind, summary
+from tmg.tools.ledger import FileState, ReadLedger
 from tmg.tools.registry import ToolResult
+from tmg.tools.sensitive import SensitivePaths
 
-MAX_READ_BYTES = 200_000
 MAX_ENTRIES = 500
-
-
-def _read_head(path: Path, size: int) -> bytes:
-    """At most ``size`` bytes: a multi-GB log is never read whole (and never on the event loop)."""
-    with path.open("rb") as f:
-        return f.read(size)
+READ_LIMIT = 2000        # lines read_file shows by default
+MAX_LINE_CHARS = 2000    # a longer line is cut (minified files, data on one line)
+OUTPUT_BUDGET = 16_000   # characters a file tool returns: under the registry's cap, so the note survives
+MAX_TRACKED_BYTES = 10_000_000  # bigger files are read but not recorded for edits (edit_file refuses them)
+_LINE_READ = 1 << 16     # bytes read per line at most: one 1 GB line never lands in memory whole
 
 
 class RootGuard:
-    """Resolves a user- or model-given path and refuses anything outside the roots."""
+    """Resolves a user- or model-given path and refuses anything outside the roots; knows which
+    paths hold secrets by nature (``sensitive``), so every file tool describes its call alike."""
 
-    def __init__(self, roots: list[Path]) -> None:
+    def __init__(self, roots: list[Path], sensitive: SensitivePaths | None = None) -> None:
         self.roots = [r.resolve() for r in roots]
+        self.sensitive = sensitive
+
+    def locate(self, raw: str) -> Path:
+        """The absolute, symlink-resolved path ``raw`` names (relative to the first root), unchecked."""
+        try:
+            return (self.roots[0] / Path(raw).expanduser()).resolve()
+        except (OSError, RuntimeError):  # a symlink loop: the path as written
+            return self.roots[0] / raw
 
     def resolve(self, raw: str) -> Path:
-        base = self.roots[0]
-        path = (base / Path(raw).expanduser()).resolve()
+        path = self.locate(raw)
         if not any(path == r or r in path.parents for r in self.roots):
             raise PermissionError(f"{raw} is outside the allowed folders ({', '.join(map(str, self.roots))})")
         return path
 
+    def action(self, tool: str, effect: Effect, raw: str, preview: str = "") -> ToolAction:
+        """A file tool's call on ``raw``: its resolved path, and why it is sensitive, if it is."""
+        path = self.locate(raw)
+        why = self.sensitive.reason(path) if self.sensitive is not None else None
+        return ToolAction(tool, effect, paths=(str(path),), preview=preview, sensitive=why)
+
+
+@dataclass
+class _Page:
+    lines: list[str] = field(default_factory=list)
+    total: int = 0           # lines in the file
+    last: int = 0            # the last line shown
+    state: FileState | None = None
+
+
+def _read_page(path: Path, offset: int, limit: int) -> _Page | str:
+    """Lines ``offset``.. (1-based) of a text file, numbered, within the limit and the output
+    budget; the file's state for the ledger. A binary file gives its one-line summary instead."""
+    page = _Page()
+    size = path.stat().st_size
+    digest = hashlib.sha256() if size <= MAX_TRACKED_BYTES else None
+    used, full, fresh = 0, False, True
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES)
+        kind = binary_kind(path, head)
+        if kind is not None:
+            return summary(path, kind, size)
+        f.seek(0)
+        while chunk := f.readline(_LINE_READ):
+            if digest is not None:
+                digest.update(chunk)
+            starts, fresh = fresh, chunk.endswith(b"\n")
+            if not starts:
+                continue  # the rest of a line longer than one read: already marked cut
+            page.total += 1
+            if page.total < offset or full:
+                continue
+            text = chunk.decode("utf-8", errors="replace").rstrip("\r\n")
+            if len(text) > MAX_LINE_CHARS or not fresh and len(chunk) == _LINE_READ:
+                text = text[:MAX_LINE_CHARS] + " [line cut]"
+            row = f"{page.total:>6}\t{text}"
+            if len(page.lines) >= limit or (page.lines and used + len(row) + 1 > OUTPUT_BUDGET):
+                full = True
+                continue
+            page.lines.append(row)
+            used += len(row) + 1
+            page.last = page.total
+    if digest is not None:
+        st = path.stat()
+        page.state = FileState(st.st_mtime_ns, st.st_size, digest.hexdigest())
+    return page
+
 
 class ReadFileTool:
     name = "read_file"
-    description = "Read a UTF-8 text file under the working directory. Returns its contents."
+    description = ("Read a text file under the working directory. Lines are numbered (number, tab, text); "
+                   "a long file comes in pages, each ending with how to read on (offset/limit).")
     parameters = {
         "type": "object",
-        "properties": {"path": {"type": "string", "description": "File path, relative to the working directory"}},
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the working directory"},
+            "offset": {"type": "integer", "description": "First line to read (1-based); default 1"},
+            "limit": {"type": "integer", "description": f"How many lines; default {READ_LIMIT}"},
+        },
         "required": ["path"],
     }
 
-    def __init__(self, guard: RootGuard) -> None:
+    def __init__(self, guard: RootGuard, ledger: ReadLedger | None = None) -> None:
         self._guard = guard
+        self._ledger = ledger if ledger is not None else ReadLedger()
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
-        return ToolAction(self.name, "read", paths=(str(arguments.get("path", "")),))
+        return self._guard.action(self.name, "read", str(arguments.get("path", "")))
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        raw = str(arguments.get("path", ""))
         try:
-            path = self._guard.resolve(str(arguments.get("path", "")))
+            offset = max(1, int(arguments.get("offset") or 1))
+            limit = max(1, int(arguments.get("limit") or READ_LIMIT))
+        except (TypeError, ValueError):
+            return ToolResult("error: offset and limit must be whole numbers", is_error=True)
+        try:
+            path = self._guard.resolve(raw)
+            if path.is_dir():
+                return ToolResult(f"error: {raw} is a folder; use list_folder", is_error=True)
             if not path.is_file():
-                return ToolResult(f"error: {arguments.get('path')} is not a file", is_error=True)
-            data = await asyncio.to_thread(_read_head, path, MAX_READ_BYTES + 1)
+                return ToolResult(f"error: {raw} is not a file", is_error=True)
+            page = await asyncio.to_thread(_read_page, path, offset, limit)
         except (OSError, PermissionError) as exc:
             return ToolResult(f"error: {exc}", is_error=True)
-        text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
-        if len(data) > MAX_READ_BYTES:
-            text += f"\n[truncated at {MAX_READ_BYTES} bytes]"
+        if isinstance(page, str):
+            return ToolResult(page)
+        if page.state is not None:
+            self._ledger.record(path, page.state)
+        if page.total == 0:
+            return ToolResult("(empty file)")
+        if offset > page.total:
+            return ToolResult(f"error: offset {offset} is past the end ({raw} has {page.total} lines)", is_error=True)
+        text = "\n".join(page.lines)
+        if offset > 1 or page.last < page.total:
+            more = f"; read more with offset={page.last + 1}" if page.last < page.total else ""
+            text += f"\n[lines {offset}-{page.last} of {page.total}{more}]"
         return ToolResult(text)
 
 
@@ -74,7 +161,8 @@ class ListFolderTool:
         self._guard = guard
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
-        return ToolAction(self.name, "read", paths=(str(arguments.get("path") or "."),))
+        # Names only, no content: listing ~/.ssh shows no secret, so it is never `sensitive`.
+        return ToolAction(self.name, "read", paths=(str(self._guard.locate(str(arguments.get("path") or "."))),))
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
@@ -86,5 +174,5 @@ class ListFolderTool:
             return ToolResult(f"error: {exc}", is_error=True)
         names = [p.name + ("/" if p.is_dir() else "") for p in entries[:MAX_ENTRIES]]
         if len(entries) > MAX_ENTRIES:
-            names.append(f"[{len(entries) - MAX_ENTRIES} more entries not shown]")
+            names.append(f"[{len(entries) - MAX_ENTRIES} more entries not shown; use glob with a pattern to narrow]")
         return ToolResult("\n".join(names) if names else "(empty folder)")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction
-from tmg.tools.content import Image
+from tmg.tools.media import Image
 from tmg.tools.tool_offer import MAX_TOOLS
 
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model
@@ -120,7 +120,11 @@ class ToolRegistry:
             return ToolResult(f"refused: {verdict.note or verdict.reason}", is_error=True)
         try:
             if tool is not None:
-                result = await asyncio.wait_for(tool.run(arguments), timeout)
+                # A tool that bounds itself (shell: the model may ask for longer) gets its own
+                # limit, with the registry's bound as a backstop just past it.
+                own = getattr(tool, "time_limit", None)
+                bound = own(arguments) + _SOURCE_SLACK_S if own is not None else timeout
+                result = await asyncio.wait_for(tool.run(arguments), bound)
             else:
                 assert source is not None
                 result = await asyncio.wait_for(source.call(name, arguments, timeout), timeout + _SOURCE_SLACK_S)

@@ -1,0 +1,85 @@
+"""The chat command (``tmg [OPTIONS] [PROMPT...]``) read and run without typer.
+
+A one-shot and ``tmg -t`` are the hottest paths, and typer's first command invocation imports
+pydantic through its adapters (~90 ms, more than tmg's own part of a one-shot). The chat
+command's options are few and plain, so the usual command lines are read here, by click's rules
+for them. Anything else (``-h``/``--help``, ``--version``, combined short flags, a missing or
+dash-led value, an unknown option) is left to typer (:mod:`tmg.cli.chat`), which owns the help
+text and every usage error. tests/cli/test_chat_line.py keeps the two option tables equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from tmg.cli.options import ChatOptions
+
+# Option name -> field, for the options taking a value and for the flags.
+VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode", "-m": "model", "--model": "model"}
+FLAGS = {"--new": "new", "-r": "raw", "--raw": "raw", "-t": "transcript", "--transcript": "transcript",
+         "--json": "as_json", "--debug": "debug"}
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One chat command line: the session's options, the prompt's words and the switches."""
+
+    options: ChatOptions
+    words: tuple[str, ...] = ()
+    transcript: bool = False
+    as_json: bool = False
+    debug: bool = False
+
+
+def parse_chat_line(args: Sequence[str]) -> ChatLine | None:
+    """``args`` as a chat command line, or None for typer to read (see the module's docstring)."""
+    values: dict[str, str] = {}
+    flags: set[str] = set()
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":  # the rest is the prompt, whatever it looks like
+            words.extend(args[i + 1:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+        else:
+            name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            if name in VALUE_OPTIONS:
+                if not eq:
+                    if i + 1 == len(args) or args[i + 1].startswith("-"):
+                        return None
+                    i += 1
+                    value = args[i]
+                values[VALUE_OPTIONS[name]] = value  # given twice: the last one counts, as in click
+            elif name in FLAGS and not eq:
+                flags.add(FLAGS[name])
+            else:
+                return None
+        i += 1
+    options = ChatOptions(new="new" in flags, raw="raw" in flags, **values)
+    return ChatLine(options, tuple(words), "transcript" in flags, "as_json" in flags, "debug" in flags)
+
+
+def run_chat(line: ChatLine) -> int:
+    """Read a transcript back, start the interactive chat, or answer one prompt."""
+    from tmg.environment import Environment
+
+    envr = Environment(debug_flag=line.debug)  # --debug turns on every debug line, as TMG_DEBUG=1 does
+    if line.transcript:
+        from tmg.cli.transcript import show_transcript
+
+        return show_transcript(line.options, envr, " ".join(line.words) or None, as_json=line.as_json)
+    if line.as_json:
+        from tmg.errors import UsageError
+
+        raise UsageError("--json only goes with -t (e.g. `tmg -t --json`)")
+    if not line.words and envr.interactive:
+        from tmg.cli.repl_entry import start_repl
+
+        return start_repl(line.options, envr)
+    from tmg.cli.oneshot import run_oneshot
+
+    return run_oneshot(line.options, envr, list(line.words))

@@ -1,0 +1,35 @@
+"""``tmg compact [FOCUS]``: summarise the older turns of a mode's current session now."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tmg.cli.options import ChatOptions
+from tmg.environment import Environment
+from tmg.errors import UsageError
+
+
+def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
+    from tmg.compose import load_live_config, open_session
+    from tmg.engine.events import NullEvents
+    from tmg.session.store import SessionStore, tmg_home
+    from tmg.ui.notices import Notices
+
+    notices = Notices(envr.stderr, color=False)
+    live = load_live_config(options, envr, notices)
+    mode = live.get().mode
+    if SessionStore(tmg_home(envr.env)).current(mode) is None:
+        raise UsageError(f'mode "{mode}" has no session yet; there is nothing to compact')
+    # The summary lands in the transcript like one made in a chat (the session's recorder).
+    session = open_session(options, envr, live, notices, NullEvents(), interactive=True)
+    return asyncio.run(_compact(session, focus, envr))
+
+
+async def _compact(session, focus: str, envr: Environment) -> int:
+    try:
+        line = await session.engine.compact(focus)
+        session.transcript.notice(line)
+        envr.stdout.write(line + "\n")
+        return 0 if line.startswith("compacted") else 1
+    finally:
+        await session.end.run()
