@@ -424,3 +424,29 @@ async def test_litellm_streams_text_and_tool_call(llm: MockLLM) -> None:
     ]
     assert built.usage.prompt_tokens > 0
     assert llm.requests[0]["stream_options"] == {"include_usage": True}
+
+
+def test_strict_mode_takes_image_parts_where_openai_does(llm: MockLLM, client: openai.OpenAI) -> None:
+    from openai.types.chat import ChatCompletionContentPartTextParam, ChatCompletionToolMessageParam
+
+    # OpenAI's own request types: a tool message is role, content and tool_call_id, its content
+    # text parts only; image_url parts belong to user messages.
+    assert set(ChatCompletionToolMessageParam.__annotations__) == {"role", "content", "tool_call_id"}
+    assert "ChatCompletionContentPartTextParam" in str(ChatCompletionToolMessageParam.__annotations__["content"])
+    assert ChatCompletionContentPartTextParam.__annotations__.keys() >= {"type", "text"}
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    turn = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "[image: image/png, 8 bytes]"}]
+    llm.enqueue(Text("seen"))
+    with_image = [*turn, {"role": "user", "content": [{"type": "text", "text": "The image:"}, image]}]
+    assert client.chat.completions.create(model="mock", messages=with_image).choices[0].message.content == "seen"  # type: ignore[arg-type]
+    in_tool = [*turn[:2], {"role": "tool", "tool_call_id": "call_1", "content": [image]}]
+    with pytest.raises(openai.BadRequestError, match="Image URLs are only allowed for messages with role 'user'"):
+        client.chat.completions.create(model="mock", messages=in_tool)  # type: ignore[arg-type]
+    stray_key = [*turn[:2], {**turn[2], "images": [{"mime": "image/png", "data": "iVBORw0KGgo="}]}]
+    with pytest.raises(openai.BadRequestError, match="'images' was unexpected"):
+        client.chat.completions.create(model="mock", messages=stray_key)  # type: ignore[arg-type]
+    not_an_image = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:text/plain;base64,eA=="}}]}]
+    with pytest.raises(openai.BadRequestError, match="Expected a base64-encoded data URL with an image MIME type"):
+        client.chat.completions.create(model="mock", messages=not_an_image)  # type: ignore[arg-type]

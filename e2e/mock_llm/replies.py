@@ -8,6 +8,7 @@ validates them with the ``openai`` SDK's pydantic types.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -445,6 +446,9 @@ def check_messages(body: dict[str, Any]) -> str | None:
         role = msg.get("role") if isinstance(msg, dict) else None
         if role not in ("system", "developer", "user", "assistant", "tool"):
             return f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'tool', 'function', and 'developer'."
+        problem = _check_content(i, role, msg)
+        if problem:
+            return problem
         if role == "tool":
             if msg.get("tool_call_id") not in open_calls:
                 return (f"Invalid parameter: messages with role 'tool' must be a response to a "
@@ -461,4 +465,46 @@ def check_messages(body: dict[str, Any]) -> str | None:
         return ("An assistant message with 'tool_calls' must be followed by tool messages "
                 "responding to each 'tool_call_id'. The following tool_call_ids did not have "
                 f"response messages: {', '.join(open_calls)}")
+    return None
+
+
+# OpenAI's chat content parts (API reference, "messages"): a user message takes text, image_url,
+# input_audio and file parts; the other roles take text parts (the assistant also refusal); a
+# tool message's keys are role, content and tool_call_id, nothing else.
+_PART_TYPES = "'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'"
+_TOOL_KEYS = ("role", "content", "tool_call_id")
+_DATA_URL = re.compile(r"data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}")
+
+
+def _check_content(i: int, role: str, msg: dict[str, Any]) -> str | None:
+    """What OpenAI would say about message ``i``'s content parts (and a tool message's keys), or None."""
+    if role == "tool":
+        extra = sorted(k for k in msg if k not in _TOOL_KEYS)
+        if extra:
+            return f"Additional properties are not allowed ('{extra[0]}' was unexpected) - 'messages.{i}'"
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return None
+    for j, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        where = f"messages[{i}].content[{j}]"
+        if kind not in ("text", "image_url", "input_audio", "refusal", "audio", "file"):
+            return f"Invalid value: '{kind}'. Supported values are: {_PART_TYPES}. - '{where}.type'"
+        if kind == "text" and not isinstance(part.get("text"), str):
+            return f"Missing required parameter: '{where}.text'."
+        if kind == "image_url":
+            if role != "user":
+                return (f"Invalid 'messages[{i}]'. Image URLs are only allowed for messages with role 'user', "
+                        f"but this message with role '{role}' contains an image URL.")
+            url = (part.get("image_url") or {}).get("url") if isinstance(part.get("image_url"), dict) else None
+            if not isinstance(url, str):
+                return f"Missing required parameter: '{where}.image_url.url'."
+            if url.startswith("data:") and not _DATA_URL.fullmatch(url):
+                return (f"Invalid '{where}.image_url.url'. Expected a base64-encoded data URL with an image "
+                        "MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got a value "
+                        "that is not one.")
+            if not url.startswith(("data:", "http://", "https://")):
+                return f"Invalid '{where}.image_url.url'. Expected a valid URL, but got a value with an invalid format."
+        elif kind != "text" and role != "user" and not (kind == "refusal" and role == "assistant"):
+            return f"Invalid value: '{kind}'. Supported values are: 'text'. - '{where}.type'"
     return None

@@ -3,6 +3,9 @@
 Tools: `echo(text)` answers the text; `fail()` answers an `isError` result; `crash()` kills
 the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers.
 Those four say they only read (readOnlyHint); `scribble(path, text)` writes a file and says so.
+`refuse()` answers a JSON-RPC error (not a result); `weather()` declares an outputSchema its
+structured content does not match; `grow()` adds the tool `extra` and sends
+notifications/tools/list_changed. `ECHO_EXTRA_TOOLS=N` adds N more tools, `extra_001`... (many tools).
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from __future__ import annotations
 import os
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 server = MCPServer("echo")
 READS = ToolAnnotations(read_only_hint=True)
@@ -45,6 +50,35 @@ def scribble(path: str, text: str) -> str:
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return f"wrote {path}"
+
+
+@server.tool(description="Always refused: the server answers a JSON-RPC error, not a result.")
+def refuse() -> str:
+    raise MCPError(INVALID_PARAMS, "the refuse tool is always refused")
+
+
+@server.tool(description="Today's weather (its structured content misses its declared outputSchema).")
+def weather() -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text="sunny, 21 C")],
+                          structured_content={"temperature": "warm"})
+
+
+# Published, not validated by the server itself (a hand-built schema without a model): what a
+# server with a stale or wrong schema sends.
+server._tool_manager.get_tool("weather").fn_metadata.output_schema = {  # noqa: SLF001
+    "type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]}
+
+
+@server.tool(description="Add the tool `extra` and tell the client its tool list changed.")
+async def grow(ctx: Context) -> str:
+    if server._tool_manager.get_tool("extra") is None:  # noqa: SLF001
+        server.add_tool(lambda: "extra here", name="extra", description="Added by grow.")
+    await ctx.session.send_tool_list_changed()
+    return "grown"
+
+
+for n in range(1, int(os.environ.get("ECHO_EXTRA_TOOLS", "0")) + 1):
+    server.add_tool(lambda n=n: f"extra {n}", name=f"extra_{n:03d}", description=f"Extra tool number {n}.")
 
 
 if __name__ == "__main__":

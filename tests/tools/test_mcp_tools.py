@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
-from tmg.mcp_servers.outcome import McpCallError, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpStartError, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpToolServers, public_name
 from tmg.tools.registry import ToolRegistry, ToolResult
@@ -235,7 +235,7 @@ async def echo_registry(echo_entry):
 async def test_a_real_server_echoes_fails_and_crashes_without_taking_the_registry_down(echo_registry):
     registry, warnings = echo_registry
     schemas = {s["function"]["name"]: s["function"] for s in registry.schemas()}
-    assert set(schemas) == {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap", "mcp_echo_scribble"}
+    assert {"mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap", "mcp_echo_scribble"} <= set(schemas)
     assert schemas["mcp_echo_echo"]["parameters"]["properties"]["text"]["type"] == "string"
     assert await registry.call("mcp_echo_echo", '{"text": "hi"}', 10) == ToolResult("hi")
     failed = await registry.call("mcp_echo_fail", "{}", 10)
@@ -274,4 +274,46 @@ async def test_an_oversized_result_is_truncated_with_a_note_to_the_model():
     result = await registry.call("mcp_echo_echo", '{"text": "hi"}', 5)
     assert result.content.startswith("x" * MAX_RESULT_CHARS)
     assert result.content.endswith("[truncated: 500 more characters not shown]")
+    await servers.aclose()
+
+
+async def test_a_json_rpc_error_answer_is_an_error_result_and_keeps_the_server():
+    refused = McpCallFailed("echo.echo: MCPError: bad", reason="bad argument (JSON-RPC error -32602)")
+    h = Harness(echo={"answers": {"echo": refused}})
+    registry, servers = await h.registry(config(McpServerConfig(name="echo", command="x")))
+    result = await registry.call("mcp_echo_echo", '{"text": "hi"}', 5)
+    assert result == ToolResult("error: echo answered with an error: bad argument (JSON-RPC error -32602)", True)
+    assert names(registry) == ["mcp_echo_echo"] and h.warnings == []
+    await servers.aclose()
+
+
+async def test_an_output_schema_mismatch_is_said_once_per_tool_and_the_text_is_used():
+    off = ToolOutcome.from_text("sunny", is_error=False, mismatch="'warm' is not of type 'number'")
+    h = Harness(echo={"answers": {"echo": off}})
+    registry, servers = await h.registry(config(McpServerConfig(name="echo", command="x")))
+    for _ in range(3):
+        assert await registry.call("mcp_echo_echo", '{"text": "hi"}', 5) == ToolResult("sunny")
+    assert h.warnings == ["MCP server echo: echo returned structured content that does not match its declared "
+                          "outputSchema ('warm' is not of type 'number'); its text is used"]
+    await servers.aclose()
+
+
+async def test_a_tool_list_change_is_listed_again_at_the_next_settle_only():
+    h = Harness()
+    registry, servers = await h.registry(config(McpServerConfig(name="echo", command="x")))
+    conn = h.conns["echo"]
+    listed: list[int] = []
+
+    async def refresh_tools() -> None:
+        listed.append(1)
+        conn.tools_changed = False
+        conn._tools = {**conn._tools, "more": ToolSpec("more", {}, "More.")}
+
+    conn.refresh_tools = refresh_tools  # type: ignore[attr-defined]
+    conn.tools_changed = True  # type: ignore[attr-defined]  # notifications/tools/list_changed arrived
+    assert names(registry) == ["mcp_echo_echo"]  # not in the middle of a turn
+    await registry.settle()  # the next phase boundary
+    assert names(registry) == ["mcp_echo_echo", "mcp_echo_more"] and listed == [1]
+    await registry.settle()
+    assert listed == [1]
     await servers.aclose()

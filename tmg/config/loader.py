@@ -263,6 +263,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             backend=p.get("BACKEND", "auto"),
             first_byte_timeout=float(p.get("FIRST_BYTE_TIMEOUT", 60.0)),
             stream_idle_timeout=float(p.get("STREAM_IDLE_TIMEOUT", 120.0)),
+            images=p.get("IMAGES"),
             context_window=p.get("CONTEXT_WINDOW"),
         )
         for name, p in clean.get("PROVIDERS", {}).items()
@@ -278,6 +279,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             timeout=float(s.get("TIMEOUT", 30.0)),
             requires_consent=s.get("REQUIRES_CONSENT", False),
             warm=s.get("WARM", False),
+            tools_include=tuple(s.get("TOOLS", {}).get("INCLUDE", [])),
+            tools_exclude=tuple(s.get("TOOLS", {}).get("EXCLUDE", [])),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

@@ -28,6 +28,7 @@ class ProviderConfig:
     backend: str = "auto"
     first_byte_timeout: float = 60.0
     stream_idle_timeout: float = 120.0
+    images: bool | None = None  # takes image input; None: as litellm's model map says
     context_window: int | None = None  # tokens the model takes in; None: CONTEXT_WINDOW or known models
 
     def __repr__(self) -> str:  # secrets stay out of reprs and tracebacks
@@ -45,6 +46,8 @@ class McpServerConfig:
     timeout: float = 30.0
     requires_consent: bool = False
     warm: bool = False  # WARM: kept running between runs by the broker (tmg.broker)
+    tools_include: tuple[str, ...] = ()  # glob patterns on the server's tool names; empty: all
+    tools_exclude: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"

@@ -67,5 +67,5 @@ def provider_spec(p: ProviderConfig) -> ProviderSpec:
         name=p.name, model=p.model, api_key=p.api_key or None, api_base=p.url or None,
         max_tokens=p.max_tokens, headers=dict(p.headers), backend=p.backend,
         first_byte_timeout=p.first_byte_timeout, stream_idle_timeout=p.stream_idle_timeout,
-        context_window=p.context_window,
+        context_window=p.context_window, images=p.images,
     )

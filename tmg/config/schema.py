@@ -45,6 +45,8 @@ PROVIDER = {
     # Seconds a provider may stay silent: until its first byte, then between two pieces.
     "FIRST_BYTE_TIMEOUT": Key("number", 60.0, minimum=0.1),
     "STREAM_IDLE_TIMEOUT": Key("number", 120.0, minimum=0.1),
+    # Whether the model takes image input (tool results' images); unset: litellm's model map says.
+    "IMAGES": Key("bool", None),
     # Tokens the model takes in, when tmg cannot know it (a local server, a new model).
     "CONTEXT_WINDOW": Key("int", None, minimum=1000, maximum=100_000_000),
 }
@@ -58,6 +60,8 @@ MCP_SERVER = {
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
     "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
+    # Which of the server's tools are offered: glob patterns on the server's own tool names.
+    "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
 }
 
 MEMORY = {

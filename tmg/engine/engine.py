@@ -24,6 +24,7 @@ from tmg.llm.gateway import (
     ModelGateway,
     ProviderSpec,
 )
+from tmg.llm.tool_images import IMAGES_KEY, with_tool_images
 from tmg.session.history import History
 from tmg.tools.registry import ToolRegistry, ToolResult
 
@@ -255,7 +256,7 @@ class PhaseEngine:
                 partial.append(delta)
                 self._events.on_text(delta)
 
-            request = CompletionRequest(provider, payload, tools,
+            request = CompletionRequest(provider, with_tool_images(payload, provider), tools,
                                         timeout=provider.stream_idle_timeout,
                                         first_byte_timeout=provider.first_byte_timeout)
             try:
@@ -345,7 +346,10 @@ class PhaseEngine:
             else:
                 result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
             self._events.on_tool(call.name, call.arguments, result)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "content": result.content}
+            if result.images:  # stored bounded with the message; sent as image parts (tool_images.py)
+                message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in result.images]
+            messages.append(message)
         return messages
 
     def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:

@@ -28,6 +28,7 @@ class ProviderSpec:
     backend: str = "auto"  # auto | native | litellm
     first_byte_timeout: float = 60.0  # seconds from the request to the provider's first byte
     stream_idle_timeout: float = 120.0  # seconds the stream may stay silent between two pieces
+    images: bool | None = None  # takes image input (PROVIDERS.x.IMAGES); None: litellm's model map says
     context_window: int | None = None  # tokens the model takes in, when the config says
 
     def __repr__(self) -> str:  # keep secrets out of tracebacks and debug logs

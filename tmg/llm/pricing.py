@@ -76,19 +76,31 @@ def is_known_model(model: str) -> bool:
     return _entries_for([model])[0] is not None
 
 
+def _entry(model: str) -> dict[str, Any] | None:
+    """The price map's entry for ``model``; ``openai/gpt-4o-mini`` is found as ``gpt-4o-mini``."""
+    provider, _, bare = model.partition("/")
+    entry, bare_entry = _entries_for([model, bare] if bare else [model, model])
+    if entry is None and bare and bare_entry is not None:
+        # litellm keys OpenAI's models without a prefix; a same-named model of another
+        # provider must not borrow its entry.
+        entry = bare_entry if bare_entry.get("litellm_provider") in (provider, None) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def supports_vision(model: str) -> bool:
+    """Whether litellm's map says ``model`` takes image input (an unknown model: no)."""
+    entry = _entry(model)
+    return bool(entry and entry.get("supports_vision"))
+
+
 def cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for one call, or None when the model is not in the price map.
 
     ``model`` is the configured litellm-style id; ``openai/gpt-4o-mini`` is found as
     ``gpt-4o-mini``, the way litellm keys OpenAI's models.
     """
-    provider, _, bare = model.partition("/")
-    entry, bare_entry = _entries_for([model, bare] if bare else [model, model])
-    if entry is None and bare and bare_entry is not None:
-        # litellm keys OpenAI's models without a prefix; a same-named model of another
-        # provider must not borrow its price.
-        entry = bare_entry if bare_entry.get("litellm_provider") in (provider, None) else None
-    if not isinstance(entry, dict):
+    entry = _entry(model)
+    if entry is None:
         return None
     per_in, per_out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
     if not isinstance(per_in, (int, float)) or not isinstance(per_out, (int, float)):

@@ -11,9 +11,10 @@ import json
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpStartError, McpStartTimeout, ToolOutcome,
-                                     ToolSpec)
+from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpStartError, McpStartTimeout,
+                                     ToolOutcome, ToolSpec)
 from tmg.mcp_servers.spec import ServerSpec
+from tmg.tools import media
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
 DEFAULT_START_TIMEOUT_S = 15.0
@@ -43,6 +44,9 @@ class McpConnection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready = False  # initialize and tools/list answered: the owner is idle until told to close
+        # Set by the server's notifications/tools/list_changed; the owner of the tool list
+        # refreshes it (refresh_tools) at a phase boundary, never in the middle of a turn.
+        self.tools_changed = False
         self.server_name: str | None = None
         self.server_version: str | None = None
 
@@ -89,29 +93,58 @@ class McpConnection:
                 await self._join_owner()
             raise
 
+    async def refresh_tools(self) -> None:
+        """List the tools again (after notifications/tools/list_changed), bounded by the start timeout.
+
+        Raises:
+            McpCallError: the listing failed; the tools listed before stay.
+        """
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        self.tools_changed = False  # a change announced while listing is listed again next time
+        try:
+            async with asyncio.timeout(self.start_timeout):
+                self._tools = await _list_all_tools(session)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            raise McpCallError(f"{self.spec.name}: tools/list: {describe_error(exc)}") from exc
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S
     ) -> ToolOutcome:
         """Call a tool, bounded by `timeout` seconds.
 
         Returns the normalized result, `is_error` included: the caller decides what an
-        `isError` result means. Raises McpCallError when the call itself failed (timeout,
-        closed connection, protocol error).
+        `isError` result means. Raises McpCallFailed when the server answered with a JSON-RPC
+        error (the connection stands), McpCallTimeout when it did not answer in time, and
+        McpCallError when the connection itself failed.
         """
         session = self._session
         if session is None or not self.is_open:
             raise McpCallError(f"{self.spec.name}: not connected")
+        from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+        # send_request rather than call_tool: the SDK's call_tool raises on a structured result
+        # that misses the declared outputSchema, and the result's usable text is lost with it.
+        request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments))
         try:
             result = await asyncio.wait_for(
-                session.call_tool(name, arguments, read_timeout_seconds=timeout),
+                session.send_request(request, CallToolResult, request_read_timeout_seconds=timeout),
                 timeout + _CALL_SLACK_S,
             )
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
-            error = McpCallTimeout if is_timeout(exc) and self.is_open else McpCallError
-            raise error(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
-        return _normalize(result)
+            if is_timeout(exc) and self.is_open:
+                raise McpCallTimeout(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
+            if self.is_open and is_error_answer(exc):
+                raise McpCallFailed(f"{self.spec.name}.{name}: {describe_error(exc)}",
+                                    reason=answer_reason(exc)) from exc
+            raise McpCallError(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
+        mismatch = None if result.is_error else await _output_mismatch(session, name, result)
+        return _normalize(result, mismatch)
 
     async def close(self) -> None:
         """Stop the server without waiting for it to exit on its own (see `stdio.py`).
@@ -166,6 +199,7 @@ class McpConnection:
                         write,
                         read_timeout_seconds=self.start_timeout,
                         client_info=Implementation(name=self.client_name, version="0"),
+                        message_handler=self._on_message,
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
@@ -193,6 +227,11 @@ class McpConnection:
             self._session = None
             if errlog is not None and hasattr(errlog, "close"):
                 errlog.close()
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications the session surfaces (and transport exceptions, left to the call path)."""
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.tools_changed = True
 
     async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any, Any]:
         spec = self.spec
@@ -230,6 +269,9 @@ async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
         params = PaginatedRequestParams(cursor=cursor) if cursor else None
         listed = await session.list_tools(params=params)
         for tool in listed.tools:
+            execution = getattr(tool, "execution", None)
+            if getattr(execution, "task_support", None) == "required":
+                continue  # callable only as a task, which tmg does not run: every call would fail
             annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
             tools[tool.name] = ToolSpec(
                 tool.name, dict(tool.input_schema or {}), tool.description or "", annotations
@@ -239,16 +281,106 @@ async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
             return tools
 
 
-def _normalize(result: Any) -> ToolOutcome:
-    """CallToolResult -> ToolOutcome: text items joined; structured content when no text."""
-    texts = [block.text for block in result.content if getattr(block, "type", None) == "text"]
-    text = "\n".join(texts)
-    if not texts and result.structured_content is not None:
-        text = json.dumps(result.structured_content)
-    return ToolOutcome.from_text(text, is_error=bool(result.is_error))
+async def _output_mismatch(session: Any, name: str, result: Any) -> str | None:
+    """Why the result's structured content misses the tool's declared outputSchema, or None.
+
+    One short reason (the validator's message), never the schema: the result is used anyway.
+    """
+    try:
+        await session.validate_tool_result(name, result)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - RuntimeError from the SDK, or a listing that failed
+        reason = getattr(exc.__cause__, "message", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        return media.scrub_base64(str(reason))[:200]
+    return None
+
+
+def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
+    """CallToolResult -> ToolOutcome: every content item as text, or as an image plus a note.
+
+    Structured content is the text only when there is no text item (servers mirror it as text).
+    Long base64 runs are named in any text, so an image inside structured content is never
+    dumped on the model.
+    """
+    pieces: list[str] = []
+    images: list[media.Image] = []
+    for block in result.content:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            pieces.append(block.text)
+        elif kind == "image":
+            pieces.append(_image_note(block.mime_type, block.data, images))
+        elif kind == "audio":
+            pieces.append(media.placeholder("audio", block.mime_type, len(block.data), "not playable here"))
+        elif kind == "resource":
+            pieces.append(_resource_text(block.resource, images))
+        elif kind == "resource_link":
+            pieces.append(_link_text(block))
+        else:
+            pieces.append(f"[{kind or 'unknown'} content, not shown]")
+    if result.structured_content is not None and not any(getattr(b, "type", None) == "text" for b in result.content):
+        pieces.append(json.dumps(result.structured_content))
+    text = media.scrub_base64("\n".join(pieces))
+    return ToolOutcome.from_text(text, is_error=bool(result.is_error), images=tuple(images), mismatch=mismatch)
+
+
+def _image_note(mime: str, data: str, images: list[media.Image]) -> str:
+    """Keep the image when it is within bounds; the note says what it is either way."""
+    if len(data) > media.MAX_IMAGE_B64_CHARS:
+        return media.placeholder("image", mime, len(data), "too large to pass on")
+    if len(images) >= media.MAX_IMAGES_PER_RESULT:
+        return media.placeholder("image", mime, len(data), "one image too many to pass on")
+    images.append(media.Image(mime, data))
+    return media.placeholder("image", mime, len(data))
+
+
+def _resource_text(resource: Any, images: list[media.Image]) -> str:
+    """An embedded resource: its text (bounded), an image blob as an image, other blobs named."""
+    uri, mime = str(resource.uri), resource.mime_type or ""
+    text = getattr(resource, "text", None)
+    if text is not None:
+        if len(text) > media.MAX_RESOURCE_TEXT_CHARS:
+            cut = len(text) - media.MAX_RESOURCE_TEXT_CHARS
+            text = text[: media.MAX_RESOURCE_TEXT_CHARS] + f"\n[truncated: {cut} more characters]"
+        return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{text}"
+    blob = getattr(resource, "blob", "") or ""
+    if mime.startswith("image/"):
+        return f"[resource {uri}] " + _image_note(mime, blob, images)
+    return f"[resource {uri}] " + media.placeholder("binary", mime, len(blob), "not shown")
+
+
+def _link_text(link: Any) -> str:
+    """A resource link: URI and name (the model can name it back; resources/read is not offered)."""
+    details = [d for d in (link.mime_type, link.description) if d]
+    return f"[resource link: {link.title or link.name} <{link.uri}>{' (' + '; '.join(details) + ')' if details else ''}]"
 
 
 _REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
+_CONNECTION_CLOSED = -32000  # the SDK's MCPError code when the connection went away
+
+
+def answer_reason(exc: BaseException) -> str:
+    """What the server's error answer said, for the model: 'Unknown tool: x (JSON-RPC error -32602)'."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    code = getattr(exc, "code", None)
+    if isinstance(code, int) and getattr(exc, "error", None) is not None:
+        return f"{getattr(exc, 'message', '') or 'no message'} (JSON-RPC error {code})"
+    return f"the result does not parse ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+
+
+def is_error_answer(exc: BaseException) -> bool:
+    """True when the server answered (a JSON-RPC error, or a result that does not parse): the
+    connection is fine. A closed connection or a transport error is not an answer."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    code = getattr(exc, "code", None)
+    if isinstance(code, int) and getattr(exc, "error", None) is not None:  # MCPError
+        return code not in (_CONNECTION_CLOSED, _REQUEST_TIMEOUT)
+    from pydantic import ValidationError  # the SDK's own dependency, already imported with it
+
+    return isinstance(exc, ValidationError)
 
 
 def is_timeout(exc: BaseException) -> bool:

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tmg.tools.media import Image
+
 
 class McpStartError(RuntimeError):
     """The server could not be started, initialized or listed."""
@@ -17,6 +19,15 @@ class McpStartTimeout(McpStartError):
 
 class McpCallError(RuntimeError):
     """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
+
+
+class McpCallFailed(McpCallError):
+    """The server answered the call with a JSON-RPC error (or a result that does not parse): the
+    call failed, the connection stands, so the server's other tools stay callable."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message  # what the server said, for the model
 
 
 class McpCallTimeout(McpCallError):
@@ -39,17 +50,22 @@ class ToolOutcome:
     """A normalized tools/call result.
 
     `is_error` is the server's own `isError` flag: a call that returned is not a call that
-    succeeded. `data` is the text parsed as JSON when it is JSON, else None.
+    succeeded. `data` is the text parsed as JSON when it is JSON, else None. `images` are the
+    image items (the text holds a note for each); `mismatch` says why the structured content did
+    not match the tool's declared outputSchema (the text is used anyway).
     """
 
     is_error: bool
     text: str
     data: Any = None
+    images: tuple[Image, ...] = ()
+    mismatch: str | None = None
 
     @classmethod
-    def from_text(cls, text: str, *, is_error: bool) -> ToolOutcome:
+    def from_text(cls, text: str, *, is_error: bool, images: tuple[Image, ...] = (),
+                  mismatch: str | None = None) -> ToolOutcome:
         """Build an outcome, parsing the text as JSON when it is JSON."""
-        return cls(is_error=is_error, text=text, data=parse_json_text(text))
+        return cls(is_error=is_error, text=text, data=parse_json_text(text), images=images, mismatch=mismatch)
 
 
 def parse_json_text(text: str) -> Any:

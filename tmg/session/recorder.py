@@ -5,6 +5,7 @@ from __future__ import annotations
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
 from tmg.session.transcript import Transcript
+from tmg.tools.media import summary
 from tmg.tools.registry import ToolResult
 
 
@@ -32,7 +33,7 @@ class TranscriptRecorder:
         pass  # the answer is written at on_answer
 
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
-        outcome = ("error: " + result.content[:160]) if result.is_error else f"{len(result.content)} characters"
+        outcome = ("error: " + result.content[:160]) if result.is_error else summary(result.content, result.images)
         self._t.tool_call(name, arguments, outcome)
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:

@@ -9,10 +9,12 @@ for a server still starting as long as its remembered starts needed (tmg.mcp_ser
 bounded, or a fixed `TMG_MCP_WAIT` seconds; a server left out is said on stderr, once, and its
 tools join from the next turn on.
 
-A tool's `isError` result goes back to the model as an error result, and so does a call past
-its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
-server died) is an error result naming the server, one warning to the user, and that server's
-tools withdrawn for the rest of the process. A server that does
+A tool's `isError` result goes back to the model as an error result, and so do a JSON-RPC error
+answer and a call past its timeout (the SDK cancels it): the server stays. A transport failure
+(the connection closed or the server died) is an error result naming the server, one warning to
+the user, and that server's tools withdrawn for the rest of the process. A server that says its
+tools changed is listed again at the next turn's start (`settle`). Which tools are offered (a
+server's TOOLS, the cap, deferred schemas) is tool_offer.py's. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is started and
 its tools offered, and the permission engine asks before each of its calls. The shipped PLUR
 entry tmg adds for memory by itself is not started for tools.
@@ -28,12 +30,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.pool import PooledServer, ServerPool
 from tmg.mcp_servers.start_times import StartTimes
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
+from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
 
 READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
 # The cold path (issue 15): a prompt waits for a server still starting as long as its remembered
@@ -49,6 +52,7 @@ _WARMTH = {"warm broker": "warm (kept by the broker)",
            "cold start (broker started)": "warm (the broker started it now)",
            "cold start (direct spawn)": "warm wanted, but started directly (no broker could be had)"}
 
+
 class Connection(Protocol):
     """What a server's connection offers (McpConnection; tests pass fakes)."""
 
@@ -60,6 +64,12 @@ class Connection(Protocol):
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
 
     async def close(self) -> None: ...
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """A description on one line, cut: what a search result lists."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> Connection:
@@ -118,6 +128,7 @@ class McpToolServer(PooledServer):
         self.warm = warm  # kept warm by the broker (WARM: true)
         self._times = times
         self._told_late = False
+        self._told_mismatch: set[str] = set()
 
     @property
     def transport(self) -> str:
@@ -154,6 +165,21 @@ class McpToolServer(PooledServer):
     def tools(self) -> dict[str, ToolSpec]:
         return self._conn.tools if self.state == "ready" and self._conn is not None else {}
 
+    @property
+    def tools_changed(self) -> bool:
+        """The server said its tool list changed (notifications/tools/list_changed) since it was listed."""
+        return self.state == "ready" and bool(getattr(self._conn, "tools_changed", False))
+
+    async def refresh_tools(self) -> None:
+        """List the tools again; a failed listing keeps the tools listed before, with one warning."""
+        try:
+            await self._conn.refresh_tools()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the old list stays usable
+            self._warn(f"MCP server {self.name} changed its tools but listing them failed ({exc}); "
+                       "the tools listed before stay")
+
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         if self.state != "ready":
             return ToolResult(f"error: MCP server {self.name} is not available; its tools are withdrawn", True)
@@ -164,14 +190,20 @@ class McpToolServer(PooledServer):
         except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
             return ToolResult(f"error: {self.name} did not answer within {timeout:g} s; the call was "
                               "cancelled (try something smaller, or another way)", is_error=True)
+        except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
+            return ToolResult(f"error: {self.name} answered with an error: {exc.reason}", is_error=True)
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
             self.withdraw(reason)
             return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
                               "for this session", is_error=True)
+        if outcome.mismatch and tool not in self._told_mismatch:  # the text is used; said once per tool
+            self._told_mismatch.add(tool)
+            self._warn(f"MCP server {self.name}: {tool} returned structured content that does not match its "
+                       f"declared outputSchema ({outcome.mismatch}); its text is used")
         if outcome.is_error:  # the tool's own failure (isError): the model is told it is one
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
-        return ToolResult(outcome.text)
+        return ToolResult(outcome.text, images=outcome.images)
 
     def withdraw(self, reason: str) -> bool:
         if not super().withdraw(reason):
@@ -196,21 +228,36 @@ class McpToolServer(PooledServer):
 class McpTools:
     """A ToolSource for the registry: one session's view of the process's MCP tool servers."""
 
-    def __init__(self, servers: list[McpToolServer], ready_wait: float | None = None,
-                 consent: frozenset[str] = frozenset()) -> None:
+    def __init__(self, servers: list[McpToolServer], ready_wait: float | None = None, *,
+                 consent: frozenset[str] = frozenset(), filters: dict[str, ToolFilter] | None = None, defer_chars: int | None = None,
+                 warn: Callable[[str], None] = lambda _m: None) -> None:
+        """`filters`: each server's TOOLS include/exclude, by server name. `defer_chars`: past this
+        many characters of schemas the tools are offered on demand (tool_offer.py); None: never.
+        `consent`: the servers marked REQUIRES_CONSENT (every call asks)."""
         self._servers = servers
         self._consent = consent  # names of the servers marked REQUIRES_CONSENT: every call asks
         self._ready_wait = ready_wait
         self._names: dict[str, tuple[McpToolServer, str]] = {}
+        self._filters = filters or {}
+        self._defer_chars = defer_chars
+        self._warn = warn
+        self._deferring = False
+        self._loaded: set[str] = set()  # deferred tools mcp_find_tools loaded, offered from then on
+        self._told_deferred = False
+        self._told_cap: int | None = None
 
     @property
     def servers(self) -> list[McpToolServer]:
         return list(self._servers)
 
     async def settle(self) -> None:
-        """Wait for servers still starting, all at once: each as long as its start needs
-        (counted from its start, so later turns do not wait again), or the fixed `ready_wait`.
-        A server left out is said once."""
+        """At a phase boundary (before a turn's schemas): list again the tools of servers that said
+        their tools changed, and wait for servers still starting, all at once: each as long as its
+        start needs (counted from its start, so later turns do not wait again), or the fixed
+        `ready_wait`. A server left out is said once."""
+        changed = [s for s in self._servers if s.tools_changed]
+        if changed:
+            await asyncio.gather(*(s.refresh_tools() for s in changed))
         starting = [s for s in self._servers if s.state == "starting"]
         if starting:
             await asyncio.gather(*(s.wait(self._bound(s)) for s in starting))
@@ -226,30 +273,68 @@ class McpTools:
         """The tools of the servers ready now, by public name."""
         current: dict[str, tuple[McpToolServer, ToolSpec]] = {}
         for server in self._servers:
+            allowed = self._filters.get(server.name, ToolFilter())
             for tool in server.tools.values():
-                current[public_name(server.name, tool.name, set(current))] = (server, tool)
+                if allowed.allows(tool.name):
+                    # mcp_find_tools is taken: a server's tool never shadows the deferred search
+                    current[public_name(server.name, tool.name, {*current, FIND_TOOLS})] = (server, tool)
         # Names once offered keep their server: a call to a withdrawn one is told why it fails.
         self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
         return current
 
     def schemas(self) -> list[dict[str, Any]]:
-        """The tools of the servers ready now, in OpenAI `tools` format."""
-        return [
-            {"type": "function", "function": {
+        """The tools of the servers ready now, in OpenAI `tools` format; past the deferral limit,
+        `mcp_find_tools` and the tools it loaded."""
+        entries = {
+            name: {"type": "function", "function": {
                 "name": name, "description": tool.description,
                 "parameters": tool.input_schema or {"type": "object", "properties": {}}}}
             for name, (_server, tool) in self._current().items()
-        ]
+        }
+        size = len(json.dumps(list(entries.values()))) if self._defer_chars is not None else 0
+        self._deferring = self._defer_chars is not None and size > self._defer_chars
+        if not self._deferring:
+            return list(entries.values())
+        if not self._told_deferred:
+            self._told_deferred = True
+            self._warn(f"the MCP servers' {len(entries)} tools would add {size:,} characters to every request "
+                       f"(more than {DEFER_SHARE:.0%} of MAX_HISTORY_TOKENS); the model finds and loads them "
+                       f"with {FIND_TOOLS} (narrow them with MCP_SERVERS.<name>.TOOLS: {{include: [...]}})")
+        return [FIND_SCHEMA, *(entry for name, entry in entries.items() if name in self._loaded)]
+
+    def over_limit(self, dropped: list[str], limit: int) -> None:
+        """The registry left `dropped` out of a request that may carry `limit` tools: said once per count."""
+        if self._told_cap == len(dropped):
+            return
+        self._told_cap = len(dropped)
+        servers = sorted({self._names[n][0].name for n in dropped if n in self._names})
+        self._warn(f"{len(dropped)} MCP tools are not offered (of servers {', '.join(servers)}): a request carries "
+                   f"at most {limit} tools; choose them with MCP_SERVERS.<name>.TOOLS: {{include: [...], exclude: [...]}}")
 
     def owns(self, name: str) -> bool:
+        if name == FIND_TOOLS:
+            return self._deferring
         if name not in self._names:
             self._current()
         return name in self._names
+
+    def _find(self, arguments: dict[str, Any]) -> ToolResult:
+        """mcp_find_tools: load the tools best matching the query; they are offered from the next turn."""
+        query = str(arguments.get("query") or "").strip()
+        current = self._current()
+        found = search(query, {name: tool.description for name, (_server, tool) in current.items()})
+        if not found:
+            return ToolResult(f"no MCP tool matches {query!r}; try other words (tools: {len(current)})")
+        self._loaded.update(found)
+        lines = [f"{name}: {one_line(current[name][1].description)}" for name in found]
+        return ToolResult("loaded, callable from now on:\n" + "\n".join(lines))
 
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
         """An MCP tool's effect from its annotations (MCP 2025-06-18): readOnlyHint means it only
         reads; without annotations nothing is known, so the permission engine asks. The prompt
         shows the arguments: they are exactly what the server will be sent."""
+        if name == FIND_TOOLS:  # reads the servers' tool lists, nothing else
+            return ToolAction(name, "read")
         server, tool_name = self._names[name]
         spec = server.tools.get(tool_name)
         hints = (spec.annotations or {}) if spec is not None else {}
@@ -260,6 +345,8 @@ class McpTools:
                           requires_consent=server.name in self._consent)
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        if name == FIND_TOOLS:
+            return self._find(arguments)
         server, tool = self._names[name]
         return await server.call(tool, arguments, timeout)
 
@@ -289,10 +376,11 @@ class McpToolServers:
         say = warn or self._warn
         times = StartTimes(home)
         chosen = []
-        consent = set()
+        consent, filters = set(), {}
         for entry in offered_entries(config, say):
             if entry.requires_consent:
                 consent.add(entry.name)
+            filters[entry.name] = ToolFilter(entry.tools_include, entry.tools_exclude)
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog)
             connect = self._connect_warm if entry.warm and spec.command else self._connect
@@ -300,7 +388,8 @@ class McpToolServers:
                                                                 warm=entry.warm, times=times))
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
-        return McpTools(chosen, ready_wait, frozenset(consent))
+        return McpTools(chosen, ready_wait, consent=frozenset(consent), filters=filters,
+                        defer_chars=defer_limit(config.max_history_tokens), warn=say)
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""

@@ -8,14 +8,19 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction
+from tmg.tools.media import Image
+from tmg.tools.tool_offer import MAX_TOOLS
 
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model
 
 
 @dataclass(frozen=True)
 class ToolResult:
+    """What the model gets back: text, and the images the tool returned (the text notes each one)."""
+
     content: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()
 
 
 class Tool(Protocol):
@@ -86,7 +91,14 @@ class ToolRegistry:
             for t in self._tools.values()
         ]
         for source in self._sources:  # a built-in tool keeps its name against a source's
-            own.extend(s for s in source.schemas() if s["function"]["name"] not in self._tools)
+            offered = [s for s in source.schemas() if s["function"]["name"] not in self._tools]
+            room = max(MAX_TOOLS - len(own), 0)
+            if len(offered) > room:  # a provider rejects the whole request past the limit
+                tell = getattr(source, "over_limit", None)
+                if tell is not None:
+                    tell([s["function"]["name"] for s in offered[room:]], MAX_TOOLS)
+                offered = offered[:room]
+            own.extend(offered)
         return own
 
     async def call(self, name: str, raw_arguments: str, timeout: float) -> ToolResult:
@@ -123,7 +135,7 @@ class ToolRegistry:
         if len(result.content) > MAX_RESULT_CHARS:
             cut = result.content[:MAX_RESULT_CHARS]
             note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
-            result = ToolResult(cut + note, result.is_error)
+            result = ToolResult(cut + note, result.is_error, result.images)
         return result
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
+from tmg.tools.media import summary
 from tmg.tools.registry import ToolResult
 from tmg.ui.answer import AnswerSink
 from tmg.ui.notices import Notices
@@ -13,6 +14,18 @@ def one_line(text: str, limit: int) -> str:
     """``text`` on one line (a raw newline in tool arguments would break the stderr line), cut."""
     text = text.replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _ok(result: ToolResult) -> str:
+    """'ok', saying what came back when it was not text: images, a lone note ('[audio: ...]'), nothing."""
+    if result.images:
+        return f"ok: {summary(result.content, result.images)}"
+    text = result.content.strip()
+    if not text:
+        return "ok: empty result"
+    if text.startswith("[") and text.endswith("]") and "\n" not in text:
+        return f"ok: {one_line(text, 100)}"
+    return "ok"
 
 
 class ConsoleEvents:
@@ -45,7 +58,7 @@ class ConsoleEvents:
         if result.is_error and result.content.startswith("refused:"):
             status = "refused"  # the permission engine's own line says why and what would allow it
         else:
-            status = "failed: " + one_line(result.content, 100) if result.is_error else "ok"
+            status = "failed: " + one_line(result.content, 100) if result.is_error else _ok(result)
         self._notices.tool(f"{name} {args} {status}")
 
     def on_usage(self, usage: Usage, turn: Turn) -> None:

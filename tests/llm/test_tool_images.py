@@ -1,0 +1,57 @@
+"""Tool images in the provider request: after the latest prompt's tool results, as image_url parts."""
+
+from __future__ import annotations
+
+from tmg.llm.gateway import ProviderSpec
+from tmg.llm.tool_images import with_tool_images
+
+VISION = ProviderSpec(name="p", model="openai/x", images=True)
+TEXT_ONLY = ProviderSpec(name="p", model="openai/x", images=False)
+CALLS = [{"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+         {"id": "c2", "type": "function", "function": {"name": "b", "arguments": "{}"}}]
+
+
+def tool(call_id: str, *images: str) -> dict:
+    message = {"role": "tool", "tool_call_id": call_id, "content": f"[image: image/png, 3 KB] from {call_id}"}
+    if images:
+        message["images"] = [{"mime": "image/png", "data": data} for data in images]
+    return message
+
+
+def conversation() -> list[dict]:
+    return [
+        {"role": "user", "content": "earlier"},
+        {"role": "assistant", "content": "", "tool_calls": CALLS[:1]},
+        tool("c1", "OLD"),
+        {"role": "assistant", "content": "seen"},
+        {"role": "user", "content": "now"},
+        {"role": "assistant", "content": "", "tool_calls": CALLS},
+        tool("c1", "NEW1"),
+        tool("c2", "NEW2"),
+    ]
+
+
+def test_the_latest_prompts_images_follow_its_tool_results_in_one_user_message():
+    sent = with_tool_images(conversation(), VISION)
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool",
+                                         "user"]
+    assert all("images" not in m for m in sent)
+    last = sent[-1]["content"]
+    assert last[0] == {"type": "text", "text": "The images returned by the tool calls above:"}
+    assert [p["image_url"]["url"] for p in last[1:]] == ["data:image/png;base64,NEW1", "data:image/png;base64,NEW2"]
+    assert "OLD" not in str(sent)  # an earlier prompt's image stays a note in the text
+
+
+def test_a_model_without_image_input_gets_the_notes_alone():
+    sent = with_tool_images(conversation(), TEXT_ONLY)
+    assert [m["role"] for m in sent][-2:] == ["tool", "tool"]
+    assert all("images" not in m for m in sent) and "NEW1" not in str(sent)
+    assert sent[-1]["content"] == "[image: image/png, 3 KB] from c2"
+
+
+def test_the_stored_history_is_not_changed_and_a_conversation_without_images_is_passed_as_is():
+    messages = conversation()
+    with_tool_images(messages, VISION)
+    assert messages[-1]["images"] == [{"mime": "image/png", "data": "NEW2"}]
+    plain = [{"role": "user", "content": "hi"}]
+    assert with_tool_images(plain, VISION) is plain

@@ -1,0 +1,71 @@
+"""Images from tool results, as the provider request carries them.
+
+OpenAI's chat format takes only text in a `tool` message, so the images a tool returned travel
+in a `user` message right after the tool results of that turn, as `image_url` parts with data
+URLs (what OpenAI, vLLM, llama.cpp's server and litellm accept for vision models; litellm turns
+them into Anthropic's and Gemini's image blocks).
+
+Storage (decided here, see docs/mcp-capabilities.md): a tool message in the history keeps its
+images inline under `images` ([{mime, data}]), each bounded by tmg.tools.media (a larger image
+is only named in the text). Inline keeps a session whole on its own (resume, failover to another
+provider, `tmg -t`) with no side files to lose; the bound keeps megabytes out of the history.
+Only the tool results of the latest prompt carry their images to the model: an older image stays
+a note in the text ("[image: image/png, 9.8 KB]"), so a long session does not re-send every
+picture on every turn. A provider that does not take images gets the notes alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tmg.llm.gateway import ProviderSpec
+
+Message = dict[str, Any]
+
+IMAGES_KEY = "images"  # the storage field of a tool message; never sent as such
+_INTRO = "The image{s} returned by the tool call{s} above:"
+
+
+def takes_images(provider: ProviderSpec) -> bool:
+    """PROVIDERS.x.IMAGES when set, else what litellm's model map says about the model."""
+    if provider.images is not None:
+        return provider.images
+    from tmg.llm.pricing import supports_vision
+
+    return supports_vision(provider.model)
+
+
+def with_tool_images(messages: list[Message], provider: ProviderSpec) -> list[Message]:
+    """`messages` as `provider` gets them: tool messages without their stored images and, when it
+    takes images, the latest prompt's tool images in a user message after each run of tool results.
+
+    Returns `messages` itself when no message holds images (the common case costs a scan, and
+    never a look into litellm's model map).
+    """
+    if not any(IMAGES_KEY in m for m in messages):
+        return messages
+    images_ok = takes_images(provider)
+    latest_prompt = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    out: list[Message] = []
+    pending: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if pending and message.get("role") != "tool":
+            out.append(_image_message(pending))
+            pending = []
+        if IMAGES_KEY not in message:
+            out.append(message)
+            continue
+        out.append({k: v for k, v in message.items() if k != IMAGES_KEY})
+        if images_ok and index > latest_prompt:
+            pending.extend(i for i in message[IMAGES_KEY] if isinstance(i, dict) and i.get("data"))
+    if pending:
+        out.append(_image_message(pending))
+    return out
+
+
+def _image_message(images: list[dict[str, Any]]) -> Message:
+    s = "s" if len(images) > 1 else ""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": _INTRO.format(s=s)}]
+    parts.extend({"type": "image_url", "image_url": {"url": f"data:{i.get('mime') or 'image/png'};base64,{i['data']}"}}
+                 for i in images)
+    return {"role": "user", "content": parts}
