@@ -160,6 +160,10 @@ def permissions(
         envr.stdout.write(store.revoke_line(revoke) + "\n")
         return 0
     envr.stdout.write("\n".join(store.listing()) + "\n")
+    return 0
+
+
+@app.command()
 def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
