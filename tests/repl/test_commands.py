@@ -39,7 +39,7 @@ def test_double_slash_sends_a_literal_slash():
     ("exti", ("exit",)),
     ("he", ("help",)),
     ("mod", ("mode", "model")),
-    ("m", ("memory", "mode", "model")),
+    ("m", ("mcp", "memory", "mode", "model")),
     ("cots", ("cost",)),
     ("xyzzy", ()),
 ])

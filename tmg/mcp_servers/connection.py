@@ -11,8 +11,8 @@ import json
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpStartError, McpStartTimeout, ToolOutcome,
-                                     ToolSpec)
+from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpSessionLost, McpStartError, McpStartTimeout,
+                                     ToolOutcome, ToolSpec)
 from tmg.mcp_servers.spec import ServerSpec
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
@@ -109,9 +109,29 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
-            error = McpCallTimeout if is_timeout(exc) and self.is_open else McpCallError
+            error = (McpCallTimeout if is_timeout(exc) and self.is_open
+                     else McpSessionLost if is_session_lost(exc) else McpCallError)
             raise error(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
         return _normalize(result)
+
+    async def restart(self) -> None:
+        """Close what is left of the connection and start it afresh: a new session (initialize,
+        tools/list) over a new transport. How a lost HTTP session or dropped connection is healed.
+
+        Raises:
+            McpStartError: as start() does.
+        """
+        await self.close()
+        self._owner = None
+        self._closing = None
+        self._ready = False
+        self._tools = {}
+        await self.start()
+
+    @property
+    def session_lost(self) -> bool:
+        """True once the server is gone from under a ready connection (its transport closed)."""
+        return self._ready and not self.is_open
 
     async def close(self) -> None:
         """Stop the server without waiting for it to exit on its own (see `stdio.py`).
@@ -260,6 +280,17 @@ def is_timeout(exc: BaseException) -> bool:
     if code is None:
         code = getattr(getattr(exc, "error", None), "code", None)
     return code == _REQUEST_TIMEOUT
+
+
+_INVALID_REQUEST = -32600
+
+
+def is_session_lost(exc: BaseException) -> bool:
+    """The SDK's spelling of an HTTP 404 to a request of a known session: "Session terminated"."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    error = getattr(exc, "error", None)
+    return getattr(error, "code", None) == _INVALID_REQUEST and getattr(error, "message", "") == "Session terminated"
 
 
 def describe_error(exc: BaseException) -> str:

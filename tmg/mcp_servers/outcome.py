@@ -24,6 +24,11 @@ class McpCallTimeout(McpCallError):
     this is not a broken server, only a slow call."""
 
 
+class McpSessionLost(McpCallError):
+    """The HTTP server no longer knows the session (it answered 404, e.g. after a restart): the
+    call never ran, so it may be sent again once the client has initialized a new session."""
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool as the server lists it: name, JSON input schema, description, annotations."""

@@ -130,12 +130,29 @@ async def _memory(repl: Repl, arg: str) -> None:
         repl.screen.say(line)
 
 
+async def _mcp(repl: Repl, arg: str) -> None:
+    verb, _, name = arg.partition(" ")
+    servers = repl.mcp_servers
+    if verb == "reconnect":  # `/mcp reconnect NAME`: a new session over a new transport, now
+        if not name.strip():
+            repl.screen.error("usage: /mcp reconnect NAME")
+            return
+        repl.screen.say(await servers.reconnect(name.strip()))
+        return
+    if verb:
+        repl.screen.error(f"unknown /mcp subcommand {verb!r} (/mcp, /mcp reconnect NAME)")
+        return
+    lines = servers.describe()
+    for line in lines or ["no MCP tool servers (MCP_SERVERS in `tmg config`)"]:
+        repl.screen.say(line)
+
+
 async def _exit(repl: Repl, _arg: str) -> None:
     repl.done = True
 
 
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
-    "config": _config, "transcript": _transcript, "memory": _memory, "exit": _exit,
+    "config": _config, "transcript": _transcript, "memory": _memory, "mcp": _mcp, "exit": _exit,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

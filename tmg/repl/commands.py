@@ -30,6 +30,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
     CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
                 "/memory forget ID retires an engram"),
+    CommandSpec("mcp", "/mcp [reconnect NAME]", "the MCP tool servers and their state; /mcp reconnect NAME "
+                "starts one afresh"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 

@@ -8,8 +8,11 @@ server is still starting; a slower server's tools join from the next turn on.
 
 A tool's `isError` result goes back to the model as an error result, and so does a call past
 its timeout (the SDK cancels it; the server stays). A transport failure (the call raised or the
-server died) is an error result naming the server, one warning to the user, and that server's
-tools withdrawn for the rest of the process. A server that does
+server died) is an error result naming the server and one warning to the user. A URL server
+is then reconnected: at once when it no longer knows the session (HTTP 404, the call is sent
+again), else in the background with backoff, bounded (`RECONNECT_DELAYS_S`), its tools back
+from the next turn once it answers; a stdio server's tools are withdrawn for the rest of the
+process. `/mcp reconnect NAME` starts any server afresh. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is not started:
 tmg cannot ask for consent yet. Neither is the shipped PLUR entry tmg adds for memory by itself.
 """
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
@@ -32,7 +35,11 @@ READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
-State = Literal["starting", "ready", "failed", "withdrawn", "closed"]
+# Seconds before each background attempt to reconnect a URL server whose connection dropped;
+# after the last one the server is withdrawn (`/mcp reconnect NAME` tries again).
+RECONNECT_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+
+State = Literal["starting", "ready", "reconnecting", "failed", "withdrawn", "closed"]
 
 
 class Connection(Protocol):
@@ -44,6 +51,8 @@ class Connection(Protocol):
     async def start(self) -> None: ...
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
+
+    async def restart(self) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -102,6 +111,9 @@ class McpToolServer:
         self._warn = warn
         self._task: asyncio.Task[None] | None = None
         self._told_late = False
+        self.failure: str | None = None  # why it is not ready, when it is not
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._restart_lock = asyncio.Lock()
 
     def tell_late(self) -> None:
         """Say once that a prompt goes without this server's tools because it is still starting
@@ -121,7 +133,7 @@ class McpToolServer:
         try:
             await self._conn.start()
         except Exception as exc:  # noqa: BLE001 - whatever broke, the chat goes on without it
-            self.state = "failed"
+            self.state, self.failure = "failed", str(exc)
             self._warn(f"MCP server {self.name} did not start ({exc}); its tools are off for this session")
             return
         if self.state == "starting":
@@ -139,10 +151,18 @@ class McpToolServer:
         await asyncio.wait({task}, timeout=bound)
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+        if self.state == "reconnecting" and not await self.reconnect():  # a call is a reason to try now
+            return ToolResult(f"error: MCP server {self.name} is unreachable ({self.failure}); tmg keeps trying "
+                              "to reconnect, its tools come back when it answers", is_error=True)
         if self.state != "ready":
             return ToolResult(f"error: MCP server {self.name} is not available; its tools are withdrawn", True)
         try:
-            outcome = await self._conn.call_tool(tool, arguments, timeout)
+            try:
+                outcome = await self._conn.call_tool(tool, arguments, timeout)
+            except McpSessionLost:  # the server restarted: the call never ran, so it is sent again
+                if not await self.reconnect(force=True):
+                    raise
+                outcome = await self._conn.call_tool(tool, arguments, timeout)
         except asyncio.CancelledError:
             raise
         except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
@@ -150,6 +170,14 @@ class McpToolServer:
                               "cancelled (try something smaller, or another way)", is_error=True)
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
+            if self.spec.url is not None:
+                if await self.recover(reason):
+                    return ToolResult(f"error: MCP server {self.name} lost its connection ({reason}) and was "
+                                      "reconnected; the call may not have run: call it again if it should",
+                                      is_error=True)
+                return ToolResult(f"error: MCP server {self.name} lost its connection ({reason}); the call may "
+                                  "not have run; tmg is reconnecting, its tools come back when it answers",
+                                  is_error=True)
             self.withdraw(reason)
             return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
                               "for this session", is_error=True)
@@ -157,14 +185,64 @@ class McpToolServer:
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
         return ToolResult(outcome.text)
 
+    async def reconnect(self, *, force: bool = False) -> bool:
+        """Start the server afresh (a new session over a new transport); True once it is ready.
+
+        One restart at a time: a call and the background retries share it. Without `force`, a
+        server made ready meanwhile is left as it is."""
+        async with self._restart_lock:
+            if self.state == "closed":
+                return False
+            if self.state == "ready" and not force:
+                return True
+            was = self.state
+            try:
+                await self._conn.restart()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - unreachable still: said by the caller
+                self.failure = str(exc)
+                if was == "ready":
+                    self.state = "reconnecting"
+                return False
+            self.state, self.failure = "ready", None
+            if was == "reconnecting":  # came back by itself (a `/mcp reconnect` says so on its own)
+                self._warn(f"MCP server {self.name} is back; its tools are offered again")
+            return True
+
+    async def recover(self, reason: str) -> bool:
+        """A URL server's connection dropped: say so once and reconnect at once (a restart is
+        quick); if it is not back yet, keep trying in the background with backoff. True when back."""
+        if self.state != "ready":
+            return False
+        self.state, self.failure = "reconnecting", reason
+        self._warn(f"MCP server {self.name} lost its connection ({reason}); reconnecting")
+        if await self.reconnect():
+            return True
+        self._reconnecting = asyncio.get_running_loop().create_task(
+            self._keep_reconnecting(), name=f"mcp-reconnect:{self.name}")
+        return False
+
+    async def _keep_reconnecting(self) -> None:
+        for delay in RECONNECT_DELAYS_S:
+            await asyncio.sleep(delay)
+            if self.state != "reconnecting" or await self.reconnect():
+                return
+        if self.state == "reconnecting":
+            self.state = "withdrawn"
+            self._warn(f"MCP server {self.name} did not come back after {len(RECONNECT_DELAYS_S)} attempts "
+                       f"({self.failure}); its tools are withdrawn (/mcp reconnect {self.name} tries again)")
+
     def withdraw(self, reason: str) -> None:
         if self.state != "ready":
             return
-        self.state = "withdrawn"
+        self.state, self.failure = "withdrawn", reason
         self._warn(f"MCP server {self.name} failed ({reason}); its tools are withdrawn for this session")
 
     async def close(self) -> None:
         self.state = "closed"
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
         task = self._task
         if task is not None and not task.done():
             task.cancel()
@@ -262,6 +340,30 @@ class McpToolServers:
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
         return McpTools(chosen, ready_wait)
+
+    def describe(self) -> list[str]:
+        """One line per server: its name, state and tool count (and why, when it is down)."""
+        lines = []
+        for server in self._servers:
+            if server.state == "closed":
+                continue
+            count = len(server.tools)
+            why = f" ({server.failure})" if server.failure and server.state != "ready" else ""
+            lines.append(f"{server.name}: {server.state}{why}, {count} tool{'s' if count != 1 else ''}")
+        return lines
+
+    async def reconnect(self, name: str) -> str:
+        """`/mcp reconnect NAME`: start the server afresh, whatever its state; one line saying how it went."""
+        server = next((s for s in self._servers if s.name == name and s.state != "closed"), None)
+        if server is None:
+            known = ", ".join(s.name for s in self._servers if s.state != "closed") or "none"
+            return f"no MCP tool server named {name} (servers: {known})"
+        if server.state == "starting":
+            return f"MCP server {name} is still starting"
+        if await server.reconnect(force=True):
+            count = len(server.tools)
+            return f"MCP server {name} reconnected: {count} tool{'s' if count != 1 else ''}"
+        return f"MCP server {name} did not reconnect ({server.failure}); check it runs, then /mcp reconnect {name}"
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""
