@@ -236,6 +236,8 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
             for extra in ("ARGS", "ENV", "DIR"):
                 if server.get(extra):
                     out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
+        elif server.get("HEADERS"):
+            out.warnings.append(f"MCP_SERVERS.{name}.HEADERS is ignored for a stdio server (use ENV); remove it")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     enabled = memory.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default)
@@ -277,6 +279,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             url=s.get("URL", ""),
             timeout=float(s.get("TIMEOUT", 30.0)),
             requires_consent=s.get("REQUIRES_CONSENT", False),
+            headers=s.get("HEADERS", {}),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

@@ -16,6 +16,18 @@ BACKENDS = ("auto", "native", "litellm")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
 
 
+def _header_secrets(headers: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Each header value, and the credential of an `Authorization: Bearer <token>`-style value on
+    its own: a token quoted without its scheme (a tool result, an error) is masked too."""
+    pairs = []
+    for name, value in headers.items():
+        pairs.append((name, value))
+        scheme, _, credential = value.strip().partition(" ")
+        if credential.strip() and scheme.isalpha():
+            pairs.append((name, credential.strip()))
+    return pairs
+
+
 @dataclass(frozen=True)
 class ProviderConfig:
     name: str
@@ -43,6 +55,7 @@ class McpServerConfig:
     url: str = ""
     timeout: float = 30.0
     requires_consent: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"
@@ -106,9 +119,10 @@ class Config:
         entries: list[tuple[str, str]] = []
         for name, provider in self.providers.items():
             entries.append((f"PROVIDERS.{name}.API_KEY", provider.api_key))
-            entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in provider.headers.items())
+            entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(provider.headers))
         for name, server in self.mcp_servers.items():
             entries.extend((f"MCP_SERVERS.{name}.ENV.{k}", v) for k, v in server.env.items() if _SECRET_NAME.search(k))
+            entries.extend((f"MCP_SERVERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

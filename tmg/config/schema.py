@@ -55,6 +55,7 @@ MCP_SERVER = {
     "ENV": Key("str_map", {}),
     "DIR": Key("str", ""),
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
+    "HEADERS": Key("str_map", {}, secret=True),  # sent with every request to a URL server
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
 }

@@ -43,6 +43,7 @@ class McpConnection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready = False  # initialize and tools/list answered: the owner is idle until told to close
+        self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
         self.server_name: str | None = None
         self.server_version: str | None = None
 
@@ -126,6 +127,7 @@ class McpConnection:
         self._closing = None
         self._ready = False
         self._tools = {}
+        self._http_refusal = None
         await self.start()
 
     @property
@@ -202,7 +204,9 @@ class McpConnection:
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                if is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
+                if self._http_refusal is not None:
+                    ready.set_exception(McpStartError(self._refusal_line()))
+                elif is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
                     ready.set_exception(McpStartTimeout(
                         f"{self.spec.name}: no answer to {step} within {self.start_timeout:g} s"))
                 else:
@@ -220,7 +224,9 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = create_mcp_http_client(headers=dict(spec.headers)) if spec.headers else None
+            client = await stack.enter_async_context(
+                create_mcp_http_client(headers=dict(spec.headers) if spec.headers else None))
+            client.event_hooks["response"].append(self._note_refusal)
             streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
             return streams[0], streams[1], None
         from tmg.mcp_servers.stdio import open_errlog, quick_stdio_transport
@@ -231,6 +237,26 @@ class McpConnection:
             quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog)
         )
         return read, write, errlog
+
+
+    async def _note_refusal(self, response: Any) -> None:
+        """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
+        if response.status_code in (401, 403):
+            self._http_refusal = response.status_code
+
+    def _refusal_line(self) -> str:
+        name, status = self.spec.name, self._http_refusal
+        where = f"MCP_SERVERS.{name}.HEADERS"
+        if status == 403:
+            return f"{name}: the server answered 403 Forbidden: the credentials in {where} are not allowed in"
+        if self.spec.headers:
+            return f"{name}: the server answered 401 Unauthorized: check the token in {where}"
+        return (f"{name}: the server answered 401 Unauthorized: it needs credentials; set {where} "
+                f"(e.g. Authorization: \"Bearer ${{{_env_name(name)}_TOKEN}}\")")
+
+
+def _env_name(server: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in server).upper()
 
 
 def import_sdk() -> None:

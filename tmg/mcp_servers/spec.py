@@ -59,7 +59,7 @@ class ServerSpec:
     cwd: str | None = None
     errlog: str | None = None
     url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # secrets: never in a repr
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -73,7 +73,7 @@ def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None) -
     its DIR as the working directory, and `errlog` for its stderr.
     """
     if entry.url:
-        return ServerSpec(name=entry.name, url=entry.url)
+        return ServerSpec(name=entry.name, url=entry.url, headers=dict(entry.headers))
     return ServerSpec(
         name=entry.name,
         command=entry.command,
