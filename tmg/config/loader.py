@@ -280,6 +280,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             timeout=float(s.get("TIMEOUT", 30.0)),
             requires_consent=s.get("REQUIRES_CONSENT", False),
             headers=s.get("HEADERS", {}),
+            call_timeout=float(s["CALL_TIMEOUT"]) if s.get("CALL_TIMEOUT") is not None else None,
+            call_timeout_max=float(s.get("CALL_TIMEOUT_MAX", 600.0)),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

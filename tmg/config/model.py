@@ -56,6 +56,8 @@ class McpServerConfig:
     timeout: float = 30.0
     requires_consent: bool = False
     headers: dict[str, str] = field(default_factory=dict)
+    call_timeout: float | None = None  # None: TOOL_TIMEOUT
+    call_timeout_max: float = 600.0
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"

@@ -57,6 +57,10 @@ MCP_SERVER = {
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
     "HEADERS": Key("str_map", {}, secret=True),  # sent with every request to a URL server
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
+    # A tool call's bound: seconds of silence (default TOOL_TIMEOUT), each progress notification
+    # restarting it, and the most a call may take however much progress it reports.
+    "CALL_TIMEOUT": Key("number", None, minimum=0.1, maximum=_DAY),
+    "CALL_TIMEOUT_MAX": Key("number", 600.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -16,6 +17,8 @@ from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpSessionLos
 from tmg.mcp_servers.spec import ServerSpec
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
+# What a progress notification reports: progress, total (when known), a message (when sent).
+ProgressFn = Callable[[float, "float | None", "str | None"], None]
 DEFAULT_START_TIMEOUT_S = 15.0
 # Extra time on top of the SDK's own read timeout before we give up on a call ourselves.
 _CALL_SLACK_S = 0.5
@@ -91,9 +94,14 @@ class McpConnection:
             raise
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S
+        self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S, *,
+        max_timeout: float | None = None, on_progress: ProgressFn | None = None,
     ) -> ToolOutcome:
-        """Call a tool, bounded by `timeout` seconds.
+        """Call a tool, bounded by `timeout` seconds of silence.
+
+        The request carries a progressToken; each progress notification is passed to
+        `on_progress` and gives the call another `timeout` seconds, never past `max_timeout`
+        seconds from its start. A call past its bound is cancelled (the SDK tells the server).
 
         Returns the normalized result, `is_error` included: the caller decides what an
         `isError` result means. Raises McpCallError when the call itself failed (timeout,
@@ -102,12 +110,32 @@ class McpConnection:
         session = self._session
         if session is None or not self.is_open:
             raise McpCallError(f"{self.spec.name}: not connected")
+        limit = max(timeout, max_timeout or timeout)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout
+
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            nonlocal deadline
+            deadline = min(started + limit, loop.time() + timeout)  # a sign of life buys more time
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        call = asyncio.ensure_future(session.call_tool(
+            name, arguments, read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
         try:
-            result = await asyncio.wait_for(
-                session.call_tool(name, arguments, read_timeout_seconds=timeout),
-                timeout + _CALL_SLACK_S,
-            )
+            while not call.done() and loop.time() < deadline:
+                await asyncio.wait({call}, timeout=deadline - loop.time())
+            if not call.done():
+                call.cancel()  # the SDK sends notifications/cancelled on its way out
+                await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
+                raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
+                                     at_limit=loop.time() >= started + limit)
+            result = call.result()
         except asyncio.CancelledError:
+            call.cancel()
+            raise
+        except McpCallError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
             error = (McpCallTimeout if is_timeout(exc) and self.is_open

@@ -21,7 +21,12 @@ class McpCallError(RuntimeError):
 
 class McpCallTimeout(McpCallError):
     """The call did not answer in time. The SDK cancels it and the session stays usable, so
-    this is not a broken server, only a slow call."""
+    this is not a broken server, only a slow call. `at_limit`: it ran to the most a call may
+    take (progress kept it alive until then), rather than going silent."""
+
+    def __init__(self, message: str, *, at_limit: bool = False) -> None:
+        super().__init__(message)
+        self.at_limit = at_limit
 
 
 class McpSessionLost(McpCallError):

@@ -23,13 +23,19 @@ import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
+
+if TYPE_CHECKING:
+    from tmg.mcp_servers.connection import ProgressFn
+
+# Told of a running call's progress: the tool's public name, progress, total, message.
+ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
 
 READY_WAIT_S = 0.5  # the most a turn waits for servers still starting
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
@@ -50,7 +56,8 @@ class Connection(Protocol):
 
     async def start(self) -> None: ...
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ..., *,
+                        max_timeout: float | None = None, on_progress: ProgressFn | None = None) -> ToolOutcome: ...
 
     async def restart(self) -> None: ...
 
@@ -114,6 +121,13 @@ class McpToolServer:
         self.failure: str | None = None  # why it is not ready, when it is not
         self._reconnecting: asyncio.Task[None] | None = None
         self._restart_lock = asyncio.Lock()
+        self.call_timeout: float | None = None  # CALL_TIMEOUT (None: the session's TOOL_TIMEOUT)
+        self.call_timeout_max = 600.0  # CALL_TIMEOUT_MAX
+
+    def call_bounds(self, timeout: float) -> tuple[float, float]:
+        """(seconds of silence a call may take, the most it may take with progress), given TOOL_TIMEOUT."""
+        idle = self.call_timeout or timeout
+        return idle, max(idle, self.call_timeout_max)
 
     def tell_late(self) -> None:
         """Say once that a prompt goes without this server's tools because it is still starting
@@ -150,7 +164,9 @@ class McpToolServer:
             return
         await asyncio.wait({task}, timeout=bound)
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
+                   on_progress: ProgressFn | None = None) -> ToolResult:
+        idle, most = self.call_bounds(timeout)
         if self.state == "reconnecting" and not await self.reconnect():  # a call is a reason to try now
             return ToolResult(f"error: MCP server {self.name} is unreachable ({self.failure}); tmg keeps trying "
                               "to reconnect, its tools come back when it answers", is_error=True)
@@ -158,15 +174,19 @@ class McpToolServer:
             return ToolResult(f"error: MCP server {self.name} is not available; its tools are withdrawn", True)
         try:
             try:
-                outcome = await self._conn.call_tool(tool, arguments, timeout)
+                outcome = await self._conn.call_tool(tool, arguments, idle, max_timeout=most, on_progress=on_progress)
             except McpSessionLost:  # the server restarted: the call never ran, so it is sent again
                 if not await self.reconnect(force=True):
                     raise
-                outcome = await self._conn.call_tool(tool, arguments, timeout)
+                outcome = await self._conn.call_tool(tool, arguments, idle, max_timeout=most, on_progress=on_progress)
         except asyncio.CancelledError:
             raise
-        except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
-            return ToolResult(f"error: {self.name} did not answer within {timeout:g} s; the call was "
+        except McpCallTimeout as exc:  # slow, not broken: the SDK cancelled the call, the server stays
+            if exc.at_limit:
+                return ToolResult(f"error: {self.name} was still working after {most:g} s, the most a call may "
+                                  "take (CALL_TIMEOUT_MAX); the call was cancelled (try something smaller)",
+                                  is_error=True)
+            return ToolResult(f"error: {self.name} did not answer within {idle:g} s; the call was "
                               "cancelled (try something smaller, or another way)", is_error=True)
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
@@ -263,6 +283,7 @@ class McpTools:
         self._servers = servers
         self._ready_wait = ready_wait
         self._names: dict[str, tuple[McpToolServer, str]] = {}
+        self.on_progress: ToolProgress | None = None  # the waiting line, when there is one
 
     @property
     def servers(self) -> list[McpToolServer]:
@@ -310,9 +331,19 @@ class McpTools:
             "write" if hints.get("readOnlyHint") is False else "unknown")
         return ToolAction(name, effect, server=server.name)
 
+    def call_limit(self, name: str, timeout: float) -> float:
+        """The most a call of `name` may take (its server's CALL_TIMEOUT_MAX: progress extends it)."""
+        server, _tool = self._names[name]
+        return server.call_bounds(timeout)[1]
+
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         server, tool = self._names[name]
-        return await server.call(tool, arguments, timeout)
+        report = self.on_progress
+        progress: ProgressFn | None = None
+        if report is not None:
+            def progress(done: float, total: float | None, message: str | None) -> None:
+                report(name, done, total, message)
+        return await server.call(tool, arguments, timeout, progress)
 
 
 class McpToolServers:
@@ -337,6 +368,7 @@ class McpToolServers:
             if server is None:
                 server = McpToolServer(spec, entry.timeout, self._connect, say)
                 self._servers.append(server)
+            server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
         return McpTools(chosen, ready_wait)

@@ -1,7 +1,8 @@
 """The waiting line: a spinner and the seconds elapsed on stderr while nothing else shows.
 
 Drawn while the model has not sent its first token and while a tool runs, so a slow provider
-or a 60 s tool call does not look like a hang. Only on a terminal (never into a pipe or a
+or a 60 s tool call does not look like a hang; a tool that reports progress (MCP progress
+notifications) has it shown on the line. Only on a terminal (never into a pipe or a
 file), and always cleared before anything else is written: the answer, a notice, a tool line.
 """
 
@@ -30,6 +31,7 @@ class WaitingLine(NullEvents):
         self.enabled = enabled
         self._task: asyncio.Task | None = None
         self._drawn = False
+        self._progress = ""  # the running tool's last progress report, shown after the label
 
     # -- the engine's phases --------------------------------------------------------------
 
@@ -58,8 +60,14 @@ class WaitingLine(NullEvents):
 
     # -- the line itself ------------------------------------------------------------------
 
+    def progress(self, tool: str, done: float, total: float | None, message: str | None) -> None:
+        """A running tool reported progress: shown on the line from its next tick."""
+        amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+        self._progress = f" · {tool} {amount}" + (f" {' '.join(message.split())[:60]}" if message else "")
+
     def start(self, label: str) -> None:
         self.stop()
+        self._progress = ""
         if not self.enabled:
             return
         try:
@@ -84,7 +92,7 @@ class WaitingLine(NullEvents):
         frame = 0
         while True:
             elapsed = int(time.monotonic() - since)
-            self._write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {label} · {elapsed}s")
+            self._write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {label}{self._progress} · {elapsed}s")
             self._drawn = True
             frame += 1
             await asyncio.sleep(_TICK)
