@@ -242,7 +242,7 @@ def open_session(
         own_mcp = mcp_servers is None
         if mcp_servers is None:
             mcp_servers = McpToolServers(warn=notices.warn)
-        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr),
+        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,
                                     warn=lambda text: _warn_and_record(text, notices, transcript))
     except BaseException:
         lock.release()

@@ -312,6 +312,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         context_window=clean.get("CONTEXT_WINDOW", 0),
         compaction=compaction,
         tool_timeout=float(clean.get("TOOL_TIMEOUT", 30.0)),
+        roots=tuple(clean.get("ROOTS", [])),
         mcp_servers=servers,
         memory=memory,
         source=source,

@@ -95,6 +95,7 @@ class Config:
     context_window: int = 0  # 0: from the provider, else known models, else MAX_HISTORY_TOKENS
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     tool_timeout: float = 30.0
+    roots: tuple[str, ...] = ()
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     source: Path | None = None  # the file it came from, None for defaults + environment

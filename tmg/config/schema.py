@@ -92,6 +92,8 @@ SCHEMA: dict[str, Key] = {
     "CONTEXT_WINDOW": Key("int", 0, minimum=0, maximum=100_000_000),
     "COMPACTION": Key("block", {}, fields=COMPACTION),
     "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
+    # Folders besides the working folder that MCP servers are told they may work in (MCP roots).
+    "ROOTS": Key("str_list", [], hot=False),
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
 }

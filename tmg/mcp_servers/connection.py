@@ -216,6 +216,8 @@ class McpConnection:
                         write,
                         read_timeout_seconds=self.start_timeout,
                         client_info=Implementation(name=self.client_name, version="0"),
+                        # Roots are advertised only when there are some: a server then works in them.
+                        list_roots_callback=self._list_roots if self.spec.roots else None,
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
@@ -266,6 +268,15 @@ class McpConnection:
         )
         return read, write, errlog
 
+
+    async def _list_roots(self, _context: Any) -> Any:
+        """roots/list: the folders of the spec, as file:// URIs."""
+        from pathlib import Path
+
+        from mcp_types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=Path(folder).as_uri(), name=Path(folder).name or folder)
+                                      for folder in self.spec.roots])
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""

@@ -99,6 +99,14 @@ def offered_entries(config: Config, warn: Callable[[str], None]) -> list[McpServ
     return entries
 
 
+def mcp_roots(config: Config, cwd: Path | None) -> tuple[str, ...]:
+    """The folders MCP servers may work in: the working folder, then ROOTS (`~` expanded, a
+    relative one against the working folder), each once."""
+    base = cwd or Path.cwd()
+    folders = [base] + [base / Path(root).expanduser() for root in config.roots]
+    return tuple(dict.fromkeys(str(folder.resolve()) for folder in folders))
+
+
 def is_shipped(config: Config, name: str) -> bool:
     """True for an entry tmg added itself (the shipped memory server), not one from the config."""
     prefix = f"MCP_SERVERS.{name}."
@@ -357,13 +365,16 @@ class McpToolServers:
         self._servers: list[McpToolServer] = []
 
     def tools_for(self, config: Config, home: Path | None = None, *, ready_wait: float = READY_WAIT_S,
-                  warn: Callable[[str], None] | None = None) -> McpTools:
-        """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start()."""
+                  warn: Callable[[str], None] | None = None, cwd: Path | None = None) -> McpTools:
+        """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start().
+
+        Each server is told its roots: the working folder `cwd` and the config's ROOTS."""
         say = warn or self._warn
+        roots = mcp_roots(config, cwd)
         chosen = []
         for entry in offered_entries(config, say):
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
-            spec = spec_from_config(entry, errlog)
+            spec = spec_from_config(entry, errlog, roots)
             server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
             if server is None:
                 server = McpToolServer(spec, entry.timeout, self._connect, say)
