@@ -262,7 +262,7 @@ def open_session(
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
     budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
-    mcp.on_progress = waiting.progress
+    mcp.show_on(waiting.progress, waiting.hold)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector, budget),

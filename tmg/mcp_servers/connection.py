@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -17,6 +17,9 @@ from tmg.mcp_servers.outcome import (McpCallError, McpCallTimeout, McpSessionLos
 from tmg.mcp_servers.spec import ServerSpec
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
+# Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
+# fields) -> the answers, or None when the user declines.
+ElicitFn = Callable[[str, str, dict[str, Any]], Awaitable["dict[str, Any] | None"]]
 # What a progress notification reports: progress, total (when known), a message (when sent).
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 DEFAULT_START_TIMEOUT_S = 15.0
@@ -46,6 +49,9 @@ class McpConnection:
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._ready = False  # initialize and tools/list answered: the owner is idle until told to close
+        self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
+        self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
+        self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
         self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
         self.server_name: str | None = None
         self.server_version: str | None = None
@@ -124,7 +130,13 @@ class McpConnection:
         call = asyncio.ensure_future(session.call_tool(
             name, arguments, read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
         try:
-            while not call.done() and loop.time() < deadline:
+            while not call.done():
+                if self._asking_since is not None:  # the server waits for the user, not the other way
+                    await asyncio.wait({call}, timeout=0.2)
+                    continue
+                deadline = max(deadline, min(started + limit, self._answered_at + timeout))
+                if loop.time() >= deadline:
+                    break
                 await asyncio.wait({call}, timeout=deadline - loop.time())
             if not call.done():
                 call.cancel()  # the SDK sends notifications/cancelled on its way out
@@ -218,6 +230,7 @@ class McpConnection:
                         client_info=Implementation(name=self.client_name, version="0"),
                         # Roots are advertised only when there are some: a server then works in them.
                         list_roots_callback=self._list_roots if self.spec.roots else None,
+                        elicitation_callback=self._on_elicit,
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
@@ -277,6 +290,24 @@ class McpConnection:
 
         return ListRootsResult(roots=[Root(uri=Path(folder).as_uri(), name=Path(folder).name or folder)
                                       for folder in self.spec.roots])
+
+    async def _on_elicit(self, _context: Any, params: Any) -> Any:
+        """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""
+        from mcp_types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if self.elicit is None or getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
+            return ElicitResult(action="decline")
+        loop = asyncio.get_running_loop()
+        self._asking_since = loop.time()
+        try:
+            answers = await self.elicit(self.spec.name, str(params.message), schema)
+        finally:
+            self._asking_since = None
+            self._answered_at = loop.time()
+        if answers is None:
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content=answers)
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""

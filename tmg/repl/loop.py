@@ -32,6 +32,7 @@ from tmg.environment import Environment
 from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.memory.runtime import MemoryServers
+from tmg.repl.elicit import ElicitForm
 from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
@@ -100,7 +101,7 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
-        self.mcp_servers = McpToolServers(warn=self.notices.warn)
+        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr))
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
 

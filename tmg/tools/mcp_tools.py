@@ -23,7 +23,8 @@ import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any, ContextManager, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
@@ -32,7 +33,7 @@ from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
 
 if TYPE_CHECKING:
-    from tmg.mcp_servers.connection import ProgressFn
+    from tmg.mcp_servers.connection import ElicitFn, ProgressFn
 
 # Told of a running call's progress: the tool's public name, progress, total, message.
 ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
@@ -123,6 +124,10 @@ class McpToolServer:
         self.name = spec.name
         self.state: State = "starting"
         self._conn = connect(spec, start_timeout)
+        if hasattr(self._conn, "elicit"):  # a server's request for input: a form, or one line declining it
+            self._conn.elicit = self._elicit
+        self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
+        self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
         self._warn = warn
         self._task: asyncio.Task[None] | None = None
         self._told_late = False
@@ -131,6 +136,15 @@ class McpToolServer:
         self._restart_lock = asyncio.Lock()
         self.call_timeout: float | None = None  # CALL_TIMEOUT (None: the session's TOOL_TIMEOUT)
         self.call_timeout_max = 600.0  # CALL_TIMEOUT_MAX
+
+    async def _elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        if self.ask_user is not None:
+            with self.hold_screen():
+                return await self.ask_user(server, message, schema)
+        brief = " ".join(message.split())[:120]
+        self._warn(f"MCP server {server} asked for input (\"{brief}\"); a one-shot cannot ask you, so it was "
+                   "declined (run tmg without a prompt to answer such questions)")
+        return None
 
     def call_bounds(self, timeout: float) -> tuple[float, float]:
         """(seconds of silence a call may take, the most it may take with progress), given TOOL_TIMEOUT."""
@@ -293,6 +307,12 @@ class McpTools:
         self._names: dict[str, tuple[McpToolServer, str]] = {}
         self.on_progress: ToolProgress | None = None  # the waiting line, when there is one
 
+    def show_on(self, progress: ToolProgress, hold: Callable[[], ContextManager[None]]) -> None:
+        """The session's waiting line: calls' progress is shown on it, and it is held off the
+        screen while a server's question is answered."""
+        self.on_progress = progress
+        for server in self._servers:
+            server.hold_screen = hold
     @property
     def servers(self) -> list[McpToolServer]:
         return list(self._servers)
@@ -359,7 +379,9 @@ class McpToolServers:
     REPL's /new and /mode), and closed when the process is done with them."""
 
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
-                 connect: Callable[[ServerSpec, float], Connection] = _connect) -> None:
+                 connect: Callable[[ServerSpec, float], Connection] = _connect,
+                 ask_user: ElicitFn | None = None) -> None:
+        self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
         self._warn = warn
         self._connect = connect
         self._servers: list[McpToolServer] = []
@@ -378,6 +400,7 @@ class McpToolServers:
             server = next((s for s in self._servers if s.spec == spec and s.state != "closed"), None)
             if server is None:
                 server = McpToolServer(spec, entry.timeout, self._connect, say)
+                server.ask_user = self._ask_user
                 self._servers.append(server)
             server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
             server.set_warn(say)  # the latest session's: its transcript is the open one

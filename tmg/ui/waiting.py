@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from tmg.engine.events import NullEvents
@@ -32,6 +34,7 @@ class WaitingLine(NullEvents):
         self._task: asyncio.Task | None = None
         self._drawn = False
         self._progress = ""  # the running tool's last progress report, shown after the label
+        self._held = 0  # while a question is put to the user, the line stays off the screen
 
     # -- the engine's phases --------------------------------------------------------------
 
@@ -65,6 +68,16 @@ class WaitingLine(NullEvents):
         amount = f"{done:g}/{total:g}" if total else f"{done:g}"
         self._progress = f" · {tool} {amount}" + (f" {' '.join(message.split())[:60]}" if message else "")
 
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """Keep the line off the screen (a server's question is being answered below it)."""
+        self._held += 1
+        self.clear()
+        try:
+            yield
+        finally:
+            self._held -= 1
+
     def start(self, label: str) -> None:
         self.stop()
         self._progress = ""
@@ -91,6 +104,9 @@ class WaitingLine(NullEvents):
         await asyncio.sleep(_FIRST_DRAW)
         frame = 0
         while True:
+            if self._held:
+                await asyncio.sleep(_TICK)
+                continue
             elapsed = int(time.monotonic() - since)
             self._write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {label}{self._progress} · {elapsed}s")
             self._drawn = True
