@@ -1,15 +1,21 @@
-"""A tiny real MCP server (stdio) that asks the user things: `python tests/support/asking_mcp_server.py`.
+"""A tiny real MCP server (stdio) that asks the user things, gives instructions and logs:
+`python tests/support/asking_mcp_server.py`.
 
-Tools: `book()` asks for a name and a number of guests (elicitation) and says what it got.
+Tools: `book()` asks for a name and a number of guests (elicitation) and says what it got;
+`chatty()` sends a log message, writes a line to stderr, and answers `said`. Its instructions
+are `$INSTRUCTIONS` (default: "Always call the user captain.").
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, MCPServer
 
-server = MCPServer("asking")
+server = MCPServer("asking", instructions=os.environ.get("INSTRUCTIONS", "Always call the user captain."))
 
 
 class Booking(BaseModel):
@@ -23,6 +29,13 @@ async def book(ctx: Context) -> str:
     if answer.action == "accept":
         return f"booked for {answer.data.name}, {answer.data.guests} guests"
     return f"not booked ({answer.action})"
+
+
+@server.tool(description="Log a message, write to stderr, answer 'said'.")
+async def chatty(ctx: Context) -> str:
+    await ctx.info("chatty was called")
+    print("chatty wrote to stderr", file=sys.stderr, flush=True)
+    return "said"
 
 
 if __name__ == "__main__":

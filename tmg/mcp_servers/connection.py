@@ -50,9 +50,11 @@ class McpConnection:
         self._closing: asyncio.Event | None = None
         self._ready = False  # initialize and tools/list answered: the owner is idle until told to close
         self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
+        self.on_log: Callable[[str], None] | None = None  # a server's log messages (--debug), one line each
         self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
         self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
         self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
+        self.instructions = ""  # what the server says about using it (initialize's `instructions`)
         self.server_name: str | None = None
         self.server_version: str | None = None
 
@@ -231,6 +233,7 @@ class McpConnection:
                         # Roots are advertised only when there are some: a server then works in them.
                         list_roots_callback=self._list_roots if self.spec.roots else None,
                         elicitation_callback=self._on_elicit,
+                        logging_callback=self._on_log_message,
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
@@ -241,6 +244,7 @@ class McpConnection:
                 info = getattr(init, "server_info", None)
                 self.server_name = getattr(info, "name", None)
                 self.server_version = getattr(info, "version", None)
+                self.instructions = getattr(init, "instructions", None) or ""
                 self._session = session
                 self._ready = True
                 ready.set_result(None)
@@ -290,6 +294,14 @@ class McpConnection:
 
         return ListRootsResult(roots=[Root(uri=Path(folder).as_uri(), name=Path(folder).name or folder)
                                       for folder in self.spec.roots])
+
+    async def _on_log_message(self, params: Any) -> None:
+        """notifications/message: one line to `on_log` (tmg --debug), never to the user otherwise."""
+        if self.on_log is None:
+            return
+        data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+        where = f" {params.logger}" if getattr(params, "logger", None) else ""
+        self.on_log(f"MCP server {self.spec.name}{where} [{params.level}]: {' '.join(data.split())[:500]}")
 
     async def _on_elicit(self, _context: Any, params: Any) -> Any:
         """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""

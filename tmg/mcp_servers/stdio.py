@@ -133,8 +133,18 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+# A server's stderr log past this size is moved aside to `<log>.1` (the one before it goes) when
+# the server is next started: a chatty server never fills the disk, the last run's lines stay.
+MAX_ERRLOG_BYTES = 1024 * 1024
+
+
 def open_errlog(path: str | None) -> IO[Any] | int:
-    """Where the server's stderr goes: a file we append to, or the null device."""
+    """Where the server's stderr goes: a file we append to (rotated), or the null device."""
     if path is None:
         return subprocess.DEVNULL
+    try:
+        if os.path.getsize(path) > MAX_ERRLOG_BYTES:
+            os.replace(path, path + ".1")
+    except OSError:  # no log yet, or another tmg rotated it first
+        pass
     return open(path, "ab")  # noqa: SIM115 - closed by the connection

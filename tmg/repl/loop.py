@@ -101,7 +101,8 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
-        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr))
+        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
+                                          log=self.notices.notice if envr.debug else None)
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
 

@@ -126,6 +126,9 @@ class McpToolServer:
         self._conn = connect(spec, start_timeout)
         if hasattr(self._conn, "elicit"):  # a server's request for input: a form, or one line declining it
             self._conn.elicit = self._elicit
+        if hasattr(self._conn, "on_log"):
+            self._conn.on_log = lambda line: self.log(line)
+        self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
         self._warn = warn
@@ -178,6 +181,10 @@ class McpToolServer:
     @property
     def tools(self) -> dict[str, ToolSpec]:
         return self._conn.tools if self.state == "ready" else {}
+
+    @property
+    def instructions(self) -> str:
+        return str(getattr(self._conn, "instructions", "") or "")
 
     async def wait(self, bound: float) -> None:
         """Wait at most `bound` seconds for the start to finish."""
@@ -307,6 +314,10 @@ class McpTools:
         self._names: dict[str, tuple[McpToolServer, str]] = {}
         self.on_progress: ToolProgress | None = None  # the waiting line, when there is one
 
+    def instructions(self) -> list[tuple[str, str]]:
+        """(server, instructions) of the servers ready now, for the system message."""
+        return [(s.name, s.instructions) for s in self._servers if s.state == "ready" and s.instructions]
+
     def show_on(self, progress: ToolProgress, hold: Callable[[], ContextManager[None]]) -> None:
         """The session's waiting line: calls' progress is shown on it, and it is held off the
         screen while a server's question is answered."""
@@ -380,7 +391,8 @@ class McpToolServers:
 
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
                  connect: Callable[[ServerSpec, float], Connection] = _connect,
-                 ask_user: ElicitFn | None = None) -> None:
+                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None) -> None:
+        self._log = log  # servers' log messages (tmg --debug); None: not shown
         self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
         self._warn = warn
         self._connect = connect
@@ -401,6 +413,8 @@ class McpToolServers:
             if server is None:
                 server = McpToolServer(spec, entry.timeout, self._connect, say)
                 server.ask_user = self._ask_user
+                if self._log is not None:
+                    server.log = self._log
                 self._servers.append(server)
             server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
             server.set_warn(say)  # the latest session's: its transcript is the open one
