@@ -55,3 +55,19 @@ def test_mcp_reconnect_brings_a_withdrawn_servers_tools_back(term, tmg, llm):
     ask(term, "and now?")
     term.wait_for("after reconnect")
     assert "mcp_echo_echo" in tool_names(llm.requests[2])
+
+
+def test_an_mcp_prompt_is_a_slash_command_whose_text_is_sent(term, tmg, llm):
+    from e2e.test_mcp_server_context import asking
+
+    tmg.write_config(asking())
+    llm.enqueue(Text("Ahoy, Ada!"))
+    launch(term, tmg)
+    ask(term, "/mcp__asking__nope")
+    term.wait_for("MCP server asking has no prompt named nope")
+    ask(term, "/mcp__asking__greet")
+    term.wait_for(r"prompt greet of MCP server asking needs name \(/mcp__asking__greet name=\.\.\.\)")
+    ask(term, "/mcp__asking__greet Ada")
+    term.wait_for("Ahoy, Ada!")
+    (request,) = llm.requests
+    assert request["messages"][-1] == {"role": "user", "content": "Say hello to Ada like a pirate."}

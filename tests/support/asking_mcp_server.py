@@ -2,7 +2,7 @@
 `python tests/support/asking_mcp_server.py`.
 
 Tools: `book()` asks for a name and a number of guests (elicitation) and says what it got;
-`chatty()` sends a log message, writes a line to stderr, and answers `said`. Its instructions
+`chatty()` sends a log message, writes a line to stderr, and answers `said`. Prompt: `greet(name)`. Its instructions
 are `$INSTRUCTIONS` (default: "Always call the user captain.").
 """
 
@@ -36,6 +36,11 @@ async def chatty(ctx: Context) -> str:
     await ctx.info("chatty was called")
     print("chatty wrote to stderr", file=sys.stderr, flush=True)
     return "said"
+
+
+@server.prompt(description="Greet someone like a pirate.")
+def greet(name: str) -> str:
+    return f"Say hello to {name} like a pirate."
 
 
 if __name__ == "__main__":

@@ -157,6 +157,36 @@ class McpConnection:
             raise error(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
         return _normalize(result)
 
+    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
+        """(argument, required) of prompt `name` as the server lists it; None when it has no such prompt."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            listed = await asyncio.wait_for(session.list_prompts(), self.start_timeout)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise McpCallError(f"{self.spec.name}: prompts/list: {describe_error(exc)}") from exc
+        for prompt in listed.prompts:
+            if prompt.name == name:
+                return [(a.name, bool(a.required)) for a in prompt.arguments or ()]
+        return None
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """prompts/get: the prompt's messages as one text (their text parts, in order)."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            result = await asyncio.wait_for(session.get_prompt(name, arguments), self.start_timeout)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise McpCallError(f"{self.spec.name}: prompts/get {name}: {describe_error(exc)}") from exc
+        texts = [getattr(m.content, "text", None) for m in result.messages]
+        return "\n\n".join(t for t in texts if t)
+
     async def restart(self) -> None:
         """Close what is left of the connection and start it afresh: a new session (initialize,
         tools/list) over a new transport. How a lost HTTP session or dropped connection is healed.

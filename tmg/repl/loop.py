@@ -227,10 +227,26 @@ class Repl:
             return
         if isinstance(parsed, commands.UnknownCommand):
             self.screen.error(parsed.message())
+        elif isinstance(parsed, commands.McpPrompt):
+            await self._mcp_prompt(parsed)
         elif isinstance(parsed, commands.Command):
             await self._command(run_command(self, parsed))
         else:
             await self.ask(parsed.text)
+
+    async def _mcp_prompt(self, entry: commands.McpPrompt) -> None:
+        """An MCP server's prompt, filled in by the server, sent as this prompt."""
+        from tmg.mcp_servers.outcome import McpCallError
+
+        try:
+            text = await self.mcp_servers.prompt(entry.server, entry.prompt, entry.arg)
+        except McpCallError as exc:
+            self.screen.error(str(exc))
+            return
+        if not text.strip():
+            self.screen.error(f"MCP prompt {entry.prompt} came back empty; nothing was sent")
+            return
+        await self.ask(text)
 
     async def _command(self, coro) -> None:
         """Run a slash command as a task that Ctrl-C cancels (the REPL goes on)."""

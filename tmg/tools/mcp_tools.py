@@ -123,6 +123,7 @@ class McpToolServer:
         self.spec = spec
         self.name = spec.name
         self.state: State = "starting"
+        self.start_timeout = start_timeout
         self._conn = connect(spec, start_timeout)
         if hasattr(self._conn, "elicit"):  # a server's request for input: a form, or one line declining it
             self._conn.elicit = self._elicit
@@ -444,6 +445,37 @@ class McpToolServers:
             count = len(server.tools)
             return f"MCP server {name} reconnected: {count} tool{'s' if count != 1 else ''}"
         return f"MCP server {name} did not reconnect ({server.failure}); check it runs, then /mcp reconnect {name}"
+
+    async def prompt(self, server_name: str, prompt: str, arg: str) -> str:
+        """`/mcp__SERVER__PROMPT args`: the server's prompt, filled in, as the text to send.
+
+        `args` is `key=value` words, or else the whole text for the prompt's first argument.
+        Raises McpCallError with a line for the user when it cannot be had."""
+        server = next((s for s in self._servers if _UNSAFE.sub("_", s.name) == server_name and s.state != "closed"),
+                      None)
+        if server is not None and server.state == "starting":  # asked for by name: worth its start
+            server.start()
+            await server.wait(server.start_timeout)
+        if server is None or server.state != "ready":
+            ready = ", ".join(s.name for s in self._servers if s.state == "ready") or "none"
+            raise McpCallError(f"no ready MCP server named {server_name} (ready: {ready})")
+        conn: Any = server._conn
+        params = await conn.prompt_arguments(prompt)
+        if params is None:
+            raise McpCallError(f"MCP server {server.name} has no prompt named {prompt}")
+        words = arg.split()
+        if words and all("=" in w for w in words):
+            arguments = dict(w.split("=", 1) for w in words)
+        elif arg.strip() and params:
+            arguments = {params[0][0]: arg.strip()}
+        else:
+            arguments = {}
+        missing = [name for name, required in params if required and name not in arguments]
+        if missing:
+            usage = " ".join(f"{name}=..." for name, _required in params)
+            raise McpCallError(f"prompt {prompt} of MCP server {server.name} needs {', '.join(missing)} "
+                               f"(/mcp__{server_name}__{prompt} {usage})")
+        return await conn.get_prompt(prompt, arguments)
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""
