@@ -202,11 +202,6 @@ class McpConnection:
         self._http_refusal = None
         await self.start()
 
-    @property
-    def session_lost(self) -> bool:
-        """True once the server is gone from under a ready connection (its transport closed)."""
-        return self._ready and not self.is_open
-
     async def close(self) -> None:
         """Stop the server without waiting for it to exit on its own (see `stdio.py`).
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from pathlib import Path
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ContextManager, Literal, Protocol
 
 from tmg.config.model import Config, McpServerConfig
@@ -125,11 +125,11 @@ class McpToolServer:
         self.state: State = "starting"
         self.start_timeout = start_timeout
         self._conn = connect(spec, start_timeout)
+        self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         if hasattr(self._conn, "elicit"):  # a server's request for input: a form, or one line declining it
             self._conn.elicit = self._elicit
         if hasattr(self._conn, "on_log"):
             self._conn.on_log = lambda line: self.log(line)
-        self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
         self._warn = warn
@@ -235,6 +235,27 @@ class McpToolServer:
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
         return ToolResult(outcome.text)
 
+    async def prompt(self, prompt: str, arg: str, command: str) -> str:
+        """The server's prompt `prompt` filled in from `arg` (`key=value` words, or else the whole
+        text for its first argument), as one text. Raises McpCallError with a line for the user."""
+        conn: Any = self._conn
+        params = await conn.prompt_arguments(prompt)
+        if params is None:
+            raise McpCallError(f"MCP server {self.name} has no prompt named {prompt}")
+        words = arg.split()
+        if words and all("=" in w for w in words):
+            arguments = dict(w.split("=", 1) for w in words)
+        elif arg.strip() and params:
+            arguments = {params[0][0]: arg.strip()}
+        else:
+            arguments = {}
+        missing = [name for name, required in params if required and name not in arguments]
+        if missing:
+            usage = " ".join(f"{name}=..." for name, _required in params)
+            raise McpCallError(f"prompt {prompt} of MCP server {self.name} needs {', '.join(missing)} "
+                               f"({command} {usage})")
+        return await conn.get_prompt(prompt, arguments)
+
     async def reconnect(self, *, force: bool = False) -> bool:
         """Start the server afresh (a new session over a new transport); True once it is ready.
 
@@ -325,6 +346,7 @@ class McpTools:
         self.on_progress = progress
         for server in self._servers:
             server.hold_screen = hold
+
     @property
     def servers(self) -> list[McpToolServer]:
         return list(self._servers)
@@ -459,23 +481,7 @@ class McpToolServers:
         if server is None or server.state != "ready":
             ready = ", ".join(s.name for s in self._servers if s.state == "ready") or "none"
             raise McpCallError(f"no ready MCP server named {server_name} (ready: {ready})")
-        conn: Any = server._conn
-        params = await conn.prompt_arguments(prompt)
-        if params is None:
-            raise McpCallError(f"MCP server {server.name} has no prompt named {prompt}")
-        words = arg.split()
-        if words and all("=" in w for w in words):
-            arguments = dict(w.split("=", 1) for w in words)
-        elif arg.strip() and params:
-            arguments = {params[0][0]: arg.strip()}
-        else:
-            arguments = {}
-        missing = [name for name, required in params if required and name not in arguments]
-        if missing:
-            usage = " ".join(f"{name}=..." for name, _required in params)
-            raise McpCallError(f"prompt {prompt} of MCP server {server.name} needs {', '.join(missing)} "
-                               f"(/mcp__{server_name}__{prompt} {usage})")
-        return await conn.get_prompt(prompt, arguments)
+        return await server.prompt(prompt, arg, f"/mcp__{server_name}__{prompt}")
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""
