@@ -21,6 +21,7 @@ from tmg.context.cleaners import CleanersTransformer
 from tmg.context.gatekeeper import BudgetGatekeeper
 from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
+from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
@@ -72,7 +73,7 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
 
 
 def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None,
-                   skills: SessionSkills | None = None) -> Pipeline:
+                   skills: SessionSkills | None = None, server_instructions: Transformer | None = None) -> Pipeline:
     # ``budget`` without a summary model only prunes.
     budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
@@ -82,6 +83,7 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
         CleanersTransformer(),
         AlternationTransformer(),
         PersonaTransformer(),
+        *([server_instructions] if server_instructions is not None else []),
         budget,
         TransientNotices(),
         PrunerTransformer(),
@@ -273,8 +275,8 @@ def open_session(
         memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
         own_mcp = mcp_servers is None
         if mcp_servers is None:
-            mcp_servers = McpToolServers(warn=notices.warn)
-        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr),
+            mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None)
+        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,
                                     warn=lambda text: _warn_and_record(text, notices, transcript))
         skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,
                                      warn=lambda text: _warn_and_record(text, notices, transcript))
@@ -302,9 +304,11 @@ def open_session(
         text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
         notices.notice(text)
         transcript.notice(text)
+    mcp.show_on(waiting.progress, waiting.hold)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(memory.injector, budget, skills=skills),
+        pipeline=build_pipeline(memory.injector, budget, skills=skills,
+                                server_instructions=ServerInstructionsTransformer(mcp.instructions)),
         history=history,
         tools=build_tools(envr, mcp, watcher.current, gate, skills=skills),
         hooks=hooks,

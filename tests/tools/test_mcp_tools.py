@@ -40,7 +40,7 @@ class FakeConnection:
         if self._start_error is not None:
             raise self._start_error
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, **_options: Any) -> ToolOutcome:
         self.calls.append((name, arguments, timeout))
         answer = self.answers.get(name, ToolOutcome.from_text(json.dumps(arguments), is_error=False))
         if isinstance(answer, Exception):

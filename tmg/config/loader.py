@@ -236,6 +236,8 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
             for extra in ("ARGS", "ENV", "DIR"):
                 if server.get(extra):
                     out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
+        elif server.get("HEADERS"):
+            out.warnings.append(f"MCP_SERVERS.{name}.HEADERS is ignored for a stdio server (use ENV); remove it")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     enabled = memory.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default)
@@ -281,6 +283,9 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             warm=s.get("WARM", False),
             tools_include=tuple(s.get("TOOLS", {}).get("INCLUDE", [])),
             tools_exclude=tuple(s.get("TOOLS", {}).get("EXCLUDE", [])),
+            headers=s.get("HEADERS", {}),
+            call_timeout=float(s["CALL_TIMEOUT"]) if s.get("CALL_TIMEOUT") is not None else None,
+            call_timeout_max=float(s.get("CALL_TIMEOUT_MAX", 600.0)),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }
@@ -318,6 +323,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         context_window=clean.get("CONTEXT_WINDOW", 0),
         compaction=compaction,
         tool_timeout=float(clean.get("TOOL_TIMEOUT", 30.0)),
+        roots=tuple(clean.get("ROOTS", [])),
         mcp_servers=servers,
         memory=memory,
         permissions=permissions,

@@ -17,6 +17,18 @@ PERMISSION_MODES = ("default", "accept-edits", "read-only", "yolo")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
 
 
+def _header_secrets(headers: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Each header value, and the credential of an `Authorization: Bearer <token>`-style value on
+    its own: a token quoted without its scheme (a tool result, an error) is masked too."""
+    pairs = []
+    for name, value in headers.items():
+        pairs.append((name, value))
+        scheme, _, credential = value.strip().partition(" ")
+        if credential.strip() and scheme.isalpha():
+            pairs.append((name, credential.strip()))
+    return pairs
+
+
 @dataclass(frozen=True)
 class ProviderConfig:
     name: str
@@ -48,6 +60,9 @@ class McpServerConfig:
     warm: bool = False  # WARM: kept running between runs by the broker (tmg.broker)
     tools_include: tuple[str, ...] = ()  # glob patterns on the server's tool names; empty: all
     tools_exclude: tuple[str, ...] = ()
+    headers: dict[str, str] = field(default_factory=dict)
+    call_timeout: float | None = None  # None: TOOL_TIMEOUT
+    call_timeout_max: float = 600.0
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"
@@ -93,6 +108,7 @@ class Config:
     context_window: int = 0  # 0: from the provider, else known models, else MAX_HISTORY_TOKENS
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     tool_timeout: float = 30.0
+    roots: tuple[str, ...] = ()
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
@@ -120,9 +136,10 @@ class Config:
         entries: list[tuple[str, str]] = []
         for name, provider in self.providers.items():
             entries.append((f"PROVIDERS.{name}.API_KEY", provider.api_key))
-            entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in provider.headers.items())
+            entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(provider.headers))
         for name, server in self.mcp_servers.items():
             entries.extend((f"MCP_SERVERS.{name}.ENV.{k}", v) for k, v in server.env.items() if _SECRET_NAME.search(k))
+            entries.extend((f"MCP_SERVERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

@@ -57,7 +57,12 @@ MCP_SERVER = {
     "ENV": Key("str_map", {}),
     "DIR": Key("str", ""),
     "URL": Key("url", "", example="http://localhost:8000/mcp"),
+    "HEADERS": Key("str_map", {}, secret=True),  # sent with every request to a URL server
     "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
+    # A tool call's bound: seconds of silence (default TOOL_TIMEOUT), each progress notification
+    # restarting it, and the most a call may take however much progress it reports.
+    "CALL_TIMEOUT": Key("number", None, minimum=0.1, maximum=_DAY),
+    "CALL_TIMEOUT_MAX": Key("number", 600.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
     "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
     # Which of the server's tools are offered: glob patterns on the server's own tool names.
@@ -100,6 +105,8 @@ SCHEMA: dict[str, Key] = {
     "CONTEXT_WINDOW": Key("int", 0, minimum=0, maximum=100_000_000),
     "COMPACTION": Key("block", {}, fields=COMPACTION),
     "TOOL_TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
+    # Folders besides the working folder that MCP servers are told they may work in (MCP roots).
+    "ROOTS": Key("str_list", [], hot=False),
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpStartError, McpStartTimeout,
-                                     ToolOutcome, ToolSpec)
+from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
+                                     McpStartTimeout, ToolOutcome, ToolSpec)
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools import media
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
+# Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
+# fields) -> the answers, or None when the user declines.
+ElicitFn = Callable[[str, str, dict[str, Any]], Awaitable["dict[str, Any] | None"]]
+# What a progress notification reports: progress, total (when known), a message (when sent).
+ProgressFn = Callable[[float, "float | None", "str | None"], None]
 DEFAULT_START_TIMEOUT_S = 15.0
 # Extra time on top of the SDK's own read timeout before we give up on a call ourselves.
 _CALL_SLACK_S = 0.5
@@ -47,6 +53,12 @@ class McpConnection:
         # Set by the server's notifications/tools/list_changed; the owner of the tool list
         # refreshes it (refresh_tools) at a phase boundary, never in the middle of a turn.
         self.tools_changed = False
+        self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
+        self.on_log: Callable[[str], None] | None = None  # a server's log messages (--debug), one line each
+        self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
+        self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
+        self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
+        self.instructions = ""  # what the server says about using it (initialize's `instructions`)
         self.server_name: str | None = None
         self.server_version: str | None = None
 
@@ -112,9 +124,14 @@ class McpConnection:
             raise McpCallError(f"{self.spec.name}: tools/list: {describe_error(exc)}") from exc
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S
+        self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S, *,
+        max_timeout: float | None = None, on_progress: ProgressFn | None = None,
     ) -> ToolOutcome:
-        """Call a tool, bounded by `timeout` seconds.
+        """Call a tool, bounded by `timeout` seconds of silence.
+
+        The request carries a progressToken; each progress notification is passed to
+        `on_progress` and gives the call another `timeout` seconds, never past `max_timeout`
+        seconds from its start. A call past its bound is cancelled (the SDK tells the server).
 
         Returns the normalized result, `is_error` included: the caller decides what an
         `isError` result means. Raises McpCallFailed when the server answered with a JSON-RPC
@@ -129,22 +146,96 @@ class McpConnection:
         # send_request rather than call_tool: the SDK's call_tool raises on a structured result
         # that misses the declared outputSchema, and the result's usable text is lost with it.
         request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments))
+        limit = max(timeout, max_timeout or timeout)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout
+
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            nonlocal deadline
+            deadline = min(started + limit, loop.time() + timeout)  # a sign of life buys more time
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        call = asyncio.ensure_future(session.send_request(
+            request, CallToolResult, request_read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
         try:
-            result = await asyncio.wait_for(
-                session.send_request(request, CallToolResult, request_read_timeout_seconds=timeout),
-                timeout + _CALL_SLACK_S,
-            )
+            while not call.done():
+                if self._asking_since is not None:  # the server waits for the user, not the other way
+                    await asyncio.wait({call}, timeout=0.2)
+                    continue
+                deadline = max(deadline, min(started + limit, self._answered_at + timeout))
+                if loop.time() >= deadline:
+                    break
+                await asyncio.wait({call}, timeout=deadline - loop.time())
+            if not call.done():
+                call.cancel()  # the SDK sends notifications/cancelled on its way out
+                await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
+                raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
+                                     at_limit=loop.time() >= started + limit)
+            result = call.result()
         except asyncio.CancelledError:
+            call.cancel()
+            raise
+        except McpCallError:
             raise
         except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
             if is_timeout(exc) and self.is_open:
                 raise McpCallTimeout(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
-            if self.is_open and is_error_answer(exc):
+            if is_session_lost(exc):  # the owner reconnects: a new session over a new transport
+                raise McpSessionLost(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
+            if self.is_open and is_error_answer(exc):  # this call failed; the connection stands
                 raise McpCallFailed(f"{self.spec.name}.{name}: {describe_error(exc)}",
                                     reason=answer_reason(exc)) from exc
             raise McpCallError(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
         mismatch = None if result.is_error else await _output_mismatch(session, name, result)
         return _normalize(result, mismatch)
+
+    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
+        """(argument, required) of prompt `name` as the server lists it; None when it has no such prompt."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            listed = await asyncio.wait_for(session.list_prompts(), self.start_timeout)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise McpCallError(f"{self.spec.name}: prompts/list: {describe_error(exc)}") from exc
+        for prompt in listed.prompts:
+            if prompt.name == name:
+                return [(a.name, bool(a.required)) for a in prompt.arguments or ()]
+        return None
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """prompts/get: the prompt's messages as one text (their text parts, in order)."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            result = await asyncio.wait_for(session.get_prompt(name, arguments), self.start_timeout)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise McpCallError(f"{self.spec.name}: prompts/get {name}: {describe_error(exc)}") from exc
+        texts = [getattr(m.content, "text", None) for m in result.messages]
+        return "\n\n".join(t for t in texts if t)
+
+    async def restart(self) -> None:
+        """Close what is left of the connection and start it afresh: a new session (initialize,
+        tools/list) over a new transport. How a lost HTTP session or dropped connection is healed.
+
+        Raises:
+            McpStartError: as start() does.
+        """
+        await self.close()
+        self._owner = None
+        self._closing = None
+        self._ready = False
+        self._tools = {}
+        self.tools_changed = False  # the new session's tools/list is the current list
+        self._http_refusal = None
+        await self.start()
 
     async def close(self) -> None:
         """Stop the server without waiting for it to exit on its own (see `stdio.py`).
@@ -200,6 +291,10 @@ class McpConnection:
                         read_timeout_seconds=self.start_timeout,
                         client_info=Implementation(name=self.client_name, version="0"),
                         message_handler=self._on_message,
+                        # Roots are advertised only when there are some: a server then works in them.
+                        list_roots_callback=self._list_roots if self.spec.roots else None,
+                        elicitation_callback=self._on_elicit,
+                        logging_callback=self._on_log_message,
                     )
                 )
                 async with asyncio.timeout(self.start_timeout):
@@ -210,13 +305,16 @@ class McpConnection:
                 info = getattr(init, "server_info", None)
                 self.server_name = getattr(info, "name", None)
                 self.server_version = getattr(info, "version", None)
+                self.instructions = getattr(init, "instructions", None) or ""
                 self._session = session
                 self._ready = True
                 ready.set_result(None)
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                if is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
+                if self._http_refusal is not None:
+                    ready.set_exception(McpStartError(self._refusal_line()))
+                elif is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
                     ready.set_exception(McpStartTimeout(
                         f"{self.spec.name}: no answer to {step} within {self.start_timeout:g} s"))
                 else:
@@ -239,7 +337,9 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = create_mcp_http_client(headers=dict(spec.headers)) if spec.headers else None
+            client = await stack.enter_async_context(
+                create_mcp_http_client(headers=dict(spec.headers) if spec.headers else None))
+            client.event_hooks["response"].append(self._note_refusal)
             streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
             return streams[0], streams[1], None
         from tmg.mcp_servers.stdio import open_errlog, quick_stdio_transport
@@ -250,6 +350,61 @@ class McpConnection:
             quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog)
         )
         return read, write, errlog
+
+
+    async def _list_roots(self, _context: Any) -> Any:
+        """roots/list: the folders of the spec, as file:// URIs."""
+        from pathlib import Path
+
+        from mcp_types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=Path(folder).as_uri(), name=Path(folder).name or folder)
+                                      for folder in self.spec.roots])
+
+    async def _on_log_message(self, params: Any) -> None:
+        """notifications/message: one line to `on_log` (tmg --debug), never to the user otherwise."""
+        if self.on_log is None:
+            return
+        data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+        where = f" {params.logger}" if getattr(params, "logger", None) else ""
+        self.on_log(f"MCP server {self.spec.name}{where} [{params.level}]: {' '.join(data.split())[:500]}")
+
+    async def _on_elicit(self, _context: Any, params: Any) -> Any:
+        """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""
+        from mcp_types import ElicitResult
+
+        schema = getattr(params, "requested_schema", None)
+        if self.elicit is None or getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
+            return ElicitResult(action="decline")
+        loop = asyncio.get_running_loop()
+        self._asking_since = loop.time()
+        try:
+            answers = await self.elicit(self.spec.name, str(params.message), schema)
+        finally:
+            self._asking_since = None
+            self._answered_at = loop.time()
+        if answers is None:
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content=answers)
+
+    async def _note_refusal(self, response: Any) -> None:
+        """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
+        if response.status_code in (401, 403):
+            self._http_refusal = response.status_code
+
+    def _refusal_line(self) -> str:
+        name, status = self.spec.name, self._http_refusal
+        where = f"MCP_SERVERS.{name}.HEADERS"
+        if status == 403:
+            return f"{name}: the server answered 403 Forbidden: the credentials in {where} are not allowed in"
+        if self.spec.headers:
+            return f"{name}: the server answered 401 Unauthorized: check the token in {where}"
+        return (f"{name}: the server answered 401 Unauthorized: it needs credentials; set {where} "
+                f"(e.g. Authorization: \"Bearer ${{{_env_name(name)}_TOKEN}}\")")
+
+
+def _env_name(server: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in server).upper()
 
 
 def import_sdk() -> None:
@@ -392,6 +547,17 @@ def is_timeout(exc: BaseException) -> bool:
     if code is None:
         code = getattr(getattr(exc, "error", None), "code", None)
     return code == _REQUEST_TIMEOUT
+
+
+_INVALID_REQUEST = -32600
+
+
+def is_session_lost(exc: BaseException) -> bool:
+    """The SDK's spelling of an HTTP 404 to a request of a known session: "Session terminated"."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    error = getattr(exc, "error", None)
+    return getattr(error, "code", None) == _INVALID_REQUEST and getattr(error, "message", "") == "Session terminated"
 
 
 def describe_error(exc: BaseException) -> str:

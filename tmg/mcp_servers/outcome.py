@@ -32,7 +32,17 @@ class McpCallFailed(McpCallError):
 
 class McpCallTimeout(McpCallError):
     """The call did not answer in time. The SDK cancels it and the session stays usable, so
-    this is not a broken server, only a slow call."""
+    this is not a broken server, only a slow call. `at_limit`: it ran to the most a call may
+    take (progress kept it alive until then), rather than going silent."""
+
+    def __init__(self, message: str, *, at_limit: bool = False) -> None:
+        super().__init__(message)
+        self.at_limit = at_limit
+
+
+class McpSessionLost(McpCallError):
+    """The HTTP server no longer knows the session (it answered 404, e.g. after a restart): the
+    call never ran, so it may be sent again once the client has initialized a new session."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from tmg.mcp_servers.spec import ServerSpec
 
-State = Literal["off", "starting", "ready", "failed", "withdrawn", "closed"]
+# reconnecting: a URL tool server whose connection dropped, being started afresh (mcp_tools.py)
+State = Literal["off", "starting", "ready", "reconnecting", "failed", "withdrawn", "closed"]
 # The most close() lets a start it cancelled wind down (only a start that ignores the cancel takes it).
 START_CANCEL_WAIT_S = 2.0
 

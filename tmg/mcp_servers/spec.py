@@ -59,21 +59,24 @@ class ServerSpec:
     cwd: str | None = None
     errlog: str | None = None
     url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # secrets: never in a repr
+    # Folders the server is told it may work in (MCP roots): the working folder and ROOTS.
+    roots: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
             raise ValueError(f"MCP server {self.name!r}: set exactly one of COMMAND or URL")
 
 
-def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None) -> ServerSpec:
+def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None,
+                     roots: tuple[str, ...] = ()) -> ServerSpec:
     """An `MCP_SERVERS` entry as a ServerSpec: the one mapping from config to a server to start.
 
     A stdio server gets its declared ENV over the minimal base (never tmg's own environment),
     its DIR as the working directory, and `errlog` for its stderr.
     """
     if entry.url:
-        return ServerSpec(name=entry.name, url=entry.url)
+        return ServerSpec(name=entry.name, url=entry.url, headers=dict(entry.headers), roots=roots)
     return ServerSpec(
         name=entry.name,
         command=entry.command,
@@ -81,4 +84,5 @@ def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None) -
         env=child_environment(entry.env),
         cwd=entry.dir or None,
         errlog=str(errlog) if errlog else None,
+        roots=roots,
     )

@@ -155,9 +155,19 @@ async def _permissions(repl: Repl, arg: str) -> None:
     repl.screen.hint("revoke a saved decision with /permissions revoke N (or the rule)")
 
 
-async def _mcp(repl: Repl, _arg: str) -> None:
-    servers = getattr(repl.session, "mcp_servers", None)
-    lines = servers.status_lines() if servers is not None else []
+async def _mcp(repl: Repl, arg: str) -> None:
+    verb, _, name = arg.partition(" ")
+    servers = repl.mcp_servers
+    if verb == "reconnect":  # `/mcp reconnect NAME`: a new session over a new transport, now
+        if not name.strip():
+            repl.screen.error("usage: /mcp reconnect NAME")
+            return
+        repl.screen.say(await servers.reconnect(name.strip()))
+        return
+    if verb:
+        repl.screen.error(f"unknown /mcp subcommand {verb!r} (/mcp, /mcp reconnect NAME)")
+        return
+    lines = servers.status_lines()
     for line in lines or ["no MCP tool servers in this session (MCP_SERVERS in `tmg config`)"]:
         repl.screen.say(line)
 

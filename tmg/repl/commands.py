@@ -34,7 +34,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "\"always\" decisions; revoke one"),
     CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "
                 "/NAME [request] activates skill NAME"),
-    CommandSpec("mcp", "/mcp", "the MCP servers: status (and why), transport, tools, whether warm"),
+    CommandSpec("mcp", "/mcp [reconnect NAME]", "the MCP servers: status (and why), transport, tools, whether "
+                "warm; /mcp reconnect NAME starts one afresh"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 
@@ -69,7 +70,16 @@ class Prompt:
     text: str
 
 
-Entry = Command | UnknownCommand | Prompt | None
+@dataclass(frozen=True)
+class McpPrompt:
+    """`/mcp__SERVER__PROMPT args`: an MCP server's prompt, filled in and sent as the prompt."""
+
+    server: str
+    prompt: str
+    arg: str = ""
+
+
+Entry = Command | UnknownCommand | Prompt | McpPrompt | None
 
 
 def names() -> list[str]:
@@ -100,6 +110,10 @@ def parse(entry: str) -> Entry:
     if "\n" in word:
         word, _, rest = word.partition("\n")
         arg = (rest + " " + arg).strip()
+    if word.startswith("mcp__") and word.count("__") >= 2:
+        server, _, prompt = word[len("mcp__"):].partition("__")
+        if server and prompt:
+            return McpPrompt(server, prompt, arg.strip())
     spec = _BY_NAME.get(word.lower())
     if spec is None:
         return UnknownCommand(word, suggest(word), arg.strip())

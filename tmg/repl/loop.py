@@ -32,6 +32,7 @@ from tmg.environment import Environment
 from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.memory.runtime import MemoryServers
+from tmg.repl.elicit import ElicitForm
 from tmg.tools.mcp_tools import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
@@ -102,7 +103,8 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
-        self.mcp_servers = McpToolServers(warn=self.notices.warn)
+        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
+                                          log=self.notices.notice if envr.debug else None)
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
         # A tool call the permission engine asks about is put to the user here.
@@ -246,6 +248,8 @@ class Repl:
                     await self.ask(entry.strip())
                 return
             self.screen.error(self._unknown(parsed).message())
+        elif isinstance(parsed, commands.McpPrompt):
+            await self._mcp_prompt(parsed)
         elif isinstance(parsed, commands.Command):
             await self._command(run_command(self, parsed))
         else:
@@ -260,6 +264,20 @@ class Repl:
 
         close = difflib.get_close_matches(parsed.typed, skills.catalog.names(), n=1, cutoff=0.75)
         return commands.UnknownCommand(parsed.typed, tuple(close), parsed.arg)
+
+    async def _mcp_prompt(self, entry: commands.McpPrompt) -> None:
+        """An MCP server's prompt, filled in by the server, sent as this prompt."""
+        from tmg.mcp_servers.outcome import McpCallError
+
+        try:
+            text = await self.mcp_servers.prompt(entry.server, entry.prompt, entry.arg)
+        except McpCallError as exc:
+            self.screen.error(str(exc))
+            return
+        if not text.strip():
+            self.screen.error(f"MCP prompt {entry.prompt} came back empty; nothing was sent")
+            return
+        await self.ask(text)
 
     async def _command(self, coro) -> None:
         """Run a slash command as a task that Ctrl-C cancels (the REPL goes on)."""

@@ -11,8 +11,11 @@ tools join from the next turn on.
 
 A tool's `isError` result goes back to the model as an error result, and so do a JSON-RPC error
 answer and a call past its timeout (the SDK cancels it): the server stays. A transport failure
-(the connection closed or the server died) is an error result naming the server, one warning to
-the user, and that server's tools withdrawn for the rest of the process. A server that says its
+(the connection closed or the server died) is an error result naming the server and one warning
+to the user. A URL server is then reconnected: at once when it no longer knows the session (HTTP
+404, the call is sent again), else in the background with backoff, bounded (`RECONNECT_DELAYS_S`),
+its tools back from the next turn once it answers; a stdio server's tools are withdrawn for the
+rest of the process. `/mcp reconnect NAME` starts any server afresh. A server that says its
 tools changed is listed again at the next turn's start (`settle`). Which tools are offered (a
 server's TOOLS, the cap, deferred schemas) is tool_offer.py's. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is started and
@@ -26,17 +29,24 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
 from tmg.mcp_servers.pool import PooledServer, ServerPool
 from tmg.mcp_servers.start_times import StartTimes
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
 from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
+
+if TYPE_CHECKING:
+    from tmg.mcp_servers.connection import ElicitFn, ProgressFn
+
+# Told of a running call's progress: the tool's public name, progress, total, message.
+ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
 
 READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
 # The cold path (issue 15): a prompt waits for a server still starting as long as its remembered
@@ -47,6 +57,9 @@ COLD_WAIT_MARGIN_S = 1.0
 MAX_COLD_WAIT_S = 10.0
 MAX_NAME_CHARS = 64  # OpenAI's limit on a function name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+# Seconds before each background attempt to reconnect a URL server whose connection dropped;
+# after the last one the server is withdrawn (`/mcp reconnect NAME` tries again).
+RECONNECT_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 # How a WARM server was reached (tmg.broker.launch's routes), as `/mcp` says it.
 _WARMTH = {"warm broker": "warm (kept by the broker)",
            "cold start (broker started)": "warm (the broker started it now)",
@@ -119,16 +132,56 @@ def is_shipped(config: Config, name: str) -> bool:
     return bool(origins) and all(origin == "default" for origin in origins)
 
 
+def mcp_roots(config: Config, cwd: Path | None) -> tuple[str, ...]:
+    """The folders MCP servers may work in: the working folder, then ROOTS (`~` expanded, a
+    relative one against the working folder), each once."""
+    base = cwd or Path.cwd()
+    folders = [base] + [base / Path(root).expanduser() for root in config.roots]
+    return tuple(dict.fromkeys(str(folder.resolve()) for folder in folders))
+
+
 class McpToolServer(PooledServer):
     """One server whose tools are offered: its start in the background (tmg.mcp_servers.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
                  warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None) -> None:
-        super().__init__(spec, start_timeout=start_timeout, connect=connect, warn=warn)
+        super().__init__(spec, start_timeout=start_timeout, connect=self._wired(connect), warn=warn)
         self.warm = warm  # kept warm by the broker (WARM: true)
         self._times = times
         self._told_late = False
         self._told_mismatch: set[str] = set()
+        self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
+        self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
+        self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._restart_lock = asyncio.Lock()
+        self.call_timeout: float | None = None  # CALL_TIMEOUT (None: the session's TOOL_TIMEOUT)
+        self.call_timeout_max = 600.0  # CALL_TIMEOUT_MAX
+
+    def _wired(self, connect: Callable[[ServerSpec, float], Connection]) -> Callable[[ServerSpec, float], Connection]:
+        """`connect`, with the connection told where a server's questions and log lines go."""
+        def wired(spec: ServerSpec, start_timeout: float) -> Connection:
+            conn = connect(spec, start_timeout)
+            if hasattr(conn, "elicit"):  # a server's request for input: a form, or one line declining it
+                conn.elicit = self._elicit
+            if hasattr(conn, "on_log"):
+                conn.on_log = lambda line: self.log(line)
+            return conn
+        return wired
+
+    async def _elicit(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        if self.ask_user is not None:
+            with self.hold_screen():
+                return await self.ask_user(server, message, schema)
+        brief = " ".join(message.split())[:120]
+        self._warn(f"MCP server {server} asked for input (\"{brief}\"); a one-shot cannot ask you, so it was "
+                   "declined (run tmg without a prompt to answer such questions)")
+        return None
+
+    def call_bounds(self, timeout: float) -> tuple[float, float]:
+        """(seconds of silence a call may take, the most it may take with progress), given TOOL_TIMEOUT."""
+        idle = self.call_timeout or timeout
+        return idle, max(idle, self.call_timeout_max)
 
     @property
     def transport(self) -> str:
@@ -180,20 +233,46 @@ class McpToolServer(PooledServer):
             self._warn(f"MCP server {self.name} changed its tools but listing them failed ({exc}); "
                        "the tools listed before stay")
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
+    @property
+    def instructions(self) -> str:
+        return str(getattr(self._conn, "instructions", "") or "")
+
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
+                   on_progress: ProgressFn | None = None) -> ToolResult:
+        idle, most = self.call_bounds(timeout)
+        if self.state == "reconnecting" and not await self.reconnect():  # a call is a reason to try now
+            return ToolResult(f"error: MCP server {self.name} is unreachable ({self.failure}); tmg keeps trying "
+                              "to reconnect, its tools come back when it answers", is_error=True)
         if self.state != "ready":
             return ToolResult(f"error: MCP server {self.name} is not available; its tools are withdrawn", True)
         try:
-            outcome = await self._conn.call_tool(tool, arguments, timeout)
+            try:
+                outcome = await self._conn.call_tool(tool, arguments, idle, max_timeout=most, on_progress=on_progress)
+            except McpSessionLost:  # the server restarted: the call never ran, so it is sent again
+                if not await self.reconnect(force=True):
+                    raise
+                outcome = await self._conn.call_tool(tool, arguments, idle, max_timeout=most, on_progress=on_progress)
         except asyncio.CancelledError:
             raise
-        except McpCallTimeout:  # slow, not broken: the SDK cancelled the call, the server stays
-            return ToolResult(f"error: {self.name} did not answer within {timeout:g} s; the call was "
+        except McpCallTimeout as exc:  # slow, not broken: the SDK cancelled the call, the server stays
+            if exc.at_limit:
+                return ToolResult(f"error: {self.name} was still working after {most:g} s, the most a call may "
+                                  "take (CALL_TIMEOUT_MAX); the call was cancelled (try something smaller)",
+                                  is_error=True)
+            return ToolResult(f"error: {self.name} did not answer within {idle:g} s; the call was "
                               "cancelled (try something smaller, or another way)", is_error=True)
         except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
             return ToolResult(f"error: {self.name} answered with an error: {exc.reason}", is_error=True)
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
+            if self.spec is not None and self.spec.url is not None:
+                if await self.recover(reason):
+                    return ToolResult(f"error: MCP server {self.name} lost its connection ({reason}) and was "
+                                      "reconnected; the call may not have run: call it again if it should",
+                                      is_error=True)
+                return ToolResult(f"error: MCP server {self.name} lost its connection ({reason}); the call may "
+                                  "not have run; tmg is reconnecting, its tools come back when it answers",
+                                  is_error=True)
             self.withdraw(reason)
             return ToolResult(f"error: MCP server {self.name} failed ({reason}); its tools are withdrawn "
                               "for this session", is_error=True)
@@ -204,6 +283,83 @@ class McpToolServer(PooledServer):
         if outcome.is_error:  # the tool's own failure (isError): the model is told it is one
             return ToolResult(f"error: {outcome.text or 'the tool reported an error'}", is_error=True)
         return ToolResult(outcome.text, images=outcome.images)
+
+    async def prompt(self, prompt: str, arg: str, command: str) -> str:
+        """The server's prompt `prompt` filled in from `arg` (`key=value` words, or else the whole
+        text for its first argument), as one text. Raises McpCallError with a line for the user."""
+        conn: Any = self._conn
+        params = await conn.prompt_arguments(prompt)
+        if params is None:
+            raise McpCallError(f"MCP server {self.name} has no prompt named {prompt}")
+        words = arg.split()
+        if words and all("=" in w for w in words):
+            arguments = dict(w.split("=", 1) for w in words)
+        elif arg.strip() and params:
+            arguments = {params[0][0]: arg.strip()}
+        else:
+            arguments = {}
+        missing = [name for name, required in params if required and name not in arguments]
+        if missing:
+            usage = " ".join(f"{name}=..." for name, _required in params)
+            raise McpCallError(f"prompt {prompt} of MCP server {self.name} needs {', '.join(missing)} "
+                               f"({command} {usage})")
+        return await conn.get_prompt(prompt, arguments)
+
+    async def reconnect(self, *, force: bool = False) -> bool:
+        """Start the server afresh (a new session over a new transport); True once it is ready.
+
+        One restart at a time: a call and the background retries share it. Without `force`, a
+        server made ready meanwhile is left as it is."""
+        async with self._restart_lock:
+            if self.state == "closed" or self._conn is None:
+                return False
+            if self.state == "ready" and not force:
+                return True
+            if not hasattr(self._conn, "restart"):  # a warm server's broker connection: the broker restarts it
+                self.failure = "kept by the broker; `tmg memory stop` restarts the broker's servers"
+                return False
+            was = self.state
+            try:
+                await self._conn.restart()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - unreachable still: said by the caller
+                self.failure = str(exc)
+                if was == "ready":
+                    self.state = "reconnecting"
+                return False
+            self.state, self.failure = "ready", None
+            if was == "reconnecting":  # came back by itself (a `/mcp reconnect` says so on its own)
+                self._warn(f"MCP server {self.name} is back; its tools are offered again")
+            return True
+
+    async def recover(self, reason: str) -> bool:
+        """A URL server's connection dropped: say so once and reconnect at once (a restart is
+        quick); if it is not back yet, keep trying in the background with backoff. True when back."""
+        if self.state != "ready":
+            return False
+        self.state, self.failure = "reconnecting", reason
+        self._warn(f"MCP server {self.name} lost its connection ({reason}); reconnecting")
+        if await self.reconnect():
+            return True
+        self._reconnecting = asyncio.get_running_loop().create_task(
+            self._keep_reconnecting(), name=f"mcp-reconnect:{self.name}")
+        return False
+
+    async def _keep_reconnecting(self) -> None:
+        for delay in RECONNECT_DELAYS_S:
+            await asyncio.sleep(delay)
+            if self.state != "reconnecting" or await self.reconnect():
+                return
+        if self.state == "reconnecting":
+            self.state = "withdrawn"
+            self._warn(f"MCP server {self.name} did not come back after {len(RECONNECT_DELAYS_S)} attempts "
+                       f"({self.failure}); its tools are withdrawn (/mcp reconnect {self.name} tries again)")
+
+    async def close(self) -> None:
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
+        await super().close()
 
     def withdraw(self, reason: str) -> bool:
         if not super().withdraw(reason):
@@ -217,7 +373,7 @@ class McpToolServer(PooledServer):
             state = f"ready, {len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}"
         elif self.state == "starting":
             state = f"starting ({self.waited():.1f} s so far)" if self.started_at is not None else "not started"
-        elif self.state in ("failed", "withdrawn"):
+        elif self.state in ("failed", "withdrawn", "reconnecting"):
             state = f"{self.state} — {self.failure}"  # why, in the words its warning used
         else:
             state = self.state
@@ -245,6 +401,18 @@ class McpTools:
         self._loaded: set[str] = set()  # deferred tools mcp_find_tools loaded, offered from then on
         self._told_deferred = False
         self._told_cap: int | None = None
+        self.on_progress: ToolProgress | None = None  # the waiting line, when there is one
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """(server, instructions) of the servers ready now, for the system message."""
+        return [(s.name, s.instructions) for s in self._servers if s.state == "ready" and s.instructions]
+
+    def show_on(self, progress: ToolProgress, hold: Callable[[], ContextManager[None]]) -> None:
+        """The session's waiting line: calls' progress is shown on it, and it is held off the
+        screen while a server's question is answered."""
+        self.on_progress = progress
+        for server in self._servers:
+            server.hold_screen = hold
 
     @property
     def servers(self) -> list[McpToolServer]:
@@ -344,11 +512,23 @@ class McpTools:
         return ToolAction(name, effect, server=server.name, preview=preview,
                           requires_consent=server.name in self._consent)
 
+    def call_limit(self, name: str, timeout: float) -> float:
+        """The most a call of `name` may take (its server's CALL_TIMEOUT_MAX: progress extends it)."""
+        if name == FIND_TOOLS:
+            return timeout
+        server, _tool = self._names[name]
+        return server.call_bounds(timeout)[1]
+
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         if name == FIND_TOOLS:
             return self._find(arguments)
         server, tool = self._names[name]
-        return await server.call(tool, arguments, timeout)
+        report = self.on_progress
+        progress: ProgressFn | None = None
+        if report is not None:
+            def progress(done: float, total: float | None, message: str | None) -> None:
+                report(name, done, total, message)
+        return await server.call(tool, arguments, timeout, progress)
 
 
 class McpToolServers:
@@ -357,7 +537,10 @@ class McpToolServers:
 
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
                  connect: Callable[[ServerSpec, float], Connection] = _connect,
-                 connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm) -> None:
+                 connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm,
+                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None) -> None:
+        self._log = log  # servers' log messages (tmg --debug); None: not shown
+        self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
         self._warn = warn
         self._connect = connect
         self._connect_warm = connect_warm
@@ -368,12 +551,14 @@ class McpToolServers:
         return list(self._pool)
 
     def tools_for(self, config: Config, home: Path | None = None, *, ready_wait: float | None = None,
-                  warn: Callable[[str], None] | None = None) -> McpTools:
+                  warn: Callable[[str], None] | None = None, cwd: Path | None = None) -> McpTools:
         """The ToolSource of `config`'s servers, reusing the running ones. Not started: call start().
 
         `ready_wait`: a fixed wait per prompt (TMG_MCP_WAIT); None waits as long as each
-        server's remembered starts need (`McpToolServer.cold_wait`)."""
+        server's remembered starts need (`McpToolServer.cold_wait`). Each server is told its
+        roots: the working folder `cwd` and the config's ROOTS."""
         say = warn or self._warn
+        roots = mcp_roots(config, cwd)
         times = StartTimes(home)
         chosen = []
         consent, filters = set(), {}
@@ -382,14 +567,51 @@ class McpToolServers:
                 consent.add(entry.name)
             filters[entry.name] = ToolFilter(entry.tools_include, entry.tools_exclude)
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
-            spec = spec_from_config(entry, errlog)
+            spec = spec_from_config(entry, errlog, roots)
             connect = self._connect_warm if entry.warm and spec.command else self._connect
-            server = self._pool.get(spec, lambda: McpToolServer(spec, entry.timeout, connect, say,
-                                                                warm=entry.warm, times=times))
+            server = self._pool.get(spec, lambda: self._new_server(spec, entry, connect, say, times),
+                                    reuse=("starting", "ready", "reconnecting", "failed", "withdrawn"))
+            server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
         return McpTools(chosen, ready_wait, consent=frozenset(consent), filters=filters,
                         defer_chars=defer_limit(config.max_history_tokens), warn=say)
+
+    def _new_server(self, spec: ServerSpec, entry: McpServerConfig, connect: Callable[[ServerSpec, float], Connection],
+                    say: Callable[[str], None], times: StartTimes) -> McpToolServer:
+        server = McpToolServer(spec, entry.timeout, connect, say, warm=entry.warm, times=times)
+        server.ask_user = self._ask_user
+        if self._log is not None:
+            server.log = self._log
+        return server
+
+    async def reconnect(self, name: str) -> str:
+        """`/mcp reconnect NAME`: start the server afresh, whatever its state; one line saying how it went."""
+        live = [s for s in self._pool if s.state != "closed"]
+        server = next((s for s in live if s.name == name), None)
+        if server is None:
+            return f"no MCP tool server named {name} (servers: {', '.join(s.name for s in live) or 'none'})"
+        if server.state == "starting":
+            return f"MCP server {name} is still starting"
+        if await server.reconnect(force=True):
+            count = len(server.tools)
+            return f"MCP server {name} reconnected: {count} tool{'s' if count != 1 else ''}"
+        return f"MCP server {name} did not reconnect ({server.failure}); check it runs, then /mcp reconnect {name}"
+
+    async def prompt(self, server_name: str, prompt: str, arg: str) -> str:
+        """`/mcp__SERVER__PROMPT args`: the server's prompt, filled in, as the text to send.
+
+        `args` is `key=value` words, or else the whole text for the prompt's first argument.
+        Raises McpCallError with a line for the user when it cannot be had."""
+        live = [s for s in self._pool if s.state != "closed"]
+        server = next((s for s in live if _UNSAFE.sub("_", s.name) == server_name), None)
+        if server is not None and server.state == "starting":  # asked for by name: worth its start
+            server.start()
+            await server.wait(server.start_timeout)
+        if server is None or server.state != "ready":
+            ready = ", ".join(s.name for s in live if s.state == "ready") or "none"
+            raise McpCallError(f"no ready MCP server named {server_name} (ready: {ready})")
+        return await server.prompt(prompt, arg, f"/mcp__{server_name}__{prompt}")
 
     def start(self) -> None:
         """Start every server not started yet, in parallel (call on the event loop)."""

@@ -127,7 +127,10 @@ class ToolRegistry:
                 result = await asyncio.wait_for(tool.run(arguments), bound)
             else:
                 assert source is not None
-                result = await asyncio.wait_for(source.call(name, arguments, timeout), timeout + _SOURCE_SLACK_S)
+                # A source that bounds its own calls (progress extends an MCP call) says how far.
+                limit = getattr(source, "call_limit", None)
+                bound = limit(name, timeout) if limit is not None else timeout
+                result = await asyncio.wait_for(source.call(name, arguments, timeout), bound + _SOURCE_SLACK_S)
         except asyncio.TimeoutError:
             return ToolResult(f"error: {name} did not finish within {timeout:g} s", is_error=True)
         except Exception as exc:  # a broken tool is the model's problem to route around, not a crash

@@ -1,7 +1,8 @@
 """The waiting line: a spinner and the seconds elapsed on stderr while nothing else shows.
 
 Drawn while the model has not sent its first token and while a tool runs, so a slow provider
-or a 60 s tool call does not look like a hang. Only on a terminal (never into a pipe or a
+or a 60 s tool call does not look like a hang; a tool that reports progress (MCP progress
+notifications) has it shown on the line. Only on a terminal (never into a pipe or a
 file), and always cleared before anything else is written: the answer, a notice, a tool line.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from tmg.engine.events import NullEvents
@@ -30,6 +33,8 @@ class WaitingLine(NullEvents):
         self.enabled = enabled
         self._task: asyncio.Task | None = None
         self._drawn = False
+        self._progress = ""  # the running tool's last progress report, shown after the label
+        self._held = 0  # while a question is put to the user, the line stays off the screen
 
     # -- the engine's phases --------------------------------------------------------------
 
@@ -58,8 +63,24 @@ class WaitingLine(NullEvents):
 
     # -- the line itself ------------------------------------------------------------------
 
+    def progress(self, tool: str, done: float, total: float | None, message: str | None) -> None:
+        """A running tool reported progress: shown on the line from its next tick."""
+        amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+        self._progress = f" · {tool} {amount}" + (f" {' '.join(message.split())[:60]}" if message else "")
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """Keep the line off the screen (a server's question is being answered below it)."""
+        self._held += 1
+        self.clear()
+        try:
+            yield
+        finally:
+            self._held -= 1
+
     def start(self, label: str) -> None:
         self.stop()
+        self._progress = ""
         if not self.enabled:
             return
         try:
@@ -83,8 +104,11 @@ class WaitingLine(NullEvents):
         await asyncio.sleep(_FIRST_DRAW)
         frame = 0
         while True:
+            if self._held:
+                await asyncio.sleep(_TICK)
+                continue
             elapsed = int(time.monotonic() - since)
-            self._write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {label} · {elapsed}s")
+            self._write(f"{_CLEAR}{_FRAMES[frame % len(_FRAMES)]} {label}{self._progress} · {elapsed}s")
             self._drawn = True
             frame += 1
             await asyncio.sleep(_TICK)

@@ -1,0 +1,47 @@
+"""A tiny real MCP server (stdio) that asks the user things, gives instructions and logs:
+`python tests/support/asking_mcp_server.py`.
+
+Tools: `book()` asks for a name and a number of guests (elicitation) and says what it got;
+`chatty()` sends a log message, writes a line to stderr, and answers `said`. Prompt: `greet(name)`. Its instructions
+are `$INSTRUCTIONS` (default: "Always call the user captain.").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from pydantic import BaseModel, Field
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("asking", instructions=os.environ.get("INSTRUCTIONS", "Always call the user captain."))
+
+
+class Booking(BaseModel):
+    name: str = Field(description="who the table is for")
+    guests: int
+
+
+@server.tool(description="Book a table: asks the user who for and how many.")
+async def book(ctx: Context) -> str:
+    answer = await ctx.elicit("Who is the table for?", Booking)
+    if answer.action == "accept":
+        return f"booked for {answer.data.name}, {answer.data.guests} guests"
+    return f"not booked ({answer.action})"
+
+
+@server.tool(description="Log a message, write to stderr, answer 'said'.")
+async def chatty(ctx: Context) -> str:
+    await ctx.info("chatty was called")
+    print("chatty wrote to stderr", file=sys.stderr, flush=True)
+    return "said"
+
+
+@server.prompt(description="Greet someone like a pirate.")
+def greet(name: str) -> str:
+    return f"Say hello to {name} like a pirate."
+
+
+if __name__ == "__main__":
+    server.run()
