@@ -237,5 +237,7 @@ async def test_the_model_reads_a_file_of_the_skill_through_the_tool_and_nothing_
     for escape in ("../secret.txt", "link.txt", str(user / "secret.txt")):
         result = await tools.call("activate_skill", {"name": "deploy", "file": escape}, 5)
         assert result.is_error and "NOT FOR THE MODEL" not in result.content
-    assert tools.action("activate_skill", {"name": "deploy", "file": "reference.md"}).paths == (
-        str(user / "deploy" / "reference.md"),)
+    # A plain read for the permission engine: no path of tmg's own config folder to guard as secret
+    # (read_file above is what confines it to the skill's folder).
+    action = tools.action("activate_skill", {"name": "deploy", "file": "reference.md"})
+    assert action.effect == "read" and action.paths == () and action.sensitive is None

@@ -14,6 +14,7 @@ import sys
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
 
 server = MCPServer("asking", instructions=os.environ.get("INSTRUCTIONS", "Always call the user captain."))
 
@@ -23,7 +24,11 @@ class Booking(BaseModel):
     guests: int
 
 
-@server.tool(description="Book a table: asks the user who for and how many.")
+# Said to only read: these tests are about questions and logs, not the permission engine's prompt.
+READS = ToolAnnotations(read_only_hint=True)
+
+
+@server.tool(description="Book a table: asks the user who for and how many.", annotations=READS)
 async def book(ctx: Context) -> str:
     answer = await ctx.elicit("Who is the table for?", Booking)
     if answer.action == "accept":
@@ -31,7 +36,7 @@ async def book(ctx: Context) -> str:
     return f"not booked ({answer.action})"
 
 
-@server.tool(description="Log a message, write to stderr, answer 'said'.")
+@server.tool(description="Log a message, write to stderr, answer 'said'.", annotations=READS)
 async def chatty(ctx: Context) -> str:
     await ctx.info("chatty was called")
     print("chatty wrote to stderr", file=sys.stderr, flush=True)

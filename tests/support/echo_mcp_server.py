@@ -2,7 +2,8 @@
 
 Tools: `echo(text)` answers the text; `fail()` answers an `isError` result; `crash()` kills
 the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers.
-Those four say they only read (readOnlyHint); `scribble(path, text)` writes a file and says so.
+All but `scribble(path, text)` say they only read (readOnlyHint): the tests of what a result
+carries are not permission tests; `scribble` writes a file and says so.
 `refuse()` answers a JSON-RPC error (not a result); `weather()` declares an outputSchema its
 structured content does not match; `grow()` adds the tool `extra` and sends
 notifications/tools/list_changed. `ECHO_EXTRA_TOOLS=N` adds N more tools, `extra_001`... (many tools).
@@ -52,12 +53,13 @@ def scribble(path: str, text: str) -> str:
     return f"wrote {path}"
 
 
-@server.tool(description="Always refused: the server answers a JSON-RPC error, not a result.")
+@server.tool(description="Always refused: the server answers a JSON-RPC error, not a result.", annotations=READS)
 def refuse() -> str:
     raise MCPError(INVALID_PARAMS, "the refuse tool is always refused")
 
 
-@server.tool(description="Today's weather (its structured content misses its declared outputSchema).")
+@server.tool(description="Today's weather (its structured content misses its declared outputSchema).",
+             annotations=READS)
 def weather() -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text="sunny, 21 C")],
                           structured_content={"temperature": "warm"})
@@ -69,10 +71,10 @@ server._tool_manager.get_tool("weather").fn_metadata.output_schema = {  # noqa: 
     "type": "object", "properties": {"temperature": {"type": "number"}}, "required": ["temperature"]}
 
 
-@server.tool(description="Add the tool `extra` and tell the client its tool list changed.")
+@server.tool(description="Add the tool `extra` and tell the client its tool list changed.", annotations=READS)
 async def grow(ctx: Context) -> str:
     if server._tool_manager.get_tool("extra") is None:  # noqa: SLF001
-        server.add_tool(lambda: "extra here", name="extra", description="Added by grow.")
+        server.add_tool(lambda: "extra here", name="extra", description="Added by grow.", annotations=READS)
     await ctx.session.send_tool_list_changed()
     return "grown"
 

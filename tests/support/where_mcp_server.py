@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 server = MCPServer("where")
 _calls = 0
 
 
-@server.tool(description="Which process answers, in which folder, and how many calls it has served.")
+@server.tool(description="Which process answers, in which folder, and how many calls it has served.",
+             annotations=ToolAnnotations(read_only_hint=True))  # it only reads: it runs without asking
 def where() -> str:
     global _calls
     _calls += 1

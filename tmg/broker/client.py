@@ -18,6 +18,7 @@ from typing import Any
 
 from tmg.broker.paths import fingerprint
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
 
 STALE = -32098  # tmg.broker.daemon.STALE (not imported: the daemon module is the broker's, not ours)
@@ -127,8 +128,11 @@ class BrokerConnection:
         info = init.get("serverInfo") or {}
         self.server_name, self.server_version = info.get("name"), info.get("version")
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
-        """tools/call, bounded; McpCallError when the call itself failed (broker gone, server died)."""
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
+                        max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
+        """tools/call, bounded by `timeout`; McpCallError when the call itself failed (broker gone,
+        server died). The broker forwards no progress notifications, so `timeout` is the bound
+        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report)."""
         try:
             result = await asyncio.wait_for(self.request("tools/call", {"name": name, "arguments": arguments}),
                                             timeout + _CALL_SLACK_S)
@@ -136,7 +140,7 @@ class BrokerConnection:
             raise McpCallTimeout(f"{self.spec.name}.{name}: timed out") from exc
         except (BrokerError, NoBroker) as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
-        return outcome(result)
+        return tool_outcome(result)
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self._writer is None or not self.is_open:
@@ -194,15 +198,6 @@ class BrokerConnection:
             self._pump.cancel()
             with contextlib.suppress(BaseException):
                 await self._pump
-
-
-def outcome(result: dict[str, Any]) -> ToolOutcome:
-    """A tools/call result as tmg's ToolOutcome (text items joined; structured content when no text)."""
-    texts = [block.get("text", "") for block in result.get("content") or [] if block.get("type") == "text"]
-    text = "\n".join(texts)
-    if not texts and result.get("structuredContent") is not None:
-        text = json.dumps(result["structuredContent"])
-    return ToolOutcome.from_text(text, is_error=bool(result.get("isError")))
 
 
 def ask(socket_file: Path, method: str, timeout: float = 2.0) -> dict[str, Any]:

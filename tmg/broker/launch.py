@@ -69,8 +69,10 @@ class WarmConnection:
     def tools(self) -> Any:
         return self._conn.tools if self._conn is not None else {}
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
-        return await self._conn.call_tool(name, arguments, timeout=timeout)
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
+                        max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
+        return await self._conn.call_tool(name, arguments, timeout=timeout, max_timeout=max_timeout,
+                                          on_progress=on_progress)
 
     async def start(self) -> None:
         socket_file = socket_path(runtime_dir(self.env))

@@ -14,6 +14,7 @@ from typing import Any
 
 from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
                                      McpStartTimeout, ToolOutcome, ToolSpec)
+from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools import media
 
@@ -452,63 +453,9 @@ async def _output_mismatch(session: Any, name: str, result: Any) -> str | None:
 
 
 def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
-    """CallToolResult -> ToolOutcome: every content item as text, or as an image plus a note.
-
-    Structured content is the text only when there is no text item (servers mirror it as text).
-    Long base64 runs are named in any text, so an image inside structured content is never
-    dumped on the model.
-    """
-    pieces: list[str] = []
-    images: list[media.Image] = []
-    for block in result.content:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            pieces.append(block.text)
-        elif kind == "image":
-            pieces.append(_image_note(block.mime_type, block.data, images))
-        elif kind == "audio":
-            pieces.append(media.placeholder("audio", block.mime_type, len(block.data), "not playable here"))
-        elif kind == "resource":
-            pieces.append(_resource_text(block.resource, images))
-        elif kind == "resource_link":
-            pieces.append(_link_text(block))
-        else:
-            pieces.append(f"[{kind or 'unknown'} content, not shown]")
-    if result.structured_content is not None and not any(getattr(b, "type", None) == "text" for b in result.content):
-        pieces.append(json.dumps(result.structured_content))
-    text = media.scrub_base64("\n".join(pieces))
-    return ToolOutcome.from_text(text, is_error=bool(result.is_error), images=tuple(images), mismatch=mismatch)
-
-
-def _image_note(mime: str, data: str, images: list[media.Image]) -> str:
-    """Keep the image when it is within bounds; the note says what it is either way."""
-    if len(data) > media.MAX_IMAGE_B64_CHARS:
-        return media.placeholder("image", mime, len(data), "too large to pass on")
-    if len(images) >= media.MAX_IMAGES_PER_RESULT:
-        return media.placeholder("image", mime, len(data), "one image too many to pass on")
-    images.append(media.Image(mime, data))
-    return media.placeholder("image", mime, len(data))
-
-
-def _resource_text(resource: Any, images: list[media.Image]) -> str:
-    """An embedded resource: its text (bounded), an image blob as an image, other blobs named."""
-    uri, mime = str(resource.uri), resource.mime_type or ""
-    text = getattr(resource, "text", None)
-    if text is not None:
-        if len(text) > media.MAX_RESOURCE_TEXT_CHARS:
-            cut = len(text) - media.MAX_RESOURCE_TEXT_CHARS
-            text = text[: media.MAX_RESOURCE_TEXT_CHARS] + f"\n[truncated: {cut} more characters]"
-        return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{text}"
-    blob = getattr(resource, "blob", "") or ""
-    if mime.startswith("image/"):
-        return f"[resource {uri}] " + _image_note(mime, blob, images)
-    return f"[resource {uri}] " + media.placeholder("binary", mime, len(blob), "not shown")
-
-
-def _link_text(link: Any) -> str:
-    """A resource link: URI and name (the model can name it back; resources/read is not offered)."""
-    details = [d for d in (link.mime_type, link.description) if d]
-    return f"[resource link: {link.title or link.name} <{link.uri}>{' (' + '; '.join(details) + ')' if details else ''}]"
+    """CallToolResult -> ToolOutcome, read in its wire form (result_content.py: one reading for
+    the SDK's results and the broker's)."""
+    return tool_outcome(result.model_dump(mode="json", by_alias=True, exclude_none=True), mismatch)
 
 
 _REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
@@ -553,11 +500,13 @@ _INVALID_REQUEST = -32600
 
 
 def is_session_lost(exc: BaseException) -> bool:
-    """The SDK's spelling of an HTTP 404 to a request of a known session: "Session terminated"."""
+    """An HTTP 404 to a request of a known session, as the SDK spells it ("Session terminated") or
+    as the server's own error body says it ("Session not found")."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     error = getattr(exc, "error", None)
-    return getattr(error, "code", None) == _INVALID_REQUEST and getattr(error, "message", "") == "Session terminated"
+    return getattr(error, "code", None) == _INVALID_REQUEST and \
+        getattr(error, "message", "") in ("Session terminated", "Session not found")
 
 
 def describe_error(exc: BaseException) -> str:

@@ -45,11 +45,9 @@ class SkillTools:
         return None
 
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
-        skill = self._skills.get(str(arguments.get("name", "")))
-        if skill is None:
-            return ToolAction(name, "read")
-        file = arguments.get("file")
-        return ToolAction(name, "read", paths=(str(skill.folder / str(file)) if file else str(skill.path),))
+        # Reads only within a known skill's folder (read_file confines it there), and a user
+        # skill lives in tmg's own config folder, which the engine would otherwise guard as secret.
+        return ToolAction(name, "read")
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float) -> ToolResult:
         skill, file = str(arguments.get("name", "")), arguments.get("file")

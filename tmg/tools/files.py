@@ -38,15 +38,22 @@ class RootGuard:
         except (OSError, RuntimeError):  # a symlink loop: the path as written
             return self.roots[0] / raw
 
+    def inside(self, path: Path) -> bool:
+        return any(path == r or r in path.parents for r in self.roots)
+
     def resolve(self, raw: str) -> Path:
         path = self.locate(raw)
-        if not any(path == r or r in path.parents for r in self.roots):
+        if not self.inside(path):
             raise PermissionError(f"{raw} is outside the allowed folders ({', '.join(map(str, self.roots))})")
         return path
 
     def action(self, tool: str, effect: Effect, raw: str, preview: str = "") -> ToolAction:
         """A file tool's call on ``raw``: its resolved path, and why it is sensitive, if it is."""
         path = self.locate(raw)
+        if not self.inside(path):
+            # Refused by the tool itself, whatever consent would say: asking about the path (or
+            # naming a rule that would allow it) would only promise what cannot happen.
+            return ToolAction(tool, effect, preview=preview)
         why = self.sensitive.reason(path) if self.sensitive is not None else None
         return ToolAction(tool, effect, paths=(str(path),), preview=preview, sensitive=why)
 

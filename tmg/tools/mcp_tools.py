@@ -394,6 +394,7 @@ class McpTools:
         self._consent = consent  # names of the servers marked REQUIRES_CONSENT: every call asks
         self._ready_wait = ready_wait
         self._names: dict[str, tuple[McpToolServer, str]] = {}
+        self._offered: dict[str, ToolSpec] = {}  # as last listed: judged so while its server reconnects
         self._filters = filters or {}
         self._defer_chars = defer_chars
         self._warn = warn
@@ -448,6 +449,7 @@ class McpTools:
                     current[public_name(server.name, tool.name, {*current, FIND_TOOLS})] = (server, tool)
         # Names once offered keep their server: a call to a withdrawn one is told why it fails.
         self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
+        self._offered.update({name: tool for name, (_server, tool) in current.items()})
         return current
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -503,8 +505,8 @@ class McpTools:
         shows the arguments: they are exactly what the server will be sent."""
         if name == FIND_TOOLS:  # reads the servers' tool lists, nothing else
             return ToolAction(name, "read")
-        server, tool_name = self._names[name]
-        spec = server.tools.get(tool_name)
+        server, _tool_name = self._names[name]
+        spec = self._offered.get(name)
         hints = (spec.annotations or {}) if spec is not None else {}
         effect: Effect = "read" if hints.get("readOnlyHint") is True else (
             "write" if hints.get("readOnlyHint") is False else "unknown")
