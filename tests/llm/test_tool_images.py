@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tmg.llm.gateway import ProviderSpec
-from tmg.llm.tool_images import with_tool_images
+from tmg.llm.tool_images import prompt_images, with_tool_images
+from tmg.session.history import for_model
 
 VISION = ProviderSpec(name="p", model="openai/x", images=True)
 TEXT_ONLY = ProviderSpec(name="p", model="openai/x", images=False)
@@ -31,8 +32,14 @@ def conversation() -> list[dict]:
     ]
 
 
+def sent_to(provider: ProviderSpec, stored: list[dict] | None = None) -> list[dict]:
+    """What the engine sends: the history's provider view, with the latest prompt's stored images."""
+    stored = conversation() if stored is None else stored
+    return with_tool_images([for_model(m) for m in stored], provider, prompt_images(stored))
+
+
 def test_the_latest_prompts_images_follow_its_tool_results_in_one_user_message():
-    sent = with_tool_images(conversation(), VISION)
+    sent = sent_to(VISION)
     assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool",
                                          "user"]
     assert all("images" not in m for m in sent)
@@ -43,7 +50,7 @@ def test_the_latest_prompts_images_follow_its_tool_results_in_one_user_message()
 
 
 def test_a_model_without_image_input_gets_the_notes_alone():
-    sent = with_tool_images(conversation(), TEXT_ONLY)
+    sent = sent_to(TEXT_ONLY)
     assert [m["role"] for m in sent][-2:] == ["tool", "tool"]
     assert all("images" not in m for m in sent) and "NEW1" not in str(sent)
     assert sent[-1]["content"] == "[image: image/png, 3 KB] from c2"
@@ -51,7 +58,15 @@ def test_a_model_without_image_input_gets_the_notes_alone():
 
 def test_the_stored_history_is_not_changed_and_a_conversation_without_images_is_passed_as_is():
     messages = conversation()
-    with_tool_images(messages, VISION)
+    sent_to(VISION, messages)
     assert messages[-1]["images"] == [{"mime": "image/png", "data": "NEW2"}]
     plain = [{"role": "user", "content": "hi"}]
-    assert with_tool_images(plain, VISION) is plain
+    assert with_tool_images(plain, VISION, prompt_images(plain)) is plain
+
+
+def test_only_the_latest_prompts_tool_results_are_looked_at():
+    # An earlier prompt's images are not this prompt's: none to send, the view passed as it is.
+    stored = conversation() + [{"role": "assistant", "content": "done"}, {"role": "user", "content": "next"}]
+    assert prompt_images(stored) == {}
+    assert prompt_images(conversation()) == {"c1": [{"mime": "image/png", "data": "NEW1"}],
+                                             "c2": [{"mime": "image/png", "data": "NEW2"}]}

@@ -24,7 +24,7 @@ from tmg.llm.gateway import (
     ModelGateway,
     ProviderSpec,
 )
-from tmg.llm.tool_images import IMAGES_KEY, with_tool_images
+from tmg.llm.tool_images import IMAGES_KEY, prompt_images, with_tool_images
 from tmg.session.history import History
 from tmg.tools.registry import ToolRegistry, ToolResult
 
@@ -256,7 +256,8 @@ class PhaseEngine:
                 partial.append(delta)
                 self._events.on_text(delta)
 
-            request = CompletionRequest(provider, with_tool_images(payload, provider), tools,
+            images = prompt_images(self.history.messages)  # the latest prompt's tool images
+            request = CompletionRequest(provider, with_tool_images(payload, provider, images), tools,
                                         timeout=provider.stream_idle_timeout,
                                         first_byte_timeout=provider.first_byte_timeout)
             try:

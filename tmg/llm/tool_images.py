@@ -16,6 +16,7 @@ picture on every turn. A provider that does not take images gets the notes alone
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tmg.llm.gateway import ProviderSpec
@@ -35,29 +36,44 @@ def takes_images(provider: ProviderSpec) -> bool:
     return supports_vision(provider.model)
 
 
-def with_tool_images(messages: list[Message], provider: ProviderSpec) -> list[Message]:
-    """`messages` as `provider` gets them: tool messages without their stored images and, when it
-    takes images, the latest prompt's tool images in a user message after each run of tool results.
+def prompt_images(stored: Sequence[Message]) -> dict[str, list[dict[str, Any]]]:
+    """The stored images of the latest prompt's tool results, by tool_call_id: a scan back from
+    the end to the latest user prompt, so its cost does not grow with the session."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for message in reversed(stored):
+        role = message.get("role")
+        if role == "user":
+            break
+        if role == "tool" and isinstance(message.get(IMAGES_KEY), list):
+            kept = [i for i in message[IMAGES_KEY] if isinstance(i, dict) and i.get("data")]
+            if kept:
+                found[str(message.get("tool_call_id"))] = kept
+    return found
 
-    Returns `messages` itself when no message holds images (the common case costs a scan, and
-    never a look into litellm's model map).
+
+def with_tool_images(messages: list[Message], provider: ProviderSpec,
+                     images: dict[str, list[dict[str, Any]]]) -> list[Message]:
+    """`messages` (the provider view, which never holds stored images) as `provider` gets them:
+    when it takes images, `images` (prompt_images) in a user message after each run of the
+    latest prompt's tool results.
+
+    Returns `messages` itself when there are no images or the provider takes none (never a look
+    into litellm's model map then); else only the latest prompt's messages are looked at.
     """
-    if not any(IMAGES_KEY in m for m in messages):
+    if not images or not takes_images(provider):
         return messages
-    images_ok = takes_images(provider)
-    latest_prompt = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    out: list[Message] = []
+    start = len(messages)
+    while start and messages[start - 1].get("role") != "user":
+        start -= 1
+    out = messages[:start]
     pending: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
+    for message in messages[start:]:
         if pending and message.get("role") != "tool":
             out.append(_image_message(pending))
             pending = []
-        if IMAGES_KEY not in message:
-            out.append(message)
-            continue
-        out.append({k: v for k, v in message.items() if k != IMAGES_KEY})
-        if images_ok and index > latest_prompt:
-            pending.extend(i for i in message[IMAGES_KEY] if isinstance(i, dict) and i.get("data"))
+        out.append(message)
+        if message.get("role") == "tool":
+            pending.extend(images.get(str(message.get("tool_call_id")), ()))
     if pending:
         out.append(_image_message(pending))
     return out

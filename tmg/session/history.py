@@ -210,9 +210,14 @@ def summary_messages(record: Message, first_kept_role: str = "user") -> list[Mes
     return out
 
 
+# ts and meta: bookkeeping; images: a tool result's pictures, sent only with the prompt that made
+# them (tmg.llm.tool_images), never as a field of the message.
+_STORAGE_ONLY = ("ts", "meta", "images")
+
+
 def for_model(message: Message) -> Message:
     """The message as a provider should see it: storage-only fields removed."""
-    view = {k: v for k, v in message.items() if k not in ("ts", "meta")}
+    view = {k: v for k, v in message.items() if k not in _STORAGE_ONLY}
     if view.get("role") == "assistant" and view.get("content") is None:
         view["content"] = ""  # sessions stored before 0.x held null beside tool calls; llama.cpp rejects it
     return view
