@@ -11,11 +11,11 @@ must never approve a command nobody has seen. Ctrl-C or Ctrl-D is "no".
 
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 from tmg.environment import Environment
 from tmg.permissions.engine import Answer, Question
+from tmg.repl.asking import drop_typeahead, printable, read_line
 
 MAX_PREVIEW_LINES = 40
 _VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call"}
@@ -28,7 +28,7 @@ class ConsentPrompt:
 
     async def __call__(self, question: Question) -> Answer:
         self._before()
-        self._drop_typeahead()
+        drop_typeahead(self._envr)
         out = self._envr.stdout
         out.write("\n" + "\n".join(self.lines(question)) + "\n")
         out.flush()
@@ -52,7 +52,7 @@ class ConsentPrompt:
             body = shown.rstrip("\n").splitlines()
             if len(body) > MAX_PREVIEW_LINES:
                 body = body[:MAX_PREVIEW_LINES] + [f"... {len(body) - MAX_PREVIEW_LINES} more lines"]
-            lines.extend("  " + _printable(line) for line in body)
+            lines.extend("  " + printable(line) for line in body)
         options = ["[y] yes once"]
         if judgement.proposals:
             options.append(f"[a] yes always: {', '.join(judgement.proposals)}")
@@ -61,25 +61,4 @@ class ConsentPrompt:
         return lines
 
     async def _read(self, message: str) -> str:
-        from prompt_toolkit import PromptSession
-
-        try:
-            return await PromptSession().prompt_async(message)
-        except (KeyboardInterrupt, EOFError):
-            return ""
-
-    def _drop_typeahead(self) -> None:
-        stdin = self._envr.stdin
-        try:
-            fd = stdin.fileno() if stdin is not None else None
-            if fd is not None and os.isatty(fd):
-                import termios
-
-                termios.tcflush(fd, termios.TCIFLUSH)
-        except (OSError, ValueError, AttributeError, ImportError):
-            pass
-
-
-def _printable(line: str) -> str:
-    """A line as it may be shown: control characters escaped, so a command cannot hide part of itself."""
-    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)
+        return await read_line(message) or ""  # Ctrl-C or Ctrl-D: no answer, so no

@@ -12,10 +12,10 @@ ahead while the answer streamed are dropped first (they were meant for the next 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from tmg.environment import Environment
+from tmg.repl.asking import drop_typeahead, printable, read_line
 
 _TRIES = 3  # a field answered wrongly this many times declines the form
 _KINDS = {"string": "text", "number": "a number", "integer": "a whole number", "boolean": "yes or no"}
@@ -30,8 +30,8 @@ class ElicitForm:
         self._envr = envr
 
     async def __call__(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
-        self._drop_typeahead()
-        self._say(f"\ntmg asks for MCP server {server}: {_printable(message)}\n  [y] answer  [n] decline")
+        drop_typeahead(self._envr)
+        self._say(f"\ntmg asks for MCP server {server}: {printable(message)}\n  [y] answer  [n] decline")
         try:
             if (await self._read("answer? [y/n] ")).strip().lower()[:1] != "y":
                 raise Declined
@@ -49,8 +49,8 @@ class ElicitForm:
     async def _field(self, name: str, field: dict[str, Any], required: bool) -> Any:
         choices = field.get("enum")
         kind = f"one of {', '.join(map(str, choices))}" if choices else _KINDS.get(field.get("type", ""), "text")
-        label = _printable(str(field.get("title") or name))
-        hint = _printable(str(field.get("description") or ""))
+        label = printable(str(field.get("title") or name))
+        hint = printable(str(field.get("description") or ""))
         question = f"  {label} ({kind}{', required' if required else ''}){' - ' + hint if hint else ''}: "
         for _ in range(_TRIES):
             text = (await self._read(question)).strip()
@@ -66,28 +66,15 @@ class ElicitForm:
         raise Declined
 
     async def _read(self, message: str) -> str:
-        from prompt_toolkit import PromptSession
-
-        try:
-            return await PromptSession().prompt_async(message)
-        except (KeyboardInterrupt, EOFError):
-            raise Declined from None
+        line = await read_line(message)
+        if line is None:  # Ctrl-C or Ctrl-D: the form is declined
+            raise Declined
+        return line
 
     def _say(self, text: str) -> None:
         out = self._envr.stdout
         out.write(text + "\n")
         out.flush()
-
-    def _drop_typeahead(self) -> None:
-        stdin = self._envr.stdin
-        try:
-            fd = stdin.fileno() if stdin is not None else None
-            if fd is not None and os.isatty(fd):
-                import termios
-
-                termios.tcflush(fd, termios.TCIFLUSH)
-        except (OSError, ValueError, AttributeError, ImportError):
-            pass
 
 
 def _parse(text: str, kind: str, choices: list[Any] | None) -> Any:
@@ -103,8 +90,3 @@ def _parse(text: str, kind: str, choices: list[Any] | None) -> Any:
             return None
         return number
     return text
-
-
-def _printable(text: str) -> str:
-    """Control characters escaped: a server's text cannot redraw the terminal."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
