@@ -297,7 +297,7 @@ def open_session(
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
-    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model)
+    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model, announce=notices.notice)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)

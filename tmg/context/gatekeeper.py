@@ -49,9 +49,11 @@ class BudgetGatekeeper:
     name = "budget"
     priority = 80
 
-    def __init__(self, estimator: TokenEstimator, summary_model: SummaryModel | None = None) -> None:
+    def __init__(self, estimator: TokenEstimator, summary_model: SummaryModel | None = None,
+                 announce: Callable[[str], None] = lambda _text: None) -> None:
         self.estimator = estimator
         self._summary_model = summary_model
+        self._announce = announce  # said before a summary request: it can take a while
         self._seen = SeenPrefix()
         self._body_raw = 0
         self._summarised_in: int | None = None  # the prompt that had its one summary
@@ -122,6 +124,7 @@ class BudgetGatekeeper:
             return None
         try:
             call, window = self._summary_model(cfg, provider)  # a bad SUMMARY_MODEL is said, not fatal
+            self._announce(f"context: summarising {len(older)} earlier messages (about {older_tokens:,} tokens)…")
             summary = await summarise(older, call, window, focus)
         except (SummaryFailed, TmgError) as exc:
             meta.setdefault("budget", {})["summary_failed"] = str(exc)
