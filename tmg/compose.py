@@ -190,6 +190,15 @@ class ChatSession:
     mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
     skills: SessionSkills | None = None  # the skills it offers and those it activated
+    mcp: McpTools | None = None  # this session's view of the MCP servers (tools, resources)
+
+    async def run_prompt(self, text: str) -> None:
+        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
+        sent, images = text, []
+        if self.mcp is not None:
+            text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
+            sent, images = attached.text(text), attached.images
+        await self.engine.run_prompt(text, sent_text=sent, images=images)
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
@@ -319,7 +328,7 @@ def open_session(
         budget=budget,
     )
     return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate,
-                       skills)
+                       skills, mcp)
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:

@@ -107,7 +107,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     try:
         session.transcript.prompt(prompt)
         session.invoke_skill(prompt)
-        await session.engine.run_prompt(prompt)
+        await session.run_prompt(prompt)
         return 0
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from tmg.config.model import Config
 from tmg.context.pipeline import Pipeline, TurnContext
@@ -26,6 +26,7 @@ from tmg.llm.gateway import (
 )
 from tmg.llm.tool_images import IMAGES_KEY, prompt_images, with_tool_images
 from tmg.session.history import History
+from tmg.tools.media import Image
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
@@ -100,13 +101,20 @@ class PhaseEngine:
         they write it anywhere (the transcript), and :meth:`run_prompt` before history keeps it."""
         check_prompt_size(user_text, self._config().max_history_tokens)
 
-    async def run_prompt(self, user_text: str) -> PromptResult:
-        """Run one prompt to its final answer (or a clear error)."""
+    async def run_prompt(self, user_text: str, *, sent_text: str | None = None,
+                         images: Sequence[Image] = ()) -> PromptResult:
+        """Run one prompt to its final answer (or a clear error).
+
+        ``sent_text``: the user message as sent and stored, when it carries more than the typed
+        words (the MCP resources a prompt names); ``images`` go with it as image parts."""
         self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
-        check_prompt_size(user_text, cfg.max_history_tokens)
+        check_prompt_size(sent_text or user_text, cfg.max_history_tokens)
         self._prompt_id += 1
-        self.history.append({"role": "user", "content": user_text})
+        message: dict[str, Any] = {"role": "user", "content": sent_text or user_text}
+        if images:  # stored bounded with the message; sent as image parts (tool_images.py)
+            message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in images]
+        self.history.append(message)
         loops = LoopDetector()
         result = PromptResult(text="", turns=0)
         index = 0

@@ -11,7 +11,9 @@ is only named in the text). Inline keeps a session whole on its own (resume, fai
 provider, `tmg -t`) with no side files to lose; the bound keeps megabytes out of the history.
 Only the tool results of the latest prompt carry their images to the model: an older image stays
 a note in the text ("[image: image/png, 9.8 KB]"), so a long session does not re-send every
-picture on every turn. A provider that does not take images gets the notes alone.
+picture on every turn. A provider that does not take images gets the notes alone. The images of
+the MCP resources a prompt names (tmg.mcp_servers.resource_refs) are stored the same way on the
+user message and sent as image parts of it, with the latest prompt only.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from tmg.llm.gateway import ProviderSpec
 
 Message = dict[str, Any]
 
-IMAGES_KEY = "images"  # the storage field of a tool message; never sent as such
+IMAGES_KEY = "images"  # the storage field of a tool message (or a prompt's); never sent as such
+PROMPT_KEY = "@prompt"  # prompt_images' key for the images of the prompt itself (MCP resources it named)
 _INTRO = "The image{s} returned by the tool call{s} above:"
 
 
@@ -42,12 +45,12 @@ def prompt_images(stored: Sequence[Message]) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {}
     for message in reversed(stored):
         role = message.get("role")
-        if role == "user":
-            break
-        if role == "tool" and isinstance(message.get(IMAGES_KEY), list):
+        if role in ("user", "tool") and isinstance(message.get(IMAGES_KEY), list):
             kept = [i for i in message[IMAGES_KEY] if isinstance(i, dict) and i.get("data")]
             if kept:
-                found[str(message.get("tool_call_id"))] = kept
+                found[PROMPT_KEY if role == "user" else str(message.get("tool_call_id"))] = kept
+        if role == "user":
+            break
     return found
 
 
@@ -66,6 +69,8 @@ def with_tool_images(messages: list[Message], provider: ProviderSpec,
     while start and messages[start - 1].get("role") != "user":
         start -= 1
     out = messages[:start]
+    if start and PROMPT_KEY in images:  # the prompt's own images: parts of the prompt's message
+        out[-1] = _with_parts(out[-1], images[PROMPT_KEY])
     pending: list[dict[str, Any]] = []
     for message in messages[start:]:
         if pending and message.get("role") != "tool":
@@ -82,6 +87,16 @@ def with_tool_images(messages: list[Message], provider: ProviderSpec,
 def _image_message(images: list[dict[str, Any]]) -> Message:
     s = "s" if len(images) > 1 else ""
     parts: list[dict[str, Any]] = [{"type": "text", "text": _INTRO.format(s=s)}]
-    parts.extend({"type": "image_url", "image_url": {"url": f"data:{i.get('mime') or 'image/png'};base64,{i['data']}"}}
-                 for i in images)
+    parts.extend(_image_part(i) for i in images)
     return {"role": "user", "content": parts}
+
+
+def _with_parts(message: Message, images: list[dict[str, Any]]) -> Message:
+    content = message.get("content")
+    parts = list(content) if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+    parts.extend(_image_part(i) for i in images)
+    return {**message, "content": parts}
+
+
+def _image_part(image: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.get('mime') or 'image/png'};base64,{image['data']}"}}

@@ -222,6 +222,26 @@ class McpConnection:
         texts = [getattr(m.content, "text", None) for m in result.messages]
         return "\n\n".join(t for t in texts if t)
 
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        """resources/read, bounded by `timeout` seconds: the result in its wire form ({"contents": [...]}).
+
+        Raises McpCallError (McpCallFailed when the server answered with an error) with the reason."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        try:
+            result = await asyncio.wait_for(session.read_resource(uri), timeout)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            if is_timeout(exc):
+                raise McpCallTimeout(f"no answer within {timeout:g} s") from exc
+            if is_error_answer(exc):
+                reason = answer_reason(exc)
+                raise McpCallFailed(reason, reason=reason) from exc
+            raise McpCallError(describe_error(exc)) from exc
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
     async def restart(self) -> None:
         """Close what is left of the connection and start it afresh: a new session (initialize,
         tools/list) over a new transport. How a lost HTTP session or dropped connection is healed.
@@ -468,7 +488,9 @@ def answer_reason(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     code = getattr(exc, "code", None)
     if isinstance(code, int) and getattr(exc, "error", None) is not None:
-        return f"{getattr(exc, 'message', '') or 'no message'} (JSON-RPC error {code})"
+        message = str(getattr(exc, "message", "") or "")
+        message = message.removeprefix(f"MCP error {code}: ")  # TypeScript servers say the code twice
+        return f"{message or 'no message'} (JSON-RPC error {code})"
     return f"the result does not parse ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
 
 

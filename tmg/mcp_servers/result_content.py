@@ -26,12 +26,12 @@ def tool_outcome(result: dict[str, Any], mismatch: str | None = None) -> ToolOut
         if kind == "text":
             pieces.append(str(block.get("text", "")))
         elif kind == "image":
-            pieces.append(_image_note(str(block.get("mimeType", "")), str(block.get("data", "")), images))
+            pieces.append(image_note(str(block.get("mimeType", "")), str(block.get("data", "")), images))
         elif kind == "audio":
             data = str(block.get("data", ""))
             pieces.append(media.placeholder("audio", str(block.get("mimeType", "")), len(data), "not playable here"))
         elif kind == "resource":
-            pieces.append(_resource_text(block.get("resource") or {}, images))
+            pieces.append(resource_text(block.get("resource") or {}, images))
         elif kind == "resource_link":
             pieces.append(_link_text(block))
         else:
@@ -43,7 +43,7 @@ def tool_outcome(result: dict[str, Any], mismatch: str | None = None) -> ToolOut
     return ToolOutcome.from_text(text, is_error=bool(result.get("isError")), images=tuple(images), mismatch=mismatch)
 
 
-def _image_note(mime: str, data: str, images: list[media.Image]) -> str:
+def image_note(mime: str, data: str, images: list[media.Image]) -> str:
     """Keep the image when it is within bounds; the note says what it is either way."""
     if len(data) > media.MAX_IMAGE_B64_CHARS:
         return media.placeholder("image", mime, len(data), "too large to pass on")
@@ -53,7 +53,7 @@ def _image_note(mime: str, data: str, images: list[media.Image]) -> str:
     return media.placeholder("image", mime, len(data))
 
 
-def _resource_text(resource: dict[str, Any], images: list[media.Image]) -> str:
+def resource_text(resource: dict[str, Any], images: list[media.Image]) -> str:
     """An embedded resource: its text (bounded), an image blob as an image, other blobs named."""
     uri, mime = str(resource.get("uri", "")), str(resource.get("mimeType") or "")
     text = resource.get("text")
@@ -65,7 +65,7 @@ def _resource_text(resource: dict[str, Any], images: list[media.Image]) -> str:
         return f"[resource {uri}{f' ({mime})' if mime else ''}]\n{text}"
     blob = str(resource.get("blob") or "")
     if mime.startswith("image/"):
-        return f"[resource {uri}] " + _image_note(mime, blob, images)
+        return f"[resource {uri}] " + image_note(mime, blob, images)
     return f"[resource {uri}] " + media.placeholder("binary", mime, len(blob), "not shown")
 
 

@@ -315,7 +315,7 @@ class Repl:
             return
         session.transcript.prompt(text)
         session.invoke_skill(text)
-        task = asyncio.create_task(session.engine.run_prompt(text))
+        task = asyncio.create_task(session.run_prompt(text))
         previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:

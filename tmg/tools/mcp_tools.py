@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
 from tmg.mcp_servers.pool import PooledServer, ServerPool
+from tmg.mcp_servers.resource_refs import MAX_REFERENCES, Attached, find_refs, missing_block, resource_block
 from tmg.mcp_servers.start_times import StartTimes
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
@@ -305,6 +306,22 @@ class McpToolServer(PooledServer):
                                f"({command} {usage})")
         return await conn.get_prompt(prompt, arguments)
 
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        """resources/read `uri` (wire form), waiting for the server's start when it is still starting
+        (named by the user: worth its start). Raises McpCallError with the reason, for one line."""
+        if self.state == "starting":
+            self.start()
+            await self.wait(self.start_timeout)
+        if self.state != "ready" or self._conn is None:
+            raise McpCallError(f"the server is {self.state}" + (f" ({self.failure})" if self.failure else ""))
+        if not hasattr(self._conn, "read_resource"):  # a WARM server's broker connection
+            raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
+        conn: Any = self._conn
+        try:
+            return await conn.read_resource(uri, self.call_bounds(timeout)[0])
+        except McpCallFailed as exc:
+            raise McpCallError(f"{self.name} answered: {exc.reason}") from exc
+
     async def reconnect(self, *, force: bool = False) -> bool:
         """Start the server afresh (a new session over a new transport); True once it is ready.
 
@@ -407,6 +424,31 @@ class McpTools:
     def instructions(self) -> list[tuple[str, str]]:
         """(server, instructions) of the servers ready now, for the system message."""
         return [(s.name, s.instructions) for s in self._servers if s.state == "ready" and s.instructions]
+
+    async def attach_resources(self, text: str, timeout: float) -> tuple[str, Attached]:
+        """The prompt to send and the resources its `@server:uri` references name, read from the
+        servers this session offers, all at once (tmg.mcp_servers.resource_refs). A reference that
+        cannot be read is one warning and a line in its place; the prompt goes on."""
+        servers = {s.name: s for s in self._servers}
+        text, refs = find_refs(text, servers)
+        attached = Attached()
+        if not refs:
+            return text, attached
+        if len(refs) > MAX_REFERENCES:
+            self._warn(f"the prompt names {len(refs)} MCP resources; only the first {MAX_REFERENCES} are read")
+            refs = refs[:MAX_REFERENCES]
+        results = await asyncio.gather(*(servers[r.server].read_resource(r.uri, timeout) for r in refs),
+                                       return_exceptions=True)
+        for ref, result in zip(refs, results):
+            if isinstance(result, asyncio.CancelledError):
+                raise result
+            if isinstance(result, BaseException):
+                reason = str(result) if isinstance(result, McpCallError) else f"{type(result).__name__}: {result}"
+                self._warn(f"MCP resource {ref} was not attached: {reason}; the prompt is sent without it")
+                attached.blocks.append(missing_block(ref, reason))
+            else:
+                attached.blocks.append(resource_block(ref, result, attached.images))
+        return text, attached
 
     def show_on(self, progress: ToolProgress, hold: Callable[[], ContextManager[None]]) -> None:
         """The session's waiting line: calls' progress is shown on it, and it is held off the
