@@ -70,3 +70,16 @@ def test_only_the_latest_prompts_tool_results_are_looked_at():
     assert prompt_images(stored) == {}
     assert prompt_images(conversation()) == {"c1": [{"mime": "image/png", "data": "NEW1"}],
                                              "c2": [{"mime": "image/png", "data": "NEW2"}]}
+
+
+def test_a_prompts_own_images_are_parts_of_its_message_and_only_while_it_is_the_latest():
+    stored = [
+        {"role": "user", "content": "see @srv:img://a", "images": [{"mime": "image/png", "data": "PROMPT1"}]},
+        {"role": "assistant", "content": "a logo"},
+        {"role": "user", "content": "see @srv:img://b", "images": [{"mime": "image/jpeg", "data": "PROMPT2"}]},
+    ]
+    sent = sent_to(VISION, stored)
+    assert sent[0]["content"] == "see @srv:img://a" and "PROMPT1" not in str(sent)  # an earlier prompt: its text
+    assert sent[-1]["content"] == [{"type": "text", "text": "see @srv:img://b"},
+                                   {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,PROMPT2"}}]
+    assert sent_to(TEXT_ONLY, stored)[-1]["content"] == "see @srv:img://b"

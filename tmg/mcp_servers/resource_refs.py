@@ -1,7 +1,7 @@
 """MCP resources named in a prompt as `@<server>:<uri>`, read and attached to it.
 
-Grammar (docs/mcp-capabilities.md): a reference starts at the start of the prompt or after
-whitespace, with `@`, then the name of a configured MCP tool server (one whose tools this
+Grammar (docs/mcp-capabilities.md): a reference starts at the start of the prompt, after
+whitespace or after an opening bracket or quote, with `@`, then the name of a configured MCP tool server (one whose tools this
 session offers), then `:`, then the URI: every character up to the next whitespace, less
 trailing sentence punctuation (`.,;:!?` and closing brackets or quotes), so "summarise
 @docs:file:///a.md." names `file:///a.md`. Anything else is left as typed: an email `a@b.c`,
@@ -67,7 +67,7 @@ def _pattern(servers: Iterable[str]) -> re.Pattern[str] | None:
     names = sorted(set(servers), key=len, reverse=True)  # the longest name first: `a-b` before `a`
     if not names:
         return None
-    return re.compile(r"(?<!\S)(@@?)(" + "|".join(map(re.escape, names)) + r"):(\S+)")
+    return re.compile(r"(?<![^\s(\[{\"'])(@@?)(" + "|".join(map(re.escape, names)) + r"):(\S+)")
 
 
 def find_refs(text: str, servers: Iterable[str]) -> tuple[str, list[ResourceRef]]:
