@@ -50,6 +50,7 @@ from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
+from tmg.tools.mcp_sampling import ModelSampler
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
@@ -150,14 +151,20 @@ class GatewayCache:
         spec, gateway = self._gateway(spec)
 
         async def call(messages: list) -> SummaryReply:
-            from tmg.llm.gateway import CompletionRequest
-
-            request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
-                                        first_byte_timeout=spec.first_byte_timeout)
-            completion = await gateway.complete(request, lambda _delta: None)
+            completion = await _complete_once(spec, gateway, messages)
             return SummaryReply(completion.text, completion.usage, spec.model, Budget.for_request(config, spec).hard)
 
         return call, Budget.for_request(config, spec).hard
+
+    async def sample(self, config: Config, messages: list, max_tokens: int) -> tuple[str, str, str | None]:
+        """One completion of the chat's model for an MCP server's sampling request (no tools, at
+        most `max_tokens`): its text, the model, why it stopped."""
+        from dataclasses import replace
+
+        spec, gateway = self(config)
+        spec = replace(spec, max_tokens=min(max_tokens, spec.max_tokens or max_tokens))
+        completion = await _complete_once(spec, gateway, messages)
+        return completion.text, spec.model, completion.finish_reason
 
     def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
         key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
@@ -172,6 +179,15 @@ class GatewayCache:
         for gateway in self._gateways.values():
             await gateway.aclose()
         self._gateways.clear()
+
+
+async def _complete_once(spec: ProviderSpec, gateway: ModelGateway, messages: list):
+    """One completion without tools, its text gathered rather than shown (a summary, a sampling answer)."""
+    from tmg.llm.gateway import CompletionRequest
+
+    request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
+                                first_byte_timeout=spec.first_byte_timeout)
+    return await gateway.complete(request, lambda _delta: None)
 
 
 @dataclass
@@ -314,6 +330,9 @@ def open_session(
         notices.notice(text)
         transcript.notice(text)
     mcp.show_on(waiting.progress, waiting.hold)
+    consent = frozenset(n for n, e in config.mcp_servers.items() if e.requires_consent)
+    mcp.use_sampler(ModelSampler(gate, lambda messages, bound: gateways.sample(watcher.current(), messages, bound),
+                                 consent=consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector, budget, skills=skills,

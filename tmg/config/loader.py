@@ -286,6 +286,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             headers=s.get("HEADERS", {}),
             call_timeout=float(s["CALL_TIMEOUT"]) if s.get("CALL_TIMEOUT") is not None else None,
             call_timeout_max=float(s.get("CALL_TIMEOUT_MAX", 600.0)),
+            sampling=s.get("SAMPLING", False),
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }

@@ -63,6 +63,7 @@ class McpServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     call_timeout: float | None = None  # None: TOOL_TIMEOUT
     call_timeout_max: float = 600.0
+    sampling: bool = False  # SAMPLING: the server may ask the session's model, under consent
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"

@@ -64,6 +64,9 @@ MCP_SERVER = {
     "CALL_TIMEOUT": Key("number", None, minimum=0.1, maximum=_DAY),
     "CALL_TIMEOUT_MAX": Key("number", 600.0, minimum=0.1, maximum=_DAY),
     "REQUIRES_CONSENT": Key("bool", False),
+    # The server may ask the session's model for a completion (MCP sampling), each request
+    # judged by the permission engine (`sampling_<name>` in PERMISSIONS rules); off: declined.
+    "SAMPLING": Key("bool", False, hot=False),
     "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
     # Which of the server's tools are offered: glob patterns on the server's own tool names.
     "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),

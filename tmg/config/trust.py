@@ -4,7 +4,8 @@ until the user trusts its folder.
 A cloned repository can ship a ``tmg.yaml``. Until its folder is trusted, the keys of that file
 that start processes or choose where prompts and keys go are withheld:
 
-- every ``MCP_SERVERS`` entry (a COMMAND runs code; a URL receives tool calls), and a
+- every ``MCP_SERVERS`` entry (a COMMAND runs code; a URL receives tool calls; SAMPLING lends
+  the user's model and tokens), and a
   ``MEMORY.SERVER`` naming one of them (memory falls back to the default server);
 - every ``PROVIDERS`` entry with a ``URL``, ``HEADERS`` or ``API_KEY`` (the endpoint and the
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
@@ -382,6 +383,8 @@ def _server_detail(block: Any) -> str:
         detail += f" (with ENV {', '.join(_shown(k) for k in get['ENV'])})"
     if get.get("DIR"):
         detail += f" in {_shown(get['DIR'])}"
+    if get.get("SAMPLING") is True:
+        detail += ", and let it ask your model (SAMPLING)"
     return detail
 
 

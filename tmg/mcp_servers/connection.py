@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
-                                     McpStartTimeout, ToolOutcome, ToolSpec)
+                                     McpStartTimeout, SamplingDeclined, ToolOutcome, ToolSpec)
 from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools import media
@@ -22,6 +22,9 @@ DEFAULT_CALL_TIMEOUT_S = 3.0
 # Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
 # fields) -> the answers, or None when the user declines.
 ElicitFn = Callable[[str, str, dict[str, Any]], Awaitable["dict[str, Any] | None"]]
+# Asks the session's model for a server (sampling): (server, the request's params in wire form)
+# -> (the model's text, the model's name, why it stopped); raises SamplingDeclined with the reason.
+SampleFn = Callable[[str, dict[str, Any]], Awaitable[tuple[str, str, str]]]
 # What a progress notification reports: progress, total (when known), a message (when sent).
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 DEFAULT_START_TIMEOUT_S = 15.0
@@ -55,6 +58,7 @@ class McpConnection:
         # refreshes it (refresh_tools) at a phase boundary, never in the middle of a turn.
         self.tools_changed = False
         self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
+        self.sample: SampleFn | None = None  # None: a server's sampling request is declined
         self.on_log: Callable[[str], None] | None = None  # a server's log messages (--debug), one line each
         self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
         self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
@@ -315,6 +319,8 @@ class McpConnection:
                         # Roots are advertised only when there are some: a server then works in them.
                         list_roots_callback=self._list_roots if self.spec.roots else None,
                         elicitation_callback=self._on_elicit,
+                        # Sampling is advertised only when the config enables it (SAMPLING: true).
+                        sampling_callback=self._on_sample if self.spec.sampling else None,
                         logging_callback=self._on_log_message,
                     )
                 )
@@ -407,6 +413,27 @@ class McpConnection:
         if answers is None:
             return ElicitResult(action="decline")
         return ElicitResult(action="accept", content=answers)
+
+    async def _on_sample(self, _context: Any, params: Any) -> Any:
+        """sampling/createMessage: the session's model answers, when the permission engine allows it.
+
+        The call that led to it waits meanwhile as it does for a form: a person may be asked."""
+        from mcp_types import CreateMessageResult, ErrorData, TextContent
+
+        if self.sample is None:
+            return ErrorData(code=-1, message="the client declined the sampling request (no session to ask)")
+        loop = asyncio.get_running_loop()
+        self._asking_since = loop.time()
+        try:
+            text, model, stop = await self.sample(
+                self.spec.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
+        except SamplingDeclined as exc:
+            return ErrorData(code=-1, message=str(exc))
+        finally:
+            self._asking_since = None
+            self._answered_at = loop.time()
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model=model,
+                                   stop_reason=stop)
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""

@@ -17,6 +17,10 @@ class McpStartTimeout(McpStartError):
     """The server did not answer initialize or tools/list within its start timeout."""
 
 
+class SamplingDeclined(RuntimeError):
+    """A server's sampling request is not answered; the message says why (sent to the server)."""
+
+
 class McpCallError(RuntimeError):
     """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
 

@@ -62,6 +62,8 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # secrets: never in a repr
     # Folders the server is told it may work in (MCP roots): the working folder and ROOTS.
     roots: tuple[str, ...] = ()
+    # SAMPLING: the client says at initialize that it takes sampling/createMessage requests.
+    sampling: bool = False
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -76,7 +78,8 @@ def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None,
     its DIR as the working directory, and `errlog` for its stderr.
     """
     if entry.url:
-        return ServerSpec(name=entry.name, url=entry.url, headers=dict(entry.headers), roots=roots)
+        return ServerSpec(name=entry.name, url=entry.url, headers=dict(entry.headers), roots=roots,
+                          sampling=entry.sampling)
     return ServerSpec(
         name=entry.name,
         command=entry.command,
@@ -85,4 +88,5 @@ def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None,
         cwd=entry.dir or None,
         errlog=str(errlog) if errlog else None,
         roots=roots,
+        sampling=entry.sampling,
     )

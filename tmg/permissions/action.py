@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 # read: looks only (allowed by default); write: changes files; run: executes a command;
-# unknown: an MCP tool without annotations (asks by default).
-Effect = Literal["read", "write", "run", "unknown"]
+# unknown: an MCP tool without annotations (asks by default); sample: an MCP server asks the
+# session's model for a completion (asks by default: it spends the user's tokens on the server's words).
+Effect = Literal["read", "write", "run", "unknown", "sample"]
 
 
 @dataclass(frozen=True)

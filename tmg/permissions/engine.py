@@ -245,7 +245,8 @@ class PermissionEngine(PermissionGate):
         if sensitive:
             why = f"{sensitive}: reading it asks first" if action.effect == "read" else f"{sensitive}: changing it asks first"
         else:
-            why = {"write": "changing files asks by default", "run": "running a command asks by default"}.get(
+            why = {"write": "changing files asks by default", "run": "running a command asks by default",
+                   "sample": "an MCP server's use of your model asks by default"}.get(
                 action.effect, "the tool's server does not say it only reads, so it asks by default")
         return Judgement("ask", why, proposals, how_to_allow=self._how_to_allow(proposals))
 

@@ -18,7 +18,8 @@ from tmg.permissions.engine import Answer, Question
 from tmg.repl.asking import drop_typeahead, printable, read_line
 
 MAX_PREVIEW_LINES = 40
-_VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call"}
+_VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call",
+         "sample": "wants to ask your model"}
 
 
 class ConsentPrompt:

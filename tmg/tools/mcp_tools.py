@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, ToolOutcome, ToolSpec
+from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined,
+                                     ToolOutcome, ToolSpec)
 from tmg.mcp_servers.pool import PooledServer, ServerPool
 from tmg.mcp_servers.resource_refs import MAX_REFERENCES, Attached, find_refs, missing_block, resource_block
 from tmg.mcp_servers.start_times import StartTimes
@@ -44,7 +45,7 @@ from tmg.tools.registry import ToolResult
 from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
 
 if TYPE_CHECKING:
-    from tmg.mcp_servers.connection import ElicitFn, ProgressFn
+    from tmg.mcp_servers.connection import ElicitFn, ProgressFn, SampleFn
 
 # Told of a running call's progress: the tool's public name, progress, total, message.
 ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
@@ -153,6 +154,7 @@ class McpToolServer(PooledServer):
         self._told_mismatch: set[str] = set()
         self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
+        self.sampler: SampleFn | None = None  # the latest session's model, under consent (SAMPLING: true)
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
         self._reconnecting: asyncio.Task[None] | None = None
         self._restart_lock = asyncio.Lock()
@@ -167,6 +169,8 @@ class McpToolServer(PooledServer):
                 conn.elicit = self._elicit
             if hasattr(conn, "on_log"):
                 conn.on_log = lambda line: self.log(line)
+            if hasattr(conn, "sample"):  # asked only when SAMPLING advertised it (connection.py)
+                conn.sample = self._sample
             return conn
         return wired
 
@@ -178,6 +182,12 @@ class McpToolServer(PooledServer):
         self._warn(f"MCP server {server} asked for input (\"{brief}\"); a one-shot cannot ask you, so it was "
                    "declined (run tmg without a prompt to answer such questions)")
         return None
+
+    async def _sample(self, server: str, params: dict[str, Any]) -> tuple[str, str, str]:
+        if self.sampler is None:
+            raise SamplingDeclined("no tmg session is open to answer it")
+        with self.hold_screen():
+            return await self.sampler(server, params)
 
     def call_bounds(self, timeout: float) -> tuple[float, float]:
         """(seconds of silence a call may take, the most it may take with progress), given TOOL_TIMEOUT."""
@@ -450,6 +460,11 @@ class McpTools:
                 attached.blocks.append(resource_block(ref, result, attached.images))
         return text, attached
 
+    def use_sampler(self, sampler: SampleFn) -> None:
+        """This session's model answers its servers' sampling requests (those with SAMPLING: true)."""
+        for server in self._servers:
+            server.sampler = sampler
+
     def show_on(self, progress: ToolProgress, hold: Callable[[], ContextManager[None]]) -> None:
         """The session's waiting line: calls' progress is shown on it, and it is held off the
         screen while a server's question is answered."""
@@ -624,6 +639,9 @@ class McpToolServers:
     def _new_server(self, spec: ServerSpec, entry: McpServerConfig, connect: Callable[[ServerSpec, float], Connection],
                     say: Callable[[str], None], times: StartTimes) -> McpToolServer:
         server = McpToolServer(spec, entry.timeout, connect, say, warm=entry.warm, times=times)
+        if entry.sampling and connect is self._connect_warm:
+            say(f"MCP server {entry.name}: SAMPLING is not available for WARM servers; its sampling requests "
+                "are declined (set WARM: false to allow them)")
         server.ask_user = self._ask_user
         if self._log is not None:
             server.log = self._log
