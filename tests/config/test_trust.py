@@ -189,3 +189,16 @@ def test_a_memory_key_spelled_twice_is_refused_too(tmp_path):
     env, work = setup(tmp_path, PROJECT + "  server: tool\n")
     with pytest.raises(ConfigError, match="given twice"):
         load_config(None, env, work)
+
+
+def test_an_untrusted_project_cannot_let_a_server_use_the_model(tmp_path):
+    env, work = setup(tmp_path, "MCP_SERVERS:\n  srv:\n    COMMAND: srv\n    SAMPLING: true\n")
+    config, _ = load_config(None, env, work)
+    assert "srv" not in config.mcp_servers
+    (withheld,) = config.withheld
+    assert withheld.detail == "would run: srv, and let it ask your model (SAMPLING)"
+    user = tmp_path / "xdg" / "tmg" / "config.yaml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("MCP_SERVERS:\n  srv:\n    COMMAND: srv\n    SAMPLING: true\n")
+    config, _ = load_config(str(user), env, work)  # the user's own file says so: it holds
+    assert config.mcp_servers["srv"].sampling is True
