@@ -136,6 +136,14 @@ async def test_the_inject_payload_is_exactly_task_budget_scope() -> None:
     assert inject_calls(caller) == [("plur_inject_hybrid", {"task": TASK, "budget": 700, "scope": "project:x"})]
 
 
+async def test_the_task_is_the_users_words_not_the_resources_attached_to_them() -> None:
+    caller, _ = await seeded("full")
+    attached = f"{TASK}\n\n--- resource @docs:file:///a.yaml ---\nkey: value\n--- end of resource @docs:file:///a.yaml ---"
+    ctx = TurnContext([{"role": "user", "content": attached}], memory_config(inject_budget=700), 1, 1, prompt_text=TASK)
+    await injector_for(caller).apply(ctx)
+    assert [args["task"] for _name, args in inject_calls(caller)] == [TASK]
+
+
 async def test_statements_seen_before_are_not_recalled_again() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)

@@ -33,6 +33,9 @@ class TurnContext:
     # What the request carries besides the messages, so the budget counts all of it.
     tools: list[dict[str, Any]] = field(default_factory=list)
     provider: ProviderSpec | None = None
+    # The prompt as the user typed it: the latest user message less what was attached to it (the
+    # MCP resources it named); "" when not known (then the latest user message is the prompt).
+    prompt_text: str = ""
     # A summary the budget gatekeeper made this turn: the engine appends it to history.
     summary: Any = None
     # True when a stage replaced messages before the end (pruned tool outputs): later stages

@@ -197,7 +197,7 @@ class PhaseEngine:
                       tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         await self._enter(Phase.REFINING, turn)
         ctx = TurnContext(list(self.history.model_view), cfg, self._prompt_id, turn.index, force_compact,
-                          tools=tools, provider=provider)
+                          tools=tools, provider=provider, prompt_text=turn.user_text)
         refined = await self._pipeline.run(ctx)
         if refined.persist:
             # The system message is rebuilt every turn (persona, memory): it is never stored.

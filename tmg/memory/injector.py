@@ -139,7 +139,8 @@ class MemoryInjector:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
         if not memory.enabled:
             return
-        text = self._redact(ctx.latest_user_text()).strip()
+        # The user's words, not the resources attached to them: what to remember is about the ask.
+        text = self._redact(ctx.prompt_text or ctx.latest_user_text()).strip()
         if not text:
             return
         key = (ctx.prompt_id, text)
