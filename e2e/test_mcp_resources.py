@@ -46,11 +46,24 @@ def test_a_resource_that_cannot_be_read_is_one_line_and_the_answer_still_comes(t
     assert "Resource 1: This is a plaintext resource" in sent  # the other one still came
 
 
-def test_at_signs_that_name_no_server_are_left_as_typed_and_a_doubled_one_escapes(tmg, llm):
+def test_at_signs_that_name_no_server_are_left_as_typed_a_likely_typo_is_said_and_a_doubled_one_escapes(tmg, llm):
     tmg.write_config("MCP_SERVERS:\n" + everything_server())
     llm.enqueue(Text("ok"))
-    prompt = f"mail a@b.c and @nobody:x://y, not @@everything:{ARCHITECTURE}"
+    prompt = f"mail a@b.c, ask @bob:now, read @evrything:demo://x, not @@everything:{ARCHITECTURE}"
     r = run(tmg, prompt)
     assert r.code == 0, r.err
-    assert user_messages(llm.requests[0])[-1] == f"mail a@b.c and @nobody:x://y, not @everything:{ARCHITECTURE}"
-    assert "warning" not in r.err
+    assert user_messages(llm.requests[0])[-1] == \
+        f"mail a@b.c, ask @bob:now, read @evrything:demo://x, not @everything:{ARCHITECTURE}"
+    # A URI after a name no server has is most likely a typo: said, and sent as typed.
+    assert [line for line in r.err.splitlines() if "warning" in line] == [
+        "tmg: warning: @evrything: in the prompt names no MCP server (servers: everything); it is sent as typed"]
+
+
+def test_a_resource_of_a_server_that_did_not_start_is_one_line_and_the_answer_still_comes(tmg, llm):
+    tmg.write_config("MCP_SERVERS:\n  broken:\n    COMMAND: /nonexistent/mcp-server\n")
+    llm.enqueue(Text("answered anyway"))
+    r = run(tmg, "read @broken:file:///a.md")
+    assert r.code == 0 and r.out == "answered anyway\n", r.err
+    lines = [line for line in r.err.splitlines() if "@broken:file:///a.md" in line]
+    assert lines == ["tmg: warning: MCP resource @broken:file:///a.md was not attached: MCP server broken is not "
+                     "ready (failed); the prompt is sent without it"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tmg.mcp_servers.resource_refs import ResourceRef, find_refs, resource_block
+from tmg.mcp_servers.resource_refs import ResourceRef, find_refs, resource_block, unknown_servers
 from tmg.tools import media
 
 SERVERS = ("docs", "docs-2")
@@ -43,3 +43,8 @@ def test_a_block_bounds_its_text_passes_images_on_and_names_other_blobs():
     assert images == [media.Image("image/png", "iVBORw0KGgo=")]
     assert "[resource mem://a.png] [image: image/png, " in block
     assert "[resource mem://a.bin] [binary: application/zip, " in block and "UEsDBA" not in block
+
+
+def test_a_uri_after_a_name_no_server_has_is_said_once_and_other_at_signs_are_not():
+    text = "read @dcos:file:///a.md and @dcos:file:///b.md, mail a@b.c, @bob:now, @@other:http://x, @docs:x://y"
+    assert unknown_servers(text, SERVERS) == ["dcos"]

@@ -91,6 +91,23 @@ def find_refs(text: str, servers: Iterable[str]) -> tuple[str, list[ResourceRef]
     return pattern.sub(one, text), refs
 
 
+# `@name:scheme://...` naming no server: most likely a typo of a server's name, worth a word.
+_URI_LIKE = re.compile(r"(?<![^\s(\[{\"'@])@([A-Za-z0-9_.-]+):[A-Za-z][A-Za-z0-9+.-]*://\S")
+
+
+def unknown_servers(text: str, servers: Iterable[str]) -> list[str]:
+    """Names in `@name:scheme://...` words that are no server's (said, not read: the prompt
+    goes as typed); an escaped `@@name:` is not one."""
+    known = set(servers)
+    found: list[str] = []
+    for match in _URI_LIKE.finditer(text):
+        name = match.group(1)
+        escaped = match.start() > 0 and text[match.start() - 1] == "@"
+        if name not in known and name not in found and not escaped:
+            found.append(name)
+    return found
+
+
 def resource_block(ref: ResourceRef, result: dict[str, Any], images: list[media.Image]) -> str:
     """A resources/read result (wire form) as the block sent after the prompt; image blobs join `images`."""
     from tmg.mcp_servers.result_content import resource_text

@@ -37,7 +37,8 @@ from tmg.config.model import Config, McpServerConfig
 from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined,
                                      ToolOutcome, ToolSpec)
 from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.resource_refs import MAX_REFERENCES, Attached, find_refs, missing_block, resource_block
+from tmg.mcp_servers.resource_refs import (MAX_REFERENCES, Attached, find_refs, missing_block, resource_block,
+                                           unknown_servers)
 from tmg.mcp_servers.start_times import StartTimes
 from tmg.mcp_servers.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
@@ -323,7 +324,7 @@ class McpToolServer(PooledServer):
             self.start()
             await self.wait(self.start_timeout)
         if self.state != "ready" or self._conn is None:
-            raise McpCallError(f"the server is {self.state}" + (f" ({self.failure})" if self.failure else ""))
+            raise McpCallError(f"MCP server {self.name} is not ready ({self.state})")
         if not hasattr(self._conn, "read_resource"):  # a WARM server's broker connection
             raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
         conn: Any = self._conn
@@ -440,6 +441,10 @@ class McpTools:
         servers this session offers, all at once (tmg.mcp_servers.resource_refs). A reference that
         cannot be read is one warning and a line in its place; the prompt goes on."""
         servers = {s.name: s for s in self._servers}
+        if servers and "@" in text:
+            for name in unknown_servers(text, servers):
+                self._warn(f"@{name}: in the prompt names no MCP server (servers: {', '.join(servers)}); "
+                           "it is sent as typed")
         text, refs = find_refs(text, servers)
         attached = Attached()
         if not refs:
