@@ -63,3 +63,18 @@ def test_a_repl_prompt_naming_a_resource_sends_its_text(term, tmg, llm):
     sent = [m["content"] for m in llm.requests[0]["messages"] if m["role"] == "user"][-1]
     assert sent.startswith("what does @everything:demo://resource/dynamic/text/3 say\n\n--- resource ")
     assert re.search(r"Resource 3: This is a plaintext resource", sent)
+
+
+def test_tab_completes_a_servers_name_and_its_resource_uris(term, tmg, llm):
+    llm.enqueue(Text("read it"))
+    launch(term, tmg)
+    term.type("what is in @every")
+    term.send("Tab")
+    term.wait_for(r"what is in @everything:")
+    term.type("demo://resource/static/document/archi")
+    term.send("Tab")
+    term.wait_for(r"@everything:demo://resource/static/document/architecture\.md")
+    term.send("Enter")
+    term.wait_for("read it")
+    sent = [m["content"] for m in llm.requests[0]["messages"] if m["role"] == "user"][-1]
+    assert "# Everything Server – Architecture" in sent

@@ -246,6 +246,29 @@ class McpConnection:
             raise McpCallError(describe_error(exc)) from exc
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
+    async def list_resource_uris(self, timeout: float) -> list[str]:
+        """resources/list (all pages), bounded by `timeout` seconds: the URIs, in the server's order."""
+        session = self._session
+        if session is None or not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        from mcp_types import PaginatedRequestParams
+
+        uris: list[str] = []
+        try:
+            async with asyncio.timeout(timeout):
+                cursor: str | None = None
+                while True:
+                    listed = await session.list_resources(
+                        params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+                    uris.extend(str(r.uri) for r in listed.resources)
+                    cursor = listed.next_cursor
+                    if not cursor:
+                        return uris
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise McpCallError(f"{self.spec.name}: resources/list: {describe_error(exc)}") from exc
+
     async def restart(self) -> None:
         """Close what is left of the connection and start it afresh: a new session (initialize,
         tools/list) over a new transport. How a lost HTTP session or dropped connection is healed.

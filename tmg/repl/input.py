@@ -7,17 +7,17 @@ Keys (also listed by ``/help``):
     Ctrl-D            on an empty line: end the session
     Up/Down, Ctrl-R   history (in a Ctrl-R search, Enter takes the match, Ctrl-C leaves the search);
                       Right or Ctrl-E takes the grey suggestion from history
-    Tab               complete a slash command
+    Tab               complete a slash command, or `@server:` and its resource URIs
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import EditingMode
 from prompt_toolkit.filters import is_searching
@@ -63,6 +63,37 @@ class SlashCompleter(Completer):
         for name in names:
             if name.startswith(text[1:]):
                 yield Completion("/" + name, start_position=-len(text))
+
+
+class ResourceCompleter(Completer):
+    """Completes `@server:` and the server's resource URIs after it (the word before the cursor).
+
+    ``servers`` gives the names a prompt may name now; ``uris(name)`` lists one server's
+    resource URIs (awaited: resources/list, bounded, kept by the server after the first Tab)."""
+
+    def __init__(self, servers: Callable[[], Iterable[str]], uris: Callable[[str], Awaitable[list[str]]]) -> None:
+        self._servers = servers
+        self._uris = uris
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        return iter(())  # only the async path: listing resources waits for the server
+
+    async def get_completions_async(self, document: Document, complete_event: CompleteEvent):
+        word = document.get_word_before_cursor(WORD=True)
+        if not word.startswith("@") or word.startswith("@@"):
+            return
+        name, colon, typed = word[1:].partition(":")
+        servers = sorted(set(self._servers()))
+        if not colon:
+            for server in servers:
+                if server.startswith(name):
+                    yield Completion(f"@{server}:", start_position=-len(word))
+            return
+        if name not in servers:
+            return
+        for uri in await self._uris(name):
+            if uri.startswith(typed):
+                yield Completion(f"@{name}:{uri}", start_position=-len(word), display=uri)
 
 
 def _key_bindings() -> KeyBindings:
@@ -130,6 +161,7 @@ class PromptInput:
         *,
         redact: Callable[[str], str] = lambda s: s,
         warning: Callable[[], str] = lambda: "",
+        resources: Completer | None = None,
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
@@ -142,7 +174,7 @@ class PromptInput:
             key_bindings=_key_bindings(),
             history=history_at(history_path, redact),
             auto_suggest=AutoSuggestFromHistory(),
-            completer=SlashCompleter(commands),
+            completer=merge_completers([SlashCompleter(commands), *([resources] if resources is not None else [])]),
             complete_while_typing=False,
             enable_history_search=False,
             editing_mode=EditingMode.EMACS,

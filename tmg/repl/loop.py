@@ -360,7 +360,7 @@ def _stdin_fd(envr: Environment) -> int | None:
 
 
 def _terminal_reader(repl: Repl) -> EntryReader:
-    from tmg.repl.input import PromptInput
+    from tmg.repl.input import PromptInput, ResourceCompleter
 
     def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
         return repl.session.redact(text) if repl.session is not None else text
@@ -369,8 +369,16 @@ def _terminal_reader(repl: Repl) -> EntryReader:
         skills = repl.session.skills if repl.session is not None else None
         return commands.names() + (skills.catalog.names() if skills is not None else [])
 
+    def servers() -> list[str]:  # the MCP servers the open session offers (`@name:uri`)
+        mcp = repl.session.mcp if repl.session is not None else None
+        return mcp.server_names() if mcp is not None else []
+
+    async def uris(name: str) -> list[str]:
+        mcp = repl.session.mcp if repl.session is not None else None
+        return await mcp.resource_uris(name) if mcp is not None else []
+
     return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", slash_names, redact=redact,
-                       warning=repl.warning)
+                       warning=repl.warning, resources=ResourceCompleter(servers, uris))
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:

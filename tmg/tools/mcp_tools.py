@@ -156,6 +156,7 @@ class McpToolServer(PooledServer):
         self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
         self.sampler: SampleFn | None = None  # the latest session's model, under consent (SAMPLING: true)
+        self._uris: list[str] | None = None  # its resource URIs, once listed (Tab completion)
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
         self._reconnecting: asyncio.Task[None] | None = None
         self._restart_lock = asyncio.Lock()
@@ -333,6 +334,19 @@ class McpToolServer(PooledServer):
         except McpCallFailed as exc:
             raise McpCallError(f"{self.name} answered: {exc.reason}") from exc
 
+    async def resource_uris(self, timeout: float) -> list[str]:
+        """The server's resource URIs (resources/list), listed once and kept: for Tab completion.
+        [] when the server is not ready, lists none, or cannot list them in `timeout` seconds."""
+        if self.state == "starting":
+            await self.wait(timeout)
+        if self._uris is None and self.state == "ready" and hasattr(self._conn, "list_resource_uris"):
+            conn: Any = self._conn
+            try:
+                self._uris = await conn.list_resource_uris(timeout)
+            except McpCallError:
+                self._uris = []  # a server without resources: not asked again
+        return self._uris or []
+
     async def reconnect(self, *, force: bool = False) -> bool:
         """Start the server afresh (a new session over a new transport); True once it is ready.
 
@@ -357,6 +371,7 @@ class McpToolServer(PooledServer):
                     self.state = "reconnecting"
                 return False
             self.state, self.failure = "ready", None
+            self._uris = None  # a new session may list other resources
             if was == "reconnecting":  # came back by itself (a `/mcp reconnect` says so on its own)
                 self._warn(f"MCP server {self.name} is back; its tools are offered again")
             return True
@@ -464,6 +479,15 @@ class McpTools:
             else:
                 attached.blocks.append(resource_block(ref, result, attached.images))
         return text, attached
+
+    def server_names(self) -> list[str]:
+        """The names of the servers this session offers (what `@name:` may name)."""
+        return [s.name for s in self._servers]
+
+    async def resource_uris(self, name: str, timeout: float = 2.0) -> list[str]:
+        """Server `name`'s resource URIs, for Tab completion of `@name:` (bounded; [] when none)."""
+        server = next((s for s in self._servers if s.name == name), None)
+        return await server.resource_uris(timeout) if server is not None else []
 
     def use_sampler(self, sampler: SampleFn) -> None:
         """This session's model answers its servers' sampling requests (those with SAMPLING: true)."""
