@@ -20,7 +20,9 @@ tools changed is listed again at the next turn's start (`settle`). Which tools a
 server's TOOLS, the cap, deferred schemas) is tool_offer.py's. A server that does
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is started and
 its tools offered, and the permission engine asks before each of its calls. The shipped PLUR
-entry tmg adds for memory by itself is not started for tools.
+entry tmg adds for memory by itself is not started for tools. A prompt's `@server:uri` is read
+from these servers (`attach_resources`, grammar in tmg.mcp_servers.resource_refs), and a server
+with `SAMPLING: true` may ask the session's model (tmg.tools.mcp_sampling).
 """
 
 from __future__ import annotations
