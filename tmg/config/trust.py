@@ -31,12 +31,12 @@ import json
 import os
 import re
 import shlex
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from tmg.config.private_file import write_private_json
 from tmg.errors import ConfigError
 
 TRUST_FILE = "trusted.json"
@@ -156,24 +156,7 @@ class TrustStore:
         return out
 
     def _write(self, entries: list[dict[str, Any]]) -> None:
-        # Written whole to a private temp file beside it, then renamed over: a crash leaves
-        # the old list or the new one, never half of one.
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".trusted.", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "folders": entries}, f, indent=2)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_private_json(self.path, {"version": 1, "folders": entries})
 
 
 def _matches(entry: Mapping[str, Any], ident: tuple[str, int, int]) -> bool:

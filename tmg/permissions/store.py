@@ -8,13 +8,12 @@ was made in (it holds there and below, not in every project), and when. Replaced
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from tmg.config.private_file import write_private_json
 from tmg.errors import ConfigError
 
 DECISIONS_FILE = "permissions.json"
@@ -102,23 +101,7 @@ class DecisionStore:
         return "revoked: " + "; ".join(f"{e.decision} {e.rule} (in {e.folder})" for e in gone)
 
     def _write(self, entries: list[Saved]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".permissions.", suffix=".tmp", dir=self.path.parent)
-        data: dict[str, Any] = {"version": 1, "decisions": [
-            {"rule": e.rule, "decision": e.decision, "folder": e.folder, "added": e.added} for e in entries]}
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_private_json(self.path, {"version": 1, "decisions": [
+            {"rule": e.rule, "decision": e.decision, "folder": e.folder, "added": e.added} for e in entries]})
         self._cache = None
         self.generation += 1
