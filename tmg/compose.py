@@ -33,6 +33,7 @@ from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.llm.gateway import ModelGateway, ProviderSpec
+from tmg.mcp_servers.oauth import OAuthStore
 from tmg.memory.runtime import MemoryServers
 from tmg.memory.injector import READY_WAIT_S
 from tmg.memory.session import SessionMemory
@@ -300,7 +301,9 @@ def open_session(
         memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
         own_mcp = mcp_servers is None
         if mcp_servers is None:
-            mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None)
+            # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp_servers.oauth).
+            mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
+                                         oauth_store=OAuthStore.for_env(envr.env))
         mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,
                                     warn=lambda text: _warn_and_record(text, notices, transcript))
         skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,

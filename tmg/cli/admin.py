@@ -85,12 +85,24 @@ def show_config(config: Optional[str] = ConfigOpt) -> int:
 
 
 @app.command()
-def mcp(config: Optional[str] = ConfigOpt) -> int:
-    """The MCP servers: status (ready, starting, failed and why), transport, tools, whether warm."""
-    from tmg.cli.mcp_cmd import list_servers
+def mcp(
+    action: Optional[str] = typer.Argument(None, help="login NAME: log in to a server that wants OAuth; "
+                                           "logout NAME: forget that login.", show_default=False),
+    name: Optional[str] = typer.Argument(None, help="The server (a key of MCP_SERVERS).", show_default=False),
+    config: Optional[str] = ConfigOpt,
+) -> int:
+    """The MCP servers: status (ready, starting, failed and why), transport, tools, whether warm.
+    `tmg mcp login NAME` logs in to a URL server that wants OAuth (it prints the URL to open);
+    `tmg mcp logout NAME` forgets the login."""
+    from tmg.cli.mcp_cmd import list_servers, login, logout
     from tmg.environment import Environment
+    from tmg.errors import UsageError
 
-    return list_servers(config, Environment())
+    if action is None:
+        return list_servers(config, Environment())
+    if action not in ("login", "logout") or not name:
+        raise UsageError("usage: tmg mcp [login NAME | logout NAME]")
+    return (login if action == "login" else logout)(name, config, Environment())
 
 
 @app.command()

@@ -41,3 +41,77 @@ async def _status_lines(config, envr: Environment) -> list[str]:
         return servers.status_lines()
     finally:
         await servers.aclose()
+
+
+def _url_server(name: str, config_path: str | None, envr: Environment):
+    """The config's URL server `name` that may log in with OAuth, and the config (TmgError when not)."""
+    from tmg.config.loader import load_config
+    from tmg.config.secrets import process_redactor
+    from tmg.errors import TmgError
+
+    config, warnings = load_config(config_path, envr.env, envr.cwd)
+    process_redactor().add(config.secrets())
+    for w in warnings:
+        envr.stderr.write(f"tmg: warning: {w}\n")
+    entry = config.mcp_servers.get(name)
+    if entry is None:
+        names = ", ".join(config.mcp_servers) or "none"
+        raise TmgError(f"no MCP server named {name} in the config (servers: {names})")
+    if not entry.url:
+        raise TmgError(f"MCP server {name} is a stdio server; OAuth logins are for URL servers")
+    if any(h.lower() == "authorization" for h in entry.headers):
+        raise TmgError(f"MCP server {name} is given an Authorization header in MCP_SERVERS.{name}.HEADERS; "
+                       "remove it to log in with OAuth instead")
+    return entry
+
+
+def login(name: str, config_path: str | None, envr: Environment) -> int:
+    """``tmg mcp login NAME``: a fresh OAuth login to a URL server (the URL to open is printed;
+    the browser comes back to tmg on 127.0.0.1), kept for the chats that follow."""
+    from tmg.errors import TmgError
+    from tmg.mcp_servers.oauth import OAuthStore
+    from tmg.mcp_servers.outcome import McpStartError
+    from tmg.mcp_servers.spec import spec_from_config
+
+    entry = _url_server(name, config_path, envr)
+    store = OAuthStore.for_env(envr.env)
+    asked: list[str] = []
+    try:
+        count = asyncio.run(_login(spec_from_config(entry), entry.timeout, store, envr, asked))
+    except McpStartError as exc:
+        raise TmgError(f"MCP server {exc}") from exc
+    tools = f"{count} tool{'s' if count != 1 else ''}"
+    if not store.has_login(entry.url):
+        envr.stdout.write(f"MCP server {name} answers without a login ({tools}); nothing to store\n")
+    elif not asked:
+        envr.stdout.write(f"already logged in to MCP server {name} ({tools}); `tmg mcp logout {name}` forgets it\n")
+    else:
+        envr.stdout.write(f"logged in to MCP server {name}: {tools} (the login is kept in {store.path})\n")
+    return 0
+
+
+async def _login(spec, start_timeout: float, store, envr: Environment, asked: list[str]) -> int:
+    from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp_servers.oauth import login_line
+
+    def show(server: str, url: str) -> None:
+        asked.append(url)
+        envr.stdout.write(login_line(server, url) + "\n")
+        envr.stdout.flush()
+
+    conn = McpConnection(spec, start_timeout=start_timeout)
+    conn.oauth_store, conn.show_login = store, show
+    async with conn:
+        return len(conn.tools)
+
+
+def logout(name: str, config_path: str | None, envr: Environment) -> int:
+    """``tmg mcp logout NAME``: forget the stored OAuth login of a URL server."""
+    from tmg.mcp_servers.oauth import OAuthStore
+
+    entry = _url_server(name, config_path, envr)
+    if OAuthStore.for_env(envr.env).forget(entry.url):
+        envr.stdout.write(f"forgot the OAuth login of MCP server {name}\n")
+    else:
+        envr.stdout.write(f"no OAuth login stored for MCP server {name}\n")
+    return 0

@@ -10,13 +10,16 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
                                      McpStartTimeout, SamplingDeclined, ToolOutcome, ToolSpec)
 from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools import media
+
+if TYPE_CHECKING:
+    from tmg.mcp_servers.oauth import OAuthStore, ShowLogin
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
 # Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
@@ -63,6 +66,14 @@ class McpConnection:
         self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
         self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
         self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
+        # OAuth (oauth.py): where logins are kept (None: never OAuth), who is shown where to log in
+        # (None: nobody, a one-shot), and what this connection learnt of it.
+        self.oauth_store: OAuthStore | None = None
+        self.show_login: ShowLogin | None = None
+        self._oauth = False  # the server wants OAuth: requests go through the SDK's OAuth provider
+        self._oauth_challenged = False  # a 401 asked for an OAuth login (RFC 9728 resource_metadata)
+        self._login_needed = False  # a login was needed and nobody could give it
+        self._start_clock: asyncio.Timeout | None = None
         self.instructions = ""  # what the server says about using it (initialize's `instructions`)
         self.server_name: str | None = None
         self.server_version: str | None = None
@@ -95,6 +106,18 @@ class McpConnection:
         Raises:
             McpStartError: spawn, initialize or tools/list failed or timed out.
         """
+        try:
+            await self._start_once()
+        except McpStartError:
+            if self._oauth or not self._oauth_challenged or not self._can_oauth() or self.show_login is None:
+                raise
+            # The server asked for an OAuth login and someone is here to give it: start again
+            # through the SDK's OAuth provider, which shows where to log in.
+            self._reset()
+            self._oauth = True
+            await self._start_once()
+
+    async def _start_once(self) -> None:
         if self._owner is not None:
             raise McpStartError(f"{self.spec.name}: already started")
         loop = asyncio.get_running_loop()
@@ -277,13 +300,19 @@ class McpConnection:
             McpStartError: as start() does.
         """
         await self.close()
+        self._reset()
+        await self.start()
+
+    def _reset(self) -> None:
+        """Forget a finished start (the next one begins afresh; a server found to want OAuth keeps it)."""
         self._owner = None
         self._closing = None
         self._ready = False
         self._tools = {}
         self.tools_changed = False  # the new session's tools/list is the current list
         self._http_refusal = None
-        await self.start()
+        self._oauth_challenged = False
+        self._login_needed = False
 
     async def close(self) -> None:
         """Stop the server without waiting for it to exit on its own (see `stdio.py`).
@@ -347,7 +376,7 @@ class McpConnection:
                         logging_callback=self._on_log_message,
                     )
                 )
-                async with asyncio.timeout(self.start_timeout):
+                async with asyncio.timeout(self.start_timeout) as self._start_clock:
                     step = "initialize"
                     init = await session.initialize()
                     step = "tools/list"
@@ -362,7 +391,13 @@ class McpConnection:
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                if self._http_refusal is not None:
+                if self._login_needed or (self._oauth_challenged and not self._oauth):
+                    ready.set_exception(McpStartError(self._login_line()))
+                elif self._oauth and _oauth_failure(exc):
+                    ready.set_exception(McpStartError(
+                        f"{self.spec.name}: the OAuth login failed ({describe_error(exc)}); "
+                        f"try again with `tmg mcp login {self.spec.name}`"))
+                elif self._http_refusal is not None:
                     ready.set_exception(McpStartError(self._refusal_line()))
                 elif is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
                     ready.set_exception(McpStartTimeout(
@@ -387,8 +422,8 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = await stack.enter_async_context(
-                create_mcp_http_client(headers=dict(spec.headers) if spec.headers else None))
+            client = await stack.enter_async_context(create_mcp_http_client(
+                headers=dict(spec.headers) if spec.headers else None, auth=self._oauth_provider()))
             client.event_hooks["response"].append(self._note_refusal)
             streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
             return streams[0], streams[1], None
@@ -460,8 +495,45 @@ class McpConnection:
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
+        from tmg.mcp_servers.oauth import has_oauth_challenge
+
         if response.status_code in (401, 403):
             self._http_refusal = response.status_code
+        if has_oauth_challenge(response):
+            self._oauth_challenged = True
+
+    def _can_oauth(self) -> bool:
+        """OAuth is for URL servers not given credentials of their own in HEADERS."""
+        return self.oauth_store is not None and self.spec.url is not None and \
+            not any(name.lower() == "authorization" for name in self.spec.headers)
+
+    def _oauth_provider(self) -> Any:
+        """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""
+        if not self._can_oauth():
+            return None
+        from tmg.mcp_servers.oauth import provider
+
+        assert self.oauth_store is not None and self.spec.url is not None
+        if not self._oauth and not self.oauth_store.has_login(self.spec.url):
+            return None
+        self._oauth = True
+        return provider(self.spec.name, self.spec.url, self.oauth_store, self.show_login,
+                        on_person=self._waiting_on_person, on_login_needed=self._note_login_needed)
+
+    def _waiting_on_person(self, waiting: bool) -> None:
+        """A person is logging in: the start's clock stops meanwhile, and restarts once they are back."""
+        clock = self._start_clock
+        if clock is not None:
+            clock.reschedule(None if waiting else asyncio.get_running_loop().time() + self.start_timeout)
+
+    def _note_login_needed(self) -> None:
+        self._login_needed = True
+
+    def _login_line(self) -> str:
+        name = self.spec.name
+        stored = self.oauth_store is not None and self.spec.url is not None and self.oauth_store.has_login(self.spec.url)
+        why = "its stored OAuth login was refused" if stored else "it needs an OAuth login"
+        return f"{name}: {why}; log in with `tmg mcp login {name}` (or run tmg without a prompt)"
 
     def _refusal_line(self) -> str:
         name, status = self.spec.name, self._http_refusal
@@ -472,6 +544,15 @@ class McpConnection:
             return f"{name}: the server answered 401 Unauthorized: check the token in {where}"
         return (f"{name}: the server answered 401 Unauthorized: it needs credentials; set {where} "
                 f"(e.g. Authorization: \"Bearer ${{{_env_name(name)}_TOKEN}}\")")
+
+
+def _oauth_failure(exc: BaseException) -> bool:
+    """The SDK's OAuth flow failed (discovery, registration, the code exchange, the login itself)."""
+    from mcp.client.auth import OAuthFlowError
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, OAuthFlowError)
 
 
 def _env_name(server: str) -> str:

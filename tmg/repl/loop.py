@@ -44,6 +44,7 @@ from tmg.session.signals import ending_signals, restore_sigint
 from tmg.session.store import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
+from tmg.mcp_servers.oauth import OAuthStore, login_line
 from tmg.ui.notices import Notices
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
@@ -103,8 +104,11 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
+        # A server that wants an OAuth login shows where to log in here (tmg.mcp_servers.oauth).
         self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
-                                          log=self.notices.notice if envr.debug else None)
+                                          log=self.notices.notice if envr.debug else None,
+                                          oauth_store=OAuthStore.for_env(envr.env),
+                                          show_login=lambda name, url: self.notices.notice(login_line(name, url)))
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
         # A tool call the permission engine asks about is put to the user here.

@@ -49,6 +49,7 @@ from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilte
 
 if TYPE_CHECKING:
     from tmg.mcp_servers.connection import ElicitFn, ProgressFn, SampleFn
+    from tmg.mcp_servers.oauth import OAuthStore, ShowLogin
 
 # Told of a running call's progress: the tool's public name, progress, total, message.
 ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
@@ -164,6 +165,8 @@ class McpToolServer(PooledServer):
         self._restart_lock = asyncio.Lock()
         self.call_timeout: float | None = None  # CALL_TIMEOUT (None: the session's TOOL_TIMEOUT)
         self.call_timeout_max = 600.0  # CALL_TIMEOUT_MAX
+        self.oauth_store: OAuthStore | None = None  # where OAuth logins are kept (oauth.py)
+        self.show_login: ShowLogin | None = None  # the REPL shows where to log in; None in a one-shot
 
     def _wired(self, connect: Callable[[ServerSpec, float], Connection]) -> Callable[[ServerSpec, float], Connection]:
         """`connect`, with the connection told where a server's questions and log lines go."""
@@ -175,6 +178,8 @@ class McpToolServer(PooledServer):
                 conn.on_log = lambda line: self.log(line)
             if hasattr(conn, "sample"):  # asked only when SAMPLING advertised it (connection.py)
                 conn.sample = self._sample
+            if hasattr(conn, "oauth_store"):  # a server that wants OAuth: its stored login, or a new one
+                conn.oauth_store, conn.show_login = self.oauth_store, self.show_login
             return conn
         return wired
 
@@ -628,8 +633,11 @@ class McpToolServers:
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
                  connect: Callable[[ServerSpec, float], Connection] = _connect,
                  connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm,
-                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None) -> None:
+                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None,
+                 oauth_store: OAuthStore | None = None, show_login: ShowLogin | None = None) -> None:
         self._log = log  # servers' log messages (tmg --debug); None: not shown
+        self._oauth_store = oauth_store  # OAuth logins (None: no server gets OAuth)
+        self._show_login = show_login  # the REPL shows where to log in; None: a login is one line (one-shot)
         self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
         self._warn = warn
         self._connect = connect
@@ -674,6 +682,7 @@ class McpToolServers:
             say(f"MCP server {entry.name}: SAMPLING is not available for WARM servers; its sampling requests "
                 "are declined (set WARM: false to allow them)")
         server.ask_user = self._ask_user
+        server.oauth_store, server.show_login = self._oauth_store, self._show_login
         if self._log is not None:
             server.log = self._log
         return server
