@@ -8,7 +8,8 @@ is in memory and approves every request at once: GET the authorization URL a cli
 it redirects to the client's redirect URI with a code (the test plays the browser).
 
 One line per grant goes to `--log` (`code ACCESS` or `refresh ACCESS`), so a test can tell a
-login from a refresh and know the tokens issued. Tool: `echo(text)`.
+login from a refresh and know the tokens issued, and one per bearer token presented to /mcp
+(`bearer TOKEN`), so it can tell which tokens reached this server. Tool: `echo(text)`.
 """
 
 from __future__ import annotations
@@ -107,13 +108,26 @@ def build(port: int, log: str, expires_in: int) -> MCPServer:
     return server
 
 
+def noting_bearers(app, log: str):
+    """The app, with each bearer token presented to /mcp written to `log`."""
+    async def noting(scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/mcp"):
+            value = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+            if value.lower().startswith("bearer "):
+                with open(log, "a", encoding="utf-8") as f:
+                    f.write(f"bearer {value[7:].strip()}\n")
+        await app(scope, receive, send)
+
+    return noting
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
     parser.add_argument("--log", required=True)
     parser.add_argument("--expires-in", type=int, default=3600)
     args = parser.parse_args()
-    app = build(args.port, args.log, args.expires_in).streamable_http_app()
+    app = noting_bearers(build(args.port, args.log, args.expires_in).streamable_http_app(), args.log)
     uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")).run()
 
 

@@ -533,7 +533,7 @@ class McpConnection:
         name = self.spec.name
         stored = self.oauth_store is not None and self.spec.url is not None and self.oauth_store.has_login(self.spec.url)
         why = "its stored OAuth login was refused" if stored else "it needs an OAuth login"
-        return f"{name}: {why}; log in with `tmg mcp login {name}` (or run tmg without a prompt)"
+        return f"{name}: {why}; log in with `tmg mcp login {name}`, or run tmg without a prompt"
 
     def _refusal_line(self) -> str:
         name, status = self.spec.name, self._http_refusal

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -243,6 +244,9 @@ def provider(server_name: str, url: str, store: OAuthStore, show: ShowLogin | No
     from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
+    # The SDK logs a failed flow with its traceback, which Python would print on stderr: the
+    # failure is said in one line by the caller instead.
+    logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
     storage = _Storage(store, url)
     # The redirect URI is registered with the authorization server, which may hold it to the
     # exact port: the port registered before is used again while it is free.
