@@ -17,6 +17,7 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
+from e2e.tmux import Terminal, tmux_available
 from tests.support.oauth_mcp import AUTHORIZATION_URL, OAuthMcpServer, approve
 
 
@@ -139,3 +140,41 @@ def test_a_login_is_sent_only_to_the_url_it_was_made_for(tmg, llm, server, tmp_p
         assert "needs an OAuth login" in r.err
         assert token not in other.lines("bearer")
 
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_repl_shows_where_to_log_in_and_the_tools_come_once_logged_in(tmg, llm, server):
+    tmg.write_config(config(server.url))
+    llm.enqueue(ToolCall("mcp_web_echo", {"text": "after login"}), Text("done"))
+    term = Terminal(width=600, height=40)  # the URL on one line
+    try:
+        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60"), tmg.work)
+        screen = term.wait_for(AUTHORIZATION_URL.pattern, timeout=60)
+        assert "MCP server web needs you to log in" in screen
+        assert "logged in to web" in approve(AUTHORIZATION_URL.search(screen).group(1))
+        term.wait_for(r"^default · openai/mock-model >")
+        term.type("use the tool")
+        term.send("Enter")
+        term.wait_for("done")
+        shown = term.scrollback()
+    finally:
+        term.close()
+    assert "mcp_web_echo" in [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    assert "after login" in json.dumps(llm.requests[1]["messages"][-1])
+    (token,) = server.lines("code")
+    assert stat.S_IMODE(os.stat(store_path(tmg)).st_mode) == 0o600
+    assert token not in stored_text(tmg) and token not in shown
+
+
+def test_doctor_and_tmg_mcp_use_the_stored_login(tmg, llm, server):
+    tmg.write_config(config(server.url))
+    r = tmg.run("mcp")
+    assert "web: failed" in r.out and "tmg mcp login web" in r.out, r.out + r.err
+    login(tmg)
+    r = tmg.run("mcp")
+    assert "web: ready, 1 tool" in r.out, r.out + r.err
+    r = tmg.run("doctor")
+    assert "mcp server web" in r.out and "1 tools" in r.out, r.out + r.err
+    (token,) = server.lines("code")
+    assert token not in r.out + r.err

@@ -175,6 +175,7 @@ def _check_broker(v: _Verdicts) -> None:
 
 async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:
     from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp_servers.oauth import OAuthStore
     from tmg.mcp_servers.spec import spec_from_config
 
     item = f"mcp server {server.name}"
@@ -183,6 +184,7 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
         errlog = os.path.join(tmp, "stderr.log")
         spec = spec_from_config(server, errlog)
         conn = McpConnection(spec, start_timeout=server.timeout, client_name="tmg-doctor")
+        conn.oauth_store = OAuthStore.for_env(os.environ)  # a stored OAuth login is used, never a new one asked for
         try:
             await asyncio.wait_for(conn.start(), server.timeout + 2)
         except BaseException as exc:  # noqa: BLE001 - every failure becomes a verdict line

@@ -28,10 +28,11 @@ def list_servers(config_path: str | None, envr: Environment) -> int:
 
 
 async def _status_lines(config, envr: Environment) -> list[str]:
+    from tmg.mcp_servers.oauth import OAuthStore
     from tmg.session.store import tmg_home
     from tmg.tools.mcp_tools import McpToolServers
 
-    servers = McpToolServers()
+    servers = McpToolServers(oauth_store=OAuthStore.for_env(envr.env))  # stored logins; never a new one
     tools = servers.tools_for(config, tmg_home(envr.env), warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"))
     for server in tools.servers:
         server.set_warn(lambda _m: None)  # a server's own failure is its line below
