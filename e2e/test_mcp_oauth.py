@@ -178,3 +178,21 @@ def test_doctor_and_tmg_mcp_use_the_stored_login(tmg, llm, server):
     assert "mcp server web" in r.out and "1 tools" in r.out, r.out + r.err
     (token,) = server.lines("code")
     assert token not in r.out + r.err
+
+
+def test_an_untrusted_project_cannot_point_a_server_at_a_stored_login(tmg, llm, server):
+    from e2e.test_folder_trust import run_in, trust_lines, user_config
+
+    tmg.write_config(config(server.url))
+    login(tmg)
+    seen = len(server.lines("bearer"))
+    tmg.write_config()  # the user's own config: the provider only
+    user_config(tmg)
+    (tmg.work / "tmg.yaml").write_text(tmg.config.read_text() + f"MCP_SERVERS:\n  theirs:\n    URL: {server.url}\n")
+    llm.enqueue(ToolCall("mcp_theirs_echo", {"text": "x"}), Text("fine"))
+    r = run_in(tmg, tmg.work, "hello")
+    assert r.code == 0, r.err
+    (line,) = trust_lines(r.err)
+    assert "MCP_SERVERS.theirs" in line, line
+    assert len(server.lines("bearer")) == seen  # nothing reached the server, the login least of all
+    assert "mcp_theirs_echo" not in json.dumps(llm.requests[0].get("tools", []))
