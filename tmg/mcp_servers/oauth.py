@@ -128,12 +128,15 @@ class _Storage:
         from mcp.shared.auth import OAuthClientInformationFull
 
         raw = self.store.entry(self.url).get("client")
+        if isinstance(raw, dict):
+            process_redactor().add([str(raw.get("client_secret") or "")])
         try:
             return OAuthClientInformationFull.model_validate(raw) if isinstance(raw, dict) else None
         except ValueError:
             return None
 
     async def set_client_info(self, client_info: Any) -> None:
+        process_redactor().add([client_info.client_secret or ""])
         self.store.update(self.url, client=client_info.model_dump(mode="json", exclude_none=True))
 
     def expires_at(self) -> float | None:
@@ -252,18 +255,25 @@ def provider(server_name: str, url: str, store: OAuthStore, show: ShowLogin | No
     # exact port: the port registered before is used again while it is free.
     registered = (store.entry(url).get("client") or {}).get("redirect_uris") or []
     port = urlsplit(registered[0]).port if registered else None
-    if port is None or (show is not None and not _port_free(port)):
+    about_to_log_in = show is not None and not store.has_login(url)
+    if port is None or (about_to_log_in and not _port_free(port)):
         port = _free_port()
         if registered:
-            store.update(url, client=None)  # registered for another port: register again
+            store.update(url, client=None)  # registered for a port now taken: register again
     loopback = LoopbackRedirect(port, server_name)
 
     async def redirect(authorization_url: str) -> None:
         if show is None:
             on_login_needed()
             raise OAuthLoginNeeded(server_name)
+        try:
+            await loopback.listen()
+        except OSError as exc:
+            from mcp.client.auth import OAuthFlowError
+
+            raise OAuthFlowError(f"cannot take the login's redirect on 127.0.0.1:{loopback.port} ({exc}); "
+                                 f"`tmg mcp logout {server_name}` and log in again") from exc
         on_person(True)
-        await loopback.listen()
         show(server_name, authorization_url)
 
     async def callback() -> Any:
