@@ -196,3 +196,15 @@ def test_an_untrusted_project_cannot_point_a_server_at_a_stored_login(tmg, llm, 
     assert "MCP_SERVERS.theirs" in line, line
     assert len(server.lines("bearer")) == seen  # nothing reached the server, the login least of all
     assert "mcp_theirs_echo" not in json.dumps(llm.requests[0].get("tools", []))
+
+
+def test_a_server_given_an_authorization_header_is_never_sent_through_oauth(tmg, llm, server):
+    tmg.write_config(config(server.url) + '    HEADERS:\n      Authorization: "Bearer ${WEB_TOKEN}"\n')
+    llm.enqueue(Text("fine"))
+    r = tmg.run("hello", env=tmg.env(TMG_MCP_WAIT="60", WEB_TOKEN="tok-static-1234567"))
+    assert r.code == 0, r.err
+    (line,) = [line for line in r.err.splitlines() if "MCP server web" in line]
+    assert "check the token in MCP_SERVERS.web.HEADERS" in line, line
+    r = tmg.run("mcp", "login", "web", env=tmg.env(WEB_TOKEN="tok-static-1234567"))
+    assert r.code == 1 and "remove it to log in with OAuth instead" in r.err, r.err
+    assert not server.lines("code")

@@ -109,7 +109,8 @@ class McpConnection:
         try:
             await self._start_once()
         except McpStartError:
-            if self._oauth or not self._oauth_challenged or not self._can_oauth() or self.show_login is None:
+            if self._oauth or not self._oauth_challenged or not self._can_oauth() or self.oauth_store is None \
+                    or self.show_login is None:
                 raise
             # The server asked for an OAuth login and someone is here to give it: start again
             # through the SDK's OAuth provider, which shows where to log in.
@@ -391,12 +392,12 @@ class McpConnection:
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                if self._login_needed or (self._oauth_challenged and not self._oauth):
+                if self._login_needed or (self._oauth_challenged and not self._oauth and self._can_oauth()):
                     ready.set_exception(McpStartError(self._login_line()))
                 elif self._oauth and _oauth_failure(exc):
                     ready.set_exception(McpStartError(
-                        f"{self.spec.name}: the OAuth login failed ({describe_error(exc)}); "
-                        f"try again with `tmg mcp login {self.spec.name}`"))
+                        f"{self.spec.name}: the OAuth login failed ({describe_error(exc)}); try again with "
+                        f"`tmg mcp login {self.spec.name}` (in the REPL: /mcp reconnect {self.spec.name})"))
                 elif self._http_refusal is not None:
                     ready.set_exception(McpStartError(self._refusal_line()))
                 elif is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict
@@ -504,12 +505,11 @@ class McpConnection:
 
     def _can_oauth(self) -> bool:
         """OAuth is for URL servers not given credentials of their own in HEADERS."""
-        return self.oauth_store is not None and self.spec.url is not None and \
-            not any(name.lower() == "authorization" for name in self.spec.headers)
+        return self.spec.url is not None and not any(name.lower() == "authorization" for name in self.spec.headers)
 
     def _oauth_provider(self) -> Any:
         """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""
-        if not self._can_oauth():
+        if not self._can_oauth() or self.oauth_store is None:
             return None
         from tmg.mcp_servers.oauth import provider
 
