@@ -162,3 +162,25 @@ def test_a_saved_decision_holds_only_in_its_folder(tmg, llm):
 def test_a_bad_permissions_mode_is_a_usage_error(tmg, llm):
     r = tmg.run("--permissions", "yes", "hello")
     assert r.code == 2 and "--permissions 'yes' is not a mode; use one of: default, accept-edits, read-only, yolo" in r.err
+
+
+def test_the_users_deny_rule_holds_in_a_trusted_project_folder_with_its_own_tmg_yaml(tmg, llm):
+    # The project's tmg.yaml is the config in its folder; the user's own file (the XDG one)
+    # denies `touch`. Only the user's rule can refuse here: the project allows nothing special
+    # and the run says --permissions yolo.
+    mine = tmg.root / "xdg" / "tmg" / "config.yaml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text(tmg.config.read_text() + "PERMISSIONS:\n  DENY: [shell(touch)]\n")
+    (tmg.work / "tmg.yaml").write_text(tmg.config.read_text() + "PERSON: the project's helper\n")
+    env = tmg.env()
+    del env["TMG_CONFIG"]  # ./tmg.yaml is found in the working folder, as in a real project
+    assert tmg.run("trust", env=env).code == 0
+    llm.enqueue(ToolCall("shell", {"command": "touch x"}), Text("I may not create it"))
+    r = tmg.run("--permissions", "yolo", "create x", env=env)
+    assert r.code == 0, r.err
+    assert r.out == "I may not create it\n"
+    assert not (tmg.work / "x").exists()
+    assert llm.requests[0]["messages"][0]["content"].startswith("the project's helper")  # the project's config
+    assert "denied by rule shell(touch)" in last_tool_message(llm)
+    (line,) = [line for line in r.err.splitlines() if line.startswith("tmg: refused shell")]
+    assert f"rule shell(touch) in PERMISSIONS.DENY in {mine} denies it" in line

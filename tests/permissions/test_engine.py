@@ -219,10 +219,11 @@ async def test_a_bad_rule_is_one_warning_and_the_others_still_hold(tmp_path):
 
 def test_an_untrusted_project_may_deny_but_not_allow(tmp_path):
     raw = {"PERMISSIONS": {"MODE": "yolo", "ALLOW": ["shell(rm)"], "DENY": ["shell(curl)"]}}
-    config, warnings = parse_config(raw, {}, tmp_path / "tmg.yaml", trust=ProjectTrust(tmp_path, False))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}  # no user config of its own
+    config, warnings = parse_config(raw, env, tmp_path / "tmg.yaml", trust=ProjectTrust(tmp_path, False))
     assert config.permissions == PermissionsConfig("default", (), (), ("shell(curl)",))
     assert "PERMISSIONS.ALLOW" in warnings[0] and "PERMISSIONS.MODE" in warnings[0]
-    trusted, _ = parse_config(raw, {}, tmp_path / "tmg.yaml", trust=ProjectTrust(tmp_path, True))
+    trusted, _ = parse_config(raw, env, tmp_path / "tmg.yaml", trust=ProjectTrust(tmp_path, True))
     assert trusted.permissions.allow == ("shell(rm)",) and trusted.permissions.mode == "yolo"
 
 

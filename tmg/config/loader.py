@@ -12,7 +12,8 @@ from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryCo
 from tmg.config.schema import DEFAULT_PROVIDERS, SCHEMA, Findings, Key, _segment, _type_name, validate_block
 from tmg.config.shipped import HOW_TO_GET_IT, SHIPPED_SERVER, shipped_plur
 from tmg.config.source import check_tree_size, load_yaml, read_config_text
-from tmg.config.trust import BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, withheld_line
+from tmg.config.trust import (BORROWED, Ask, ProjectTrust, Withheld, decide, project_folder, screen, user_config_file,
+                              withheld_line)
 from tmg.errors import ConfigError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -41,8 +42,7 @@ def discover_config_path(explicit: str | None, env: Mapping[str, str], cwd: Path
     local = cwd / "tmg.yaml"
     if _exists(local):
         return local
-    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    user = base / "tmg" / "config.yaml"
+    user = user_config_file(env)
     return user if _exists(user) else None
 
 
@@ -252,8 +252,10 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
 
 
 def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None,
-                 trust: ProjectTrust | None = None, withheld: tuple[Withheld, ...] = ()) -> Config:
-    """The typed Config from a validated key tree (see :func:`validate_block`)."""
+                 trust: ProjectTrust | None = None, withheld: tuple[Withheld, ...] = (),
+                 user_permissions: PermissionsConfig | None = None) -> Config:
+    """The typed Config from a validated key tree (see :func:`validate_block`); a project's
+    config carries the user's own rules beside (``user_permissions``, see :func:`_user_permissions`)."""
     providers = {
         name: ProviderConfig(
             name=name,
@@ -305,13 +307,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         threshold=float(c.get("THRESHOLD", 0.8)),
         summary_model=c.get("SUMMARY_MODEL", ""),
     )
-    perms = clean.get("PERMISSIONS", {})
-    permissions = PermissionsConfig(
-        mode=perms.get("MODE", "default"),
-        allow=tuple(perms.get("ALLOW", [])),
-        ask=tuple(perms.get("ASK", [])),
-        deny=tuple(perms.get("DENY", [])),
-    )
+    permissions = _permissions(clean.get("PERMISSIONS", {}))
     return Config(
         mode=clean.get("MODE", "default") or "default",
         person=clean.get("PERSON", ""),
@@ -328,6 +324,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         mcp_servers=servers,
         memory=memory,
         permissions=permissions,
+        user_permissions=user_permissions,
         source=source,
         values=clean,
         origins=dict(origins or {}),
@@ -406,7 +403,81 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
         first, *more = problems
         extra = f" (and {len(more)} more: {'; '.join(more)})" if more else ""
         raise ConfigError(f"invalid config{where}: {first}{extra}")
-    return build_config(clean, source, origins, trust, tuple(withheld)), findings.warnings
+    user = None
+    if trust is not None and source is not None:  # a project's file: the user's rules still hold
+        found, user_warnings = _user_permissions(env)
+        findings.warnings.extend(user_warnings)
+        if found is not None:
+            block, path = found
+            _take_user_mode(clean, origins, block.get("MODE"), path, trust.trusted)
+            user = _permissions(block, path)
+    return build_config(clean, source, origins, trust, tuple(withheld), user), findings.warnings
+
+
+def _permissions(block: Mapping[str, Any], source: Path | None = None) -> PermissionsConfig:
+    return PermissionsConfig(
+        mode=block.get("MODE", "default"),
+        allow=tuple(block.get("ALLOW", [])),
+        ask=tuple(block.get("ASK", [])),
+        deny=tuple(block.get("DENY", [])),
+        source=source,
+    )
+
+
+def _user_permissions(env: Mapping[str, str]) -> tuple[tuple[dict[str, Any], Path] | None, list[str]]:
+    """The validated PERMISSIONS block of the user's own config file and that file (None when it
+    has none), and warnings.
+
+    A project's ./tmg.yaml takes the place of the user's file as the config, but not of the
+    user's rules: a deny rule written once must not be bypassed by changing into a folder that
+    has a tmg.yaml. They are merged with the project's by the permission engine (deny beats ask
+    beats allow, wherever a rule was written). An unreadable or invalid block is an error, as it
+    is for the user's file anywhere else: going on without the user's deny rules is not safe.
+    """
+    path = user_config_file(env)
+    if not _exists(path):
+        return None, []
+    text = _read_text(path)
+    raw = _parse_yaml(text, path)
+    if raw is None:
+        return None, []
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config file {path} line 1: the top level must be a mapping of KEY: value lines, "
+                          f"not {_type_name(raw)}")
+    wanted = {k: v for k, v in raw.items() if str(k).upper() == "PERMISSIONS"}
+    if not wanted:
+        return None, []
+    findings = Findings()
+    clean = validate_block(_expand(wanted, env), {"PERMISSIONS": SCHEMA["PERMISSIONS"]}, "", findings)
+    if findings.errors:
+        lines = _key_lines(text)
+        problems = [f"line {line}: {m}" if (line := _locate(p, lines)) is not None else m
+                    for m, p in zip(findings.errors, findings.error_paths)]
+        raise ConfigError(f"invalid config in {path}: {'; '.join(problems)} (your PERMISSIONS apply in every "
+                          "folder, a project's too); fix them there")
+    if "PERMISSIONS" not in clean:
+        return None, []
+    return (clean["PERMISSIONS"], path), [f"{path}: {w}" for w in findings.warnings]
+
+
+# The permission modes, each allowing less than the one before it.
+_LOOSEST_FIRST = ("yolo", "accept-edits", "default", "read-only")
+
+
+def _take_user_mode(clean: dict[str, Any], origins: dict[str, str], theirs: str | None, path: Path,
+                    trusted: bool) -> None:
+    """The user's PERMISSIONS.MODE holds in a project unless the project sets one: a trusted
+    project (or a TMG_PERMISSIONS_MODE variable) wins, an untrusted one only when it allows less.
+    ``--permissions`` beats them all (the engine)."""
+    if theirs is None:
+        return
+    block = clean.setdefault("PERMISSIONS", {})
+    own = block.get("MODE")
+    if own is not None and (trusted or origins.get("PERMISSIONS.MODE", "").startswith("env ")
+                            or _LOOSEST_FIRST.index(own) >= _LOOSEST_FIRST.index(theirs)):
+        return
+    block["MODE"] = theirs
+    origins["PERMISSIONS.MODE"] = f"file {path}"
 
 
 # Keys that an unset ${VAR} must not empty: empty means something else, silently. An empty URL is

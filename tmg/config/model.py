@@ -94,6 +94,7 @@ class PermissionsConfig:
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    source: Path | None = None  # the file the rules are written in; None: the config's own
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,9 @@ class Config:
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
+    # The PERMISSIONS of the user's own config file when this config is a project's: the user's
+    # rules hold in every folder, beside the project's (tmg.config.loader, user_permissions).
+    user_permissions: PermissionsConfig | None = None
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".

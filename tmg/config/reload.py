@@ -26,7 +26,7 @@ def merge_fixed(session: Config, new: Config) -> tuple[Config, list[str]]:
         return new, []
     origins = {p: o for p, o in new.origins.items() if not any(_under(p, c) for c in changed)}
     origins.update({p: o for p, o in session.origins.items() if any(_under(p, c) for c in changed)})
-    return build_config(merged, new.source, origins, new.trust, new.withheld), changed
+    return build_config(merged, new.source, origins, new.trust, new.withheld, new.user_permissions), changed
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -78,6 +78,9 @@ def describe_changes(old: Config, new: Config) -> list[str]:
             continue
         a_shown, b_shown = _show(a, secrets), _show(b, secrets)
         phrases.append(f"{path} {a_shown} -> {b_shown}" if a_shown and b_shown else f"{path} changed")
+    if old.user_permissions != new.user_permissions:
+        mine = new.user_permissions or old.user_permissions
+        phrases.append(f"PERMISSIONS in {mine.source if mine else 'your config'} changed")
     if len(phrases) > _MAX_SHOWN:
         phrases[_MAX_SHOWN:] = [f"and {len(phrases) - _MAX_SHOWN} more"]
     return phrases

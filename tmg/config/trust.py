@@ -12,7 +12,8 @@ that start processes or choose where prompts and keys go are withheld:
   choosing is the leak). When none of the file's providers is left, the providers of the
   user's own config file are used, else the environment's keys as with no config;
 - ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default or read-only (its DENY and
-  ASK rules apply: they only ever ask more);
+  ASK rules apply: they only ever ask more). The user's own PERMISSIONS rules apply in every
+  project, trusted or not (tmg.config.loader adds them);
 - any other value that reads a ``${VAR}``: the file may not copy the user's environment (a
   token, say) into the prompt sent to the provider and into history.
 
@@ -41,6 +42,7 @@ from tmg.errors import ConfigError
 
 TRUST_FILE = "trusted.json"
 PROJECT_FILE = "tmg.yaml"
+USER_FILE = "config.yaml"
 _PROVIDER_REACH = ("URL", "HEADERS", "API_KEY")  # where a provider connects and what it sends
 BORROWED = ("PROVIDERS", "SELECTED_PROVIDER", "FAILOVER_ORDER")  # taken whole from the user's config
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # as the loader expands them
@@ -71,6 +73,11 @@ Ask = Callable[[Path, list[Withheld]], bool]
 def user_config_dir(env: Mapping[str, str]) -> Path:
     base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
     return base / "tmg"
+
+
+def user_config_file(env: Mapping[str, str]) -> Path:
+    """The user's own config file (it may not exist)."""
+    return user_config_dir(env) / USER_FILE
 
 
 def _identity(folder: Path) -> tuple[str, int, int] | None:
@@ -328,7 +335,7 @@ def _borrow_user_providers(raw: dict[Any, Any], env: Mapping[str, str]) -> Path 
     Returns the user's config file they came from."""
     from tmg.config.loader import _parse_yaml, _read_text
 
-    user = user_config_dir(env) / "config.yaml"
+    user = user_config_file(env)
     if not user.is_file():
         return None  # the environment's keys (the defaults) remain
     theirs = _parse_yaml(_read_text(user), user)

@@ -33,6 +33,7 @@ from tmg.config.loader import parse_config, _parse_yaml
 from tmg.config.model import Config
 from tmg.config.reload import describe_changes, merge_fixed
 from tmg.config.source import decode_config, read_config_bytes
+from tmg.config.trust import user_config_file
 from tmg.errors import ConfigError
 
 Report = Callable[[str, str], None]
@@ -43,6 +44,12 @@ Signature = tuple[int, int, int, int] | None  # (mtime_ns, size, inode, file typ
 _DEBOUNCE_MS = 400
 _STEP_MS = 50
 _STABLE_READS = 3  # re-read when the file changed while being read, at most this often
+
+
+def _mid_save(signature: Signature) -> bool:
+    """Gone, or emptied a moment ago: what a file looks like in the middle of being saved."""
+    return signature is None or (signature[1] == 0 and signature[3] == stat.S_IFREG
+                                 and time.time_ns() - signature[0] < _DEBOUNCE_MS * 1_000_000)
 
 
 def _signature(path: Path) -> Signature:
@@ -78,6 +85,11 @@ class ConfigWatcher:
         self._on_swap = on_swap
         self._usable = usable
         self._signature = _signature(self.path) if self.path else None
+        # A project's tmg.yaml carries the user's own PERMISSIONS beside it (tmg.config.loader):
+        # a change to the user's file reloads too, so a new deny rule holds at the next call.
+        self.user_path: Path | None = (user_config_file(env) if self.path is not None and self._session.trust is not None
+                                       else None)
+        self._user_signature = _signature(self.user_path) if self.user_path else None
         self._last_error: str | None = None
         self._pending_restart: set[str] = set()
         self._warned = set(warnings)
@@ -97,18 +109,23 @@ class ConfigWatcher:
         return self.live.get()
 
     def check(self) -> bool:
-        """Reload when the file's (mtime, size, inode, type) changed since the last look."""
+        """Reload when the file's (mtime, size, inode, type) changed since the last look (or the
+        user's, for a project's file)."""
         if self.path is None:
             return False
-        signature = _signature(self.path)
-        if signature == self._signature:
+        now = self._signatures()
+        before = (self._signature, self._user_signature)
+        if now == before:
             return False
-        if signature is None or (signature[1] == 0 and signature[3] == stat.S_IFREG
-                                 and time.time_ns() - signature[0] < _DEBOUNCE_MS * 1_000_000):
+        if any(_mid_save(sig) for sig, was in zip(now, before) if sig != was):
             # Gone, or just emptied: most likely the middle of a save. The watcher thread (after
             # its debounce) or a later boundary settles it; an empty file left empty is a bad save.
             return False
         return self.reload(wait=False)
+
+    def _signatures(self) -> tuple[Signature, Signature]:
+        assert self.path is not None
+        return _signature(self.path), (_signature(self.user_path) if self.user_path is not None else None)
 
     # -- reloading ---------------------------------------------------------------------------
 
@@ -126,10 +143,11 @@ class ConfigWatcher:
         if not self._lock.acquire(blocking=wait):
             return False  # the watcher thread is reloading: it installs the change
         try:
+            user_signature = _signature(self.user_path) if self.user_path is not None else None
             try:
                 text, signature = self._read_stable()
             except ConfigError as exc:  # a FIFO, a directory, unreadable, too big, not UTF-8
-                self._signature = _signature(self.path)
+                self._signature, self._user_signature = _signature(self.path), user_signature
                 return self._refuse(str(exc), say)
             if text is None:
                 if settled and not self._gone_reported:
@@ -137,9 +155,9 @@ class ConfigWatcher:
                     say("warn", f"config file {self.path} is gone; keeping the current config")
                 return False
             self._gone_reported = False
-            if settled and signature == self._signature:
+            if settled and (signature, user_signature) == (self._signature, self._user_signature):
                 return False  # an event for a write already read at a phase boundary
-            self._signature = signature
+            self._signature, self._user_signature = signature, user_signature
             try:
                 raw = _parse_yaml(text, self.path)
                 if raw is None:  # a truncated save, or everything commented out
@@ -237,7 +255,8 @@ class ConfigWatcher:
         try:
             import watchfiles  # imported here, off the loop: -t/--help and one-shot starts never wait on it
 
-            names = {str(self.path), os.path.realpath(self.path)}
+            watched = [self.path] + ([self.user_path] if self.user_path is not None else [])
+            names = {n for p in watched for n in (str(p), os.path.realpath(p))}
             folders = sorted({os.path.dirname(n) for n in names})
             self.watching = not self._stop.is_set()
             if delay:

@@ -1,7 +1,7 @@
 """The permission engine: allow, ask or deny for every tool call, built-in or MCP (SPEC §7).
 
-The order: rules (the config's PERMISSIONS.DENY/ASK/ALLOW, a trusted project's, and the user's
-saved "always" decisions), then the mode (`--permissions` or PERMISSIONS.MODE), then defaults
+The order: rules (the user's PERMISSIONS.DENY/ASK/ALLOW, a project's beside them when a ./tmg.yaml
+is the config (an untrusted one's ALLOW withheld), and the user's saved "always" decisions), then the mode (`--permissions` or PERMISSIONS.MODE), then defaults
 (reads allowed; writes, commands and unannotated MCP tools ask; files that hold secrets ask).
 Deny beats ask beats allow. A shell command is judged part by part (tmg.permissions.shell):
 every simple command in it must be allowed, one denied part denies the whole, and a line that
@@ -73,18 +73,21 @@ class RuleSet:
 
 
 def config_rules(config: Any) -> RuleSet:
-    """The rules of `config`'s PERMISSIONS block (with where they came from)."""
+    """The rules of `config`'s PERMISSIONS block and, when it is a project's, of the user's own
+    config file (with where each came from). Which file a rule is in does not rank it: deny
+    beats ask beats allow across both."""
     out = RuleSet()
-    block = getattr(config, "permissions", None)
-    if block is None:
-        return out
-    where = f" in {config.source}" if getattr(config, "source", None) else ""
-    for decision, texts in (("deny", block.deny), ("ask", block.ask), ("allow", block.allow)):
-        for text in texts:
-            try:
-                out.rules.append(parse_rule(text, decision, f"PERMISSIONS.{decision.upper()}{where}"))
-            except RuleError as exc:
-                out.problems.append(f"PERMISSIONS.{decision.upper()}: {exc}")
+    for block in (getattr(config, "user_permissions", None), getattr(config, "permissions", None)):
+        if block is None:
+            continue
+        source = block.source or getattr(config, "source", None)
+        where = f" in {source}" if source else ""
+        for decision, texts in (("deny", block.deny), ("ask", block.ask), ("allow", block.allow)):
+            for text in texts:
+                try:
+                    out.rules.append(parse_rule(text, decision, f"PERMISSIONS.{decision.upper()}{where}"))
+                except RuleError as exc:
+                    out.problems.append(f"PERMISSIONS.{decision.upper()}{where}: {exc}")
     return out
 
 
@@ -141,7 +144,11 @@ class PermissionEngine(PermissionGate):
         return lines
 
     def mode_source(self) -> str:
-        return "--permissions" if self._mode_flag else "PERMISSIONS.MODE"
+        if self._mode_flag:
+            return "--permissions"
+        origin = getattr(self._config(), "origin", lambda _p: "")("PERMISSIONS.MODE")
+        # The user's own file, when a project's tmg.yaml is the config (tmg.config.loader).
+        return f"PERMISSIONS.MODE in {origin[5:]}" if origin.startswith("file /") else "PERMISSIONS.MODE"
 
     def rules(self) -> list[Rule]:
         """The config's rules and the saved decisions that hold in this folder (cached until
