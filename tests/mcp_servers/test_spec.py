@@ -28,3 +28,18 @@ def test_a_url_entry_is_an_http_server_without_a_process():
 def test_no_dir_and_no_errlog_mean_none():
     spec = spec_from_config(McpServerConfig(name="x", command="srv"))
     assert spec.cwd is None and spec.errlog is None
+
+
+def test_env_and_headers_stay_out_of_the_repr_that_debug_output_and_tracebacks_show():
+    token = "ghp_secret_token_1234"
+    stdio = spec_from_config(McpServerConfig(name="gh", command="srv", env={"GITHUB_TOKEN": token}))
+    remote = spec_from_config(McpServerConfig(name="remote", url="https://mcp.example/mcp",
+                                              headers={"Authorization": f"Bearer {token}"}))
+    assert stdio.env["GITHUB_TOKEN"] == token  # still there for the child
+    for spec in (stdio, remote):
+        shown = repr(spec)
+        assert spec.name in shown and token not in shown and "GITHUB_TOKEN" not in shown
+    from tmg.broker.daemon import Spec
+
+    warm = Spec.from_wire({"name": "gh", "command": "srv", "env": {"GITHUB_TOKEN": token}})
+    assert "srv" in repr(warm) and token not in repr(warm)

@@ -51,7 +51,7 @@ class Spec:
 
     command: str
     args: tuple[str, ...]
-    env: tuple[tuple[str, str], ...]
+    env: tuple[tuple[str, str], ...] = field(repr=False)  # the declared ENV may hold tokens: never in a repr (logs)
     cwd: str | None
     # "memory": writes to one store go one at a time; "tools" (a WARM tool server): calls as they come.
     kind: str = "memory"

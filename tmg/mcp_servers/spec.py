@@ -55,7 +55,7 @@ class ServerSpec:
     name: str
     command: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # ENV may hold tokens: never in a repr
     cwd: str | None = None
     errlog: str | None = None
     url: str | None = None
