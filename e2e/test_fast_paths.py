@@ -8,18 +8,22 @@ import sys
 
 import pytest
 
-from e2e.mock_llm import Text
+from e2e.mock_llm import Text, ToolCall
 
 HEAVY = ("litellm", "mcp", "openai", "httpx", "watchfiles", "prompt_toolkit")
 # What a plain one-shot has no use for (issue 10, P2'): typer and the pydantic its adapters
 # import (the chat command line is read without them), httpx's HTTP/2 stack and its CLI's
 # click, rich and pygments (tmg never asks for HTTP/2; rich is for a terminal only).
 ONESHOT_UNUSED = ("typer", "pydantic", "pydantic_core", "h2", "hpack", "click", "rich", "pygments")
+# What a one-shot with memory off has no use for: memory's code and its broker, the MCP SDK (no
+# servers), and the shell parser (bashlex: only a shell command being checked needs it).
+MEMORY_OFF_UNUSED = ("tmg.memory", "tmg.broker", "mcp", "bashlex", "tmg.permissions.shell", "watchfiles")
 
 PROBE = """
 import atexit, json, sys
 def report():
-    heavy = sorted({m.split('.')[0] for m in sys.modules} & set(%r))
+    watched = %r  # packages: a name or anything under it
+    heavy = sorted({w for w in watched for m in sys.modules if m == w or m.startswith(w + '.')})
     sys.stderr.write('\\nIMPORTED=' + json.dumps(heavy) + '\\n')
 atexit.register(report)
 sys.argv = ['tmg'] + %r
@@ -72,3 +76,18 @@ def test_the_probe_would_see_typer_where_it_is_used(tmg):
     # --help is typer's: the same probe sees it there, so the checks above can fail.
     code, imported = imported_heavy(tmg, "--help", watched=ONESHOT_UNUSED)
     assert code == 0 and "typer" in imported
+
+
+def test_a_memory_off_one_shot_loads_no_memory_code_no_mcp_sdk_and_no_shell_parser(tmg, llm):
+    llm.enqueue(Text("the answer"))
+    out: list[str] = []
+    code, unused = imported_heavy(tmg, "--new", "-r", watched=MEMORY_OFF_UNUSED, stdin="a question\n", out=out)
+    assert (code, out[0].strip()) == (0, "the answer")
+    assert unused == []
+
+
+def test_the_probe_would_see_the_shell_parser_when_a_command_is_checked(tmg, llm):
+    # A shell call is judged part by part: the parser is loaded then, so the check above can fail.
+    llm.enqueue(ToolCall("shell", {"command": "ls | wc -l"}), Text("done"))
+    code, imported = imported_heavy(tmg, "count the files", watched=MEMORY_OFF_UNUSED)
+    assert code == 0 and "bashlex" in imported and "tmg.permissions.shell" in imported

@@ -6,7 +6,7 @@ Everything else receives its collaborators; only this module knows how they fit 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from tmg.cli.options import ChatOptions
 from tmg.config.live import LiveConfig
@@ -34,10 +34,6 @@ from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.llm.gateway import ModelGateway, ProviderSpec
 from tmg.mcp_servers.oauth import OAuthStore
-from tmg.memory.runtime import MemoryServers
-from tmg.memory.injector import READY_WAIT_S
-from tmg.memory.session import SessionMemory
-from tmg.memory.session_end import HURRIABLE_STEPS
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
@@ -60,6 +56,10 @@ from tmg.tools.sensitive import SensitivePaths
 from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
+
+if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-off one-shot never does)
+    from tmg.memory.runtime import MemoryServers
+    from tmg.memory.session import SessionMemory
 
 
 def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, ask: Ask | None = None) -> LiveConfig:
@@ -313,15 +313,21 @@ def open_session(
         raise
     # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
     # while the transcript is still open, so the notice lands in it too.
-    for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
-        end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    if memory is not None:
+        from tmg.memory.session_end import HURRIABLE_STEPS
+
+        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
+            end.add(name, step, hurriable=name in HURRIABLE_STEPS)
     if own_mcp:
         end.add("close the MCP tool servers", mcp_servers.aclose)
     end.add("close the history", history.close)
     end.add("close the transcript", transcript.close)
     end.add("release the session lock", lock.release)
     hooks = HookSet(report=notices.warn)
-    hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
+    if memory is not None:
+        hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
+    elif envr.debug:
+        hooks.register(_NoMemoryThisRun(watcher.current, notices.notice))
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
@@ -338,7 +344,7 @@ def open_session(
                                  consent=consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
-        pipeline=build_pipeline(memory.injector, budget, skills=skills,
+        pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions)),
         history=history,
         tools=build_tools(envr, mcp, watcher.current, gate, skills=skills),
@@ -385,7 +391,14 @@ def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notic
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
-                    servers: MemoryServers | None) -> SessionMemory:
+                    servers: MemoryServers | None) -> SessionMemory | None:
+    """The session's memory; None for a one-shot (no process-wide ``servers``) whose memory is
+    off: its server is chosen at the start, so nothing could turn it on before the run ends,
+    and such a run need not load memory's code at all. The REPL keeps one either way (/memory)."""
+    if servers is None and not config.memory.enabled:
+        return None
+    from tmg.memory.session import SessionMemory
+
     home = tmg_home(envr.env)
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
@@ -394,9 +407,27 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
                          runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
 
 
+class _NoMemoryThisRun:
+    """A one-shot that started with memory off has no memory server for the whole run: a save
+    turning MEMORY.ENABLED on mid-run is said once under --debug, as a run with memory would."""
+
+    def __init__(self, config: Callable[[], Config], debug: Callable[[str], None]) -> None:
+        self._config = config
+        self._debug = debug
+        self._said = False
+
+    def before_turn(self, _turn: object) -> None:
+        if not self._said and self._config().memory.enabled:
+            self._said = True
+            self._debug("memory: no live memory server in this run (memory was off when it started); "
+                        "answering without recall")
+
+
 def _ready_wait(envr: Environment) -> float:
     """How long a prompt waits for a memory server still starting (``TMG_RECALL_WAIT``,
     seconds): tests on a loaded machine lengthen it so recall is never skipped by chance."""
+    from tmg.memory.injector import READY_WAIT_S
+
     try:
         return max(0.0, float(envr.env.get("TMG_RECALL_WAIT", READY_WAIT_S)))
     except ValueError:
