@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tmg.config.inspect import render_config
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.trust import TrustStore
@@ -52,6 +53,8 @@ def test_a_trusted_projects_allow_does_not_beat_the_users_deny_nor_the_users_all
     config, _ = load_config(None, env, work)
     gate = engine(config, work, env)
     assert gate.judge(TOUCH).reason == f"denied by rule shell(touch) (PERMISSIONS.DENY in {mine})"
+    assert f"  deny: shell(touch) ({mine}), shell(rm) ({work / 'tmg.yaml'})" in gate.describe()
+    assert f"# and your PERMISSIONS rules from {mine}: DENY shell(touch); ALLOW shell(rm)" in render_config(config)
     assert gate.judge(ToolAction("shell", "run", command="rm y")).reason == \
         f"denied by rule shell(rm) (PERMISSIONS.DENY in {work / 'tmg.yaml'})"
 

@@ -22,7 +22,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_ ./:@+-]*")
 def render_config(config: Config) -> str:
     """The config, one key per line, each with its origin; secrets masked."""
     source = f"config file: {config.source}" if config.source else "no config file: defaults + environment"
-    lines = [f"# {source}", *_trust_lines(config),
+    lines = [f"# {source}", *_trust_lines(config), *_user_permission_lines(config),
              "# after '#': where each value came from (file, env TMG_*, --mode, default)"]
     values = dict(config.values)
     values["MODE"] = config.mode  # a --mode override is not in the file's values
@@ -43,6 +43,16 @@ def _trust_lines(config: Config) -> list[str]:
              f"(tmg trust {trust.folder} applies it):"]
     lines.extend(f"#   {w.path}: {w.detail}" for w in config.withheld)
     return lines
+
+
+def _user_permission_lines(config: Config) -> list[str]:
+    """A project config's session also applies the user's own PERMISSIONS rules: say which."""
+    mine = config.user_permissions
+    if mine is None:
+        return []
+    rules = [f"{name} {', '.join(texts)}" for name, texts in (("DENY", mine.deny), ("ASK", mine.ask),
+                                                             ("ALLOW", mine.allow)) if texts]
+    return [f"# and your PERMISSIONS rules from {mine.source}: {'; '.join(rules) or 'none'}"]
 
 
 def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str, Any], prefix: str,

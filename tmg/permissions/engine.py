@@ -135,8 +135,11 @@ class PermissionEngine(PermissionGate):
     def describe(self) -> list[str]:
         """What holds now, for /permissions: the mode, the config's rules, the saved decisions."""
         lines = [f"permissions: mode {self.mode()} ({self.mode_source()})"]
+        config = self._config()
+        layered = getattr(config, "user_permissions", None) is not None  # the user's file and a project's
         for decision in ("deny", "ask", "allow"):
-            rules = [r.text for r in config_rules(self._config()).rules if r.decision == decision]
+            rules = [r.text + (f" ({r.origin.partition(' in ')[2]})" if layered else "")
+                     for r in config_rules(config).rules if r.decision == decision]
             if rules:
                 lines.append(f"  {decision}: {', '.join(rules)}")
         if self._store is not None:
