@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Self
 
 from tests.support.waiting import eventually
 
@@ -36,13 +37,17 @@ class HttpMcpServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
 
-    def start(self) -> HttpMcpServer:
-        args = [sys.executable, str(SCRIPT), str(self.port)] + (["--token", self.token] if self.token else [])
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    what = "the HTTP MCP test server"  # as errors name it
+
+    def argv(self) -> list[str]:
+        return [sys.executable, str(SCRIPT), str(self.port)] + (["--token", self.token] if self.token else [])
+
+    def start(self) -> Self:
+        self.proc = subprocess.Popen(self.argv(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not eventually(lambda: _listening(self.port) or self.proc.poll() is not None, guard=30):
-            raise RuntimeError("the HTTP MCP test server did not listen within 30 s")
+            raise RuntimeError(f"{self.what} did not listen within 30 s")
         if self.proc.poll() is not None:
-            raise RuntimeError(f"the HTTP MCP test server exited ({self.proc.returncode})")
+            raise RuntimeError(f"{self.what} exited ({self.proc.returncode})")
         return self
 
     def kill(self) -> None:
@@ -51,7 +56,7 @@ class HttpMcpServer:
             self.proc.wait(timeout=10)
         eventually(lambda: not _listening(self.port))
 
-    def __enter__(self) -> HttpMcpServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
