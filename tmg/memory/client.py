@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from tmg.mcp_servers.outcome import ToolOutcome
 from tmg.memory import payloads, results
@@ -31,8 +30,7 @@ class ToolCaller(Protocol):
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
 
 
-@dataclass(frozen=True)
-class CallResult(Generic[T]):
+class CallResult(NamedTuple, Generic[T]):
     """One memory call's outcome: the typed value, or why it failed."""
 
     tool: str

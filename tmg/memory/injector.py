@@ -28,7 +28,8 @@ the latest user turn (pipeline priority 15, memory.md §3).
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping, MutableSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from tmg.config.model import MemoryConfig
 from tmg.context.pipeline import TurnContext
@@ -52,8 +53,7 @@ _PREVIEW_WORDS = 8
 _REASON_CHARS = 160
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     """One selected engram with the words the block carries for it."""
 
     id: str
@@ -61,16 +61,14 @@ class Note:
     instruction: bool = False  # the user's own standing instruction (pinned), not a note
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
     """What one ask produced: the notes in order, and the selected ids that have no words."""
 
     notes: tuple[Note, ...]
     unresolved: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class LastInjection:
+class LastInjection(NamedTuple):
     """The last prompt's recall, for `/memory`."""
 
     prompt_id: int
@@ -90,11 +88,10 @@ class InjectorStats:
     unresolved: int = 0  # selected ids that reached no block in words (shown by /memory)
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(NamedTuple):
     block: str
     ids: tuple[str, ...]
-    left_out: tuple[str, ...] = field(default=())
+    left_out: tuple[str, ...] = ()
 
 
 class MemoryInjector:

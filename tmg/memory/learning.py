@@ -28,9 +28,8 @@ import asyncio
 import re
 from collections import deque
 from collections.abc import Callable, MutableMapping, MutableSet
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tmg.config.model import Config
 from tmg.engine.turn import Turn
@@ -59,8 +58,7 @@ _GATE = re.compile(
 MAX_INSTRUCTION_CHARS = 400
 
 
-@dataclass(frozen=True)
-class Episode:
+class Episode(NamedTuple):
     """What a turn taught: its text, or an error with the prompt that caused it."""
 
     text: str | None = None

@@ -7,8 +7,7 @@ empty value: "inject current recall or nothing".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # An engram line in inject text: `[ID] statement` at column 0; metadata lines are indented.
 _LINE = re.compile(r"^\[([^\]\s]+)\] ?(.*)$")
@@ -18,8 +17,7 @@ class ResultError(ValueError):
     """The server answered without isError, but not with the shape this tool returns."""
 
 
-@dataclass(frozen=True)
-class ServerError:
+class ServerError(NamedTuple):
     """An isError result: the server's message and, for validation errors, the fields it names."""
 
     message: str
@@ -27,8 +25,7 @@ class ServerError:
     received_fields: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Engram:
+class Engram(NamedTuple):
     """An engram with its full statement (from recall or learn)."""
 
     id: str
@@ -37,16 +34,14 @@ class Engram:
     scope: str | None = None
 
 
-@dataclass(frozen=True)
-class InjectLine:
+class InjectLine(NamedTuple):
     """One engram in an inject text bucket: its id and the words the bucket carries for it."""
 
     id: str
     text: str
 
 
-@dataclass(frozen=True)
-class InjectResult:
+class InjectResult(NamedTuple):
     """plur_inject_hybrid: the two text buckets, and every selected id.
 
     Ids in `injected_ids` but in neither bucket are the constraints the server leaves out of its
@@ -69,8 +64,7 @@ class InjectResult:
         return tuple(i for i in self.injected_ids if i not in shown)
 
 
-@dataclass(frozen=True)
-class BatchResult:
+class BatchResult(NamedTuple):
     """plur_learn_batch: one id per input (None where that item failed), and the failures."""
 
     ids: tuple[str | None, ...]
@@ -78,19 +72,17 @@ class BatchResult:
     warning: str | None = None
 
 
-@dataclass(frozen=True)
-class Episode:
+class Episode(NamedTuple):
     id: str
     summary: str
     timestamp: str | None = None
     agent: str | None = None
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(NamedTuple):
     engram_count: int
     episode_count: int
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any]  # the whole answer, for what the fields above leave out
 
 
 def _object(data: Any, tool: str) -> dict[str, Any]:

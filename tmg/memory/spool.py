@@ -22,9 +22,8 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tmg.memory.tempfiles import claim, create_locked
 
@@ -39,8 +38,7 @@ MAX_TRIES = 3
 QUARANTINE = "quarantine"
 
 
-@dataclass(frozen=True)
-class SpoolEntry:
+class SpoolEntry(NamedTuple):
     """One spooled write: its file, and a batch's engrams `{statement, scope?, tags, source?}`
     or (kind "capture" / "learn") the call's payload; `tries` counts refusals by the server."""
 

@@ -8,8 +8,7 @@ The surface is read from tools/list at connect time, so tmg works with both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 ADMIN_TOOL = "plur_admin"
 
@@ -18,8 +17,7 @@ class ToolUnavailable(LookupError):
     """The server neither lists the tool nor offers the `plur_admin` gateway."""
 
 
-@dataclass(frozen=True)
-class ToolSurface:
+class ToolSurface(NamedTuple):
     """The tool names a server listed, and how to route a call to any PLUR tool."""
 
     listed: frozenset[str]
