@@ -71,3 +71,28 @@ def test_only_secret_looking_values_are_remembered_beyond_their_line() -> None:
     scrub("the api_key: string field; auth: required; PWD=/home/me/project; DB_PASSWORD=hunter22x")
     later = scrub("The field is a string and is required; code lives in /home/me/project; pw hunter22x")
     assert later == "The field is a string and is required; code lives in /home/me/project; pw ***"
+
+
+def _every_pattern_masked(text: str) -> str:
+    """mask_secrets without its prefilter: every pattern searched on every text."""
+    import re
+
+    from tmg.memory import scrub
+
+    for name, _words, rx in scrub._PATTERNS:
+        text = re.compile(rx, re.DOTALL if name == "private_key" else 0).sub(scrub._masked, text)
+    return text
+
+
+@pytest.mark.parametrize("text", [s[1] for s in SHAPES] + [s[1].upper() for s in SHAPES] + [
+    "TO\u212aEN=abc123def456 (a Kelvin sign: IGNORECASE matches it as a k)",
+    "PA\u017fSWORD=hunter22 (a long s)",
+    "Straße token: Abc123Def456 and sk_live_abcdefghijklmnopqrstu",
+    "plain words, nothing to see",
+    "Auth = required",
+    "the passphrase: correct-horse-battery",
+])
+def test_only_patterns_that_cannot_match_are_skipped(text) -> None:
+    """A pattern is searched only when the text holds one of its words: skipping never changes
+    what is masked (a word list that missed a spelling the pattern matches would leak)."""
+    assert mask_secrets(text) == _every_pattern_masked(text)

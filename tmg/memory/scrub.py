@@ -13,8 +13,8 @@ Why patterns and not a library: the well-kept detectors (detect-secrets, truffle
 import dozens of plugins and entropy scanners, far more than a write path that runs after every
 turn needs, and they flag high-entropy words a note may legitimately hold. These shapes cover what
 the real PLUR refuses (its `SECRET_PATTERNS`, so a write is never lost to its per-item rejection)
-plus the shapes a pasted `.env` or config holds. Compiled once, on first use: never imported on
-the one-shot hot path before a write.
+plus the shapes a pasted `.env` or config holds. A pattern is compiled the first time a text holds
+one of its words (most answers need none of them).
 """
 
 from __future__ import annotations
@@ -25,29 +25,34 @@ from collections.abc import Callable
 MASK = "***"
 
 # Each pattern's group "secret" is what is masked; the rest (a key name, a URL's host) stays.
-_PATTERNS: tuple[tuple[str, str], ...] = (
+# Each comes with words one of which any match contains (lowercased): a text holding none of them
+# is never searched, and a pattern is compiled only when a text first needs it (compiling all of
+# them costs a one-shot about 4 ms, and most answers hold no secret shape at all).
+_PATTERNS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # Private key blocks, whole (the END line may be missing in a cut text).
-    ("private_key", r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-                    r"(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z))"),
+    ("private_key", ("-----begin",),
+     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z))"),
     # Provider keys: OpenAI / Anthropic / Stripe style sk-/pk-/rk- (PLUR's generic_api_key),
     # GitHub, GitLab, Slack, Google.
-    ("provider_key", r"(?<![A-Za-z0-9])(?P<secret>(?:sk|pk|rk)[-_][A-Za-z0-9][A-Za-z0-9_-]{15,})"),
-    ("github_token", r"(?P<secret>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))"),
-    ("gitlab_token", r"(?P<secret>\bglpat-[A-Za-z0-9_-]{20,})"),
-    ("slack_token", r"(?P<secret>\bxox[abposr]-[A-Za-z0-9-]{10,})"),
-    ("google_api_key", r"(?P<secret>\bAIza[0-9A-Za-z_-]{35})"),
-    ("aws_access_key", r"(?P<secret>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"),
-    ("jwt", r"(?P<secret>\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?)"),
-    ("bearer_token", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
+    ("provider_key", ("sk-", "sk_", "pk-", "pk_", "rk-", "rk_"),
+     r"(?<![A-Za-z0-9])(?P<secret>(?:sk|pk|rk)[-_][A-Za-z0-9][A-Za-z0-9_-]{15,})"),
+    ("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     r"(?P<secret>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))"),
+    ("gitlab_token", ("glpat-",), r"(?P<secret>\bglpat-[A-Za-z0-9_-]{20,})"),
+    ("slack_token", ("xox",), r"(?P<secret>\bxox[abposr]-[A-Za-z0-9-]{10,})"),
+    ("google_api_key", ("aiza",), r"(?P<secret>\bAIza[0-9A-Za-z_-]{35})"),
+    ("aws_access_key", ("akia", "asia"), r"(?P<secret>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"),
+    ("jwt", ("eyj",), r"(?P<secret>\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?)"),
+    ("bearer_token", ("bearer",), r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
     # URLs with credentials: scheme://user:password@host (the password goes; user and host stay).
-    ("url_credentials", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
+    ("url_credentials", ("://",), r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"),
     # Assignments: PASSWORD=..., DB_PASSWORD: ..., API_KEY=..., TOKEN=..., SECRET=...,
     # aws_secret_access_key = ... (an .env line, a YAML key, a shell export).
-    ("assignment", r"(?i)\b(?:[A-Z0-9_]*?(?:PASSWORD|PASSWD|_PWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|"
-                   r"ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH))[\"']?\s*[=:]\s*[\"']?"
-                   r"(?P<secret>[^\s\"',;]{4,})"),
+    ("assignment", ("passw", "_pwd", "passphrase", "secret", "token", "api", "access", "private", "credential", "auth"),
+     r"(?i)\b(?:[A-Z0-9_]*?(?:PASSWORD|PASSWD|_PWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|"
+     r"ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH))[\"']?\s*[=:]\s*[\"']?(?P<secret>[^\s\"',;]{4,})"),
 )
-_compiled: list[tuple[str, re.Pattern[str]]] | None = None
+_compiled: dict[str, re.Pattern[str]] = {}
 # A detected value is remembered and masked wherever it shows up again only when it looks like a
 # secret: long enough, letters and digits mixed, not a path. `api_key: string` or `auth: required`
 # must not turn "string" and "required" into *** in every later memory.
@@ -59,23 +64,28 @@ def _worth_remembering(value: str) -> bool:
             and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
-def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    global _compiled
-    if _compiled is None:
-        _compiled = [(name, re.compile(rx, re.DOTALL) if name == "private_key" else re.compile(rx))
-                     for name, rx in _PATTERNS]
-    return _compiled
+def _patterns(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The patterns that could match `text` (compiled on first need)."""
+    folded = text.casefold()  # what IGNORECASE matches, too (the Kelvin sign is a k)
+    found = []
+    for name, words, rx in _PATTERNS:
+        if any(word in folded for word in words):
+            compiled = _compiled.get(name)
+            if compiled is None:
+                compiled = _compiled[name] = re.compile(rx, re.DOTALL if name == "private_key" else 0)
+            found.append((name, compiled))
+    return found
 
 
 def find_secrets(text: str) -> list[str]:
     """The names of the secret shapes found in `text` (empty when it looks clean)."""
-    return [name for name, rx in _patterns() if rx.search(text)]
+    return [name for name, rx in _patterns(text) if rx.search(text)]
 
 
 def mask_secrets(text: str, seen: set[str] | None = None) -> str:
     """`text` with every detected secret replaced by `***` (the words around it kept); each
     secret found is added to `seen` when given."""
-    for _name, rx in _patterns():
+    for _name, rx in _patterns(text):
         if seen is not None:
             seen.update(m.group("secret") for m in rx.finditer(text) if _worth_remembering(m.group("secret")))
         text = rx.sub(_masked, text)
