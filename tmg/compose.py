@@ -171,9 +171,9 @@ class GatewayCache:
         key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
         gateway = self._gateways.get(key)
         if gateway is None:
-            from tmg.llm.select import make_gateway
+            from tmg.llm.select import DeferredGateway
 
-            gateway = self._gateways[key] = make_gateway(spec)
+            gateway = self._gateways[key] = DeferredGateway(spec)
         return spec, gateway
 
     async def aclose(self) -> None:
@@ -232,6 +232,14 @@ class ChatSession:
         one-shot never depends on the model choosing it."""
         if self.skills is not None:
             self.skills.leading_invocation(prompt)
+
+    def prewarm_if_memory_starting(self) -> None:
+        """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
+        being started, a server spawned, hundreds of ms): the first prompt waits for its recall
+        anyway. Beside a warm broker, which answers in milliseconds, a thread importing the
+        backend would only contend with the recall for the GIL."""
+        if self.memory is not None and self.memory.runtime.starting:
+            self.prewarm_gateway()
 
     def prewarm_gateway(self) -> None:
         """Start importing the provider's backend on a thread, so the first call finds it ready."""

@@ -21,6 +21,8 @@ from tmg.ui.notices import Notices
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # How long piped stdin may stay open before tmg says it is still reading it.
 STDIN_NOTICE_AFTER_S = 2.0
+# A memory server still starting after this is a cold start (a warm broker answers within a few ms).
+COLD_START_AFTER_S = 0.05
 
 
 def gather_prompt(words: list[str], envr: Environment, notices: Notices | None = None) -> str:
@@ -98,12 +100,13 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
 
     for sig in _ENDING_SIGNALS:
         loop.add_signal_handler(sig, on_signal)
-    # The memory server starts first: its spawn and the SDK import overlap the gateway's import
-    # (warmed up on a thread) and the first recall waits only for what is left of its start.
+    # The memory server starts first; a prompt's recall waits for it (bounded). When that start
+    # is cold, the provider's backend is imported on a thread meanwhile (see
+    # ChatSession.prewarm_if_memory_starting); otherwise at the request, after the recall.
     # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
     session.start(watcher_delay=1.0)
     if session.memory is not None and session.memory.runtime.spec is not None:
-        session.prewarm_gateway()
+        loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
         session.transcript.prompt(prompt)
         session.invoke_skill(prompt)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from tmg.llm.gateway import ModelGateway, ProviderSpec
+from tmg.llm.gateway import Completion, CompletionRequest, DeltaSink, ModelGateway, ProviderSpec
 
 _prewarmed: dict[str, threading.Thread] = {}
 _prewarm_lock = threading.Lock()
@@ -42,6 +42,30 @@ def make_gateway(provider: ProviderSpec) -> ModelGateway:
     from tmg.llm.litellm_backend import LiteLLMGateway
 
     return LiteLLMGateway(provider)
+
+
+class DeferredGateway:
+    """``provider``'s gateway, its backend imported at the first call rather than when it is chosen.
+
+    The engine picks the gateway before it refines the context; a one-shot with memory recalls
+    (waiting on a socket) during that refinement while `prewarm` imports the backend on a thread.
+    Making the real gateway at the pick would block the event loop on that import's module lock,
+    and the recall would wait for the whole import instead of overlapping it.
+    """
+
+    def __init__(self, provider: ProviderSpec) -> None:
+        backend_for(provider)  # a bad BACKEND is refused at the pick, as before
+        self.provider = provider
+        self._gateway: ModelGateway | None = None
+
+    async def complete(self, request: CompletionRequest, on_text: DeltaSink) -> Completion:
+        if self._gateway is None:
+            self._gateway = make_gateway(self.provider)
+        return await self._gateway.complete(request, on_text)
+
+    async def aclose(self) -> None:
+        if self._gateway is not None:
+            await self._gateway.aclose()
 
 
 def prewarm(provider: ProviderSpec) -> threading.Thread:
