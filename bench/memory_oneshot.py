@@ -11,7 +11,8 @@ P4: exit after the last answer: from the answer's last byte on stdout to the pro
     memory on with LEARN batch (so the flush of one engram is included; target <= 0.3 s),
     next to the same with memory off.
 
-Every case runs once per round, interleaved; figures are medians. The real PLUR cases need
+Every case runs once per round, interleaved, from bytecode as an installed tmg does; figures are
+medians. The real PLUR cases need
 Node.js and the pinned install (`./scripts/install-plur`); without them they are left out.
 
 Run: ./.venv/bin/python bench/memory_oneshot.py [--rounds N] [--litellm]
@@ -31,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, report, scratch_env, timed, tmg_bin
+from _common import ROOT, report, scratch_env, timed, tmg_bin, with_bytecode
 
 from e2e.mock_llm import MockLLM, Text
 
@@ -115,6 +116,7 @@ def main() -> None:
     entry = installed_plur()
     with MockLLM(default=Text(ANSWER, chunks=2)) as llm:
         env, home = scratch_env()
+        env = with_bytecode(env, home)  # as an installed tmg runs (the warm-up run writes it)
         root = Path(home)
         configs: dict[str, str] = {
             "memory off": provider(llm.url) + "MEMORY:\n  ENABLED: false\n",
