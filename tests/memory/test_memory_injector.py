@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import Any
 
@@ -384,3 +385,39 @@ async def test_a_list_content_user_message_gets_the_block_as_its_own_part() -> N
     parts = sent(ctx)[-1]["content"]
     assert parts[0] == {"type": "text", "text": TASK} and parts[1]["text"].startswith(START_MARKER)
     assert user == {"role": "user", "content": [{"type": "text", "text": TASK}]}
+
+
+class _CountsInFlight(FakePlurCaller):
+    """Records how many calls were in flight at once."""
+
+    def __init__(self, profile: str) -> None:
+        super().__init__(profile)
+        self.in_flight = self.most = 0
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            await asyncio.sleep(0)  # a server answers later: the caller may go on meanwhile
+            return await super().call_tool(name, arguments, timeout)
+        finally:
+            self.in_flight -= 1
+
+
+@pytest.mark.parametrize("profile", ["lean", "full"])
+async def test_the_pinned_set_is_asked_for_beside_the_first_recall_not_after_it(profile) -> None:
+    """The first prompt waits for one round trip to the server, not two; the pinned set is read
+    once, and the user's pinned instruction still arrives as an instruction."""
+    caller = _CountsInFlight(profile)
+    learned = await caller.call_tool("plur_learn", {"statement": NEVER, "pinned": True})
+    assert not learned.is_error, learned.text
+    caller.calls.clear()
+    caller.most = 0
+    injector = injector_for(caller)
+    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
+    await injector.apply(ctx)
+    assert caller.most == 2
+    text = block(ctx)
+    assert INSTRUCTIONS_HEADING in text and NEVER in text.split(INSTRUCTIONS_HEADING)[1]
+    pin_reads = [c for c in caller.calls if c[0] == "plur_pin" or c[1].get("action") == "plur_pin"]
+    assert len(pin_reads) == 1

@@ -27,6 +27,7 @@ the latest user turn (pipeline priority 15, memory.md §3).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, MutableMapping, MutableSet
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -185,15 +186,26 @@ class MemoryInjector:
 
     async def _ask(self, client: PlurClient, text: str, memory: MemoryConfig, prompt_id: int) -> Recalled | None:
         self.stats.asks += 1
-        result = await client.inject(text, memory.inject_budget, memory.scope)
+        # The pinned set (read once a session) is asked for beside the recall, not after it: the
+        # first prompt waits for one round trip to the server instead of two.
+        pins = None if self._pins_read else asyncio.ensure_future(self._read_pins(client))
+        try:
+            result = await client.inject(text, memory.inject_budget, memory.scope)
+        except BaseException:  # cancelled (Ctrl-C): the pinned read goes too
+            if pins is not None:
+                pins.cancel()
+            raise
+        if pins is not None:
+            await pins
         if not result.ok or result.value is None:
             self.stats.failures += 1
             self.last = LastInjection(prompt_id, (), (), failed=result.error or result.failure or "no result")
             self._debug(f"memory: recall failed ({result.error}); this prompt goes without it")
             return None
-        return await self._words(client, text, memory, result.value)
+        return await self._words(client, text, memory, result.value, pins_read_now=pins is not None)
 
-    async def _words(self, client: PlurClient, text: str, memory: MemoryConfig, inject: InjectResult) -> Recalled:
+    async def _words(self, client: PlurClient, text: str, memory: MemoryConfig, inject: InjectResult,
+                     pins_read_now: bool = False) -> Recalled:
         """Every selected engram in words: constraints first (the server fills them first too),
         then directives, then consider; ids the text leaves out or cuts come from the cache, the
         pinned set or recall."""
@@ -204,7 +216,7 @@ class MemoryInjector:
         wanted = [i for i in inject.ids_without_text if i not in self.statements]
         wanted += [i for i, words in consider_text.items()
                    if len(words) >= _CONSIDER_CUT and i not in self.statements]
-        if not self._pins_read or wanted:
+        if (not self._pins_read or wanted) and not pins_read_now:
             # Once a session (origin of every pinned id), and again for ids without words: a
             # pinned engram selected for an unrelated task is never returned by recall.
             await self._read_pins(client)
