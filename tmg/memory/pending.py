@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +97,7 @@ class PendingRing:
         """A new locked file holding `ring`, in place before the old one goes (a crash between
         the two leaves a duplicate, never a gap)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        name = f"{self.session_id}-{os.getpid()}-{secrets.token_hex(4)}"
+        name = f"{self.session_id}-{os.getpid()}-{os.urandom(4).hex()}"
         tmp = self.root / f"{name}{_TEMP_SUFFIX}"
         fd = create_locked(tmp)  # locked from birth: a later session adopts it if we die here
         try:

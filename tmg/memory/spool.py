@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -182,7 +181,7 @@ class BatchSpool:
 def _write_new(root: Path, body: dict[str, Any]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     # The time first, so names sort oldest first; pid and random bits keep two tmgs apart.
-    name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}.json"
+    name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}.json"
     path = root / name
     _write_at(path, body)
     return path
