@@ -61,6 +61,11 @@ class FakePlur:
         calls = [json.loads(line) for line in self.log.read_text().splitlines()]
         return [c for c in calls if tool is None or c["tool"] == tool]
 
+    def held(self) -> list[str]:
+        """The tools of the calls FAKE_PLUR_DELAY is holding (or held), in arrival order."""
+        held = Path(f"{self.log}.held")
+        return held.read_text().splitlines() if held.exists() else []
+
     @staticmethod
     def payload(call: dict[str, Any]) -> dict[str, Any]:
         """A logged call's arguments to the tool itself (unwrapped from plur_admin)."""

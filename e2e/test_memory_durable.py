@@ -79,19 +79,21 @@ def next_session_lands_it(tmg, llm, plur) -> None:
     assert len(landed) == 1  # once
 
 
-def test_sigterm_while_the_end_sends_the_batch_spools_it_and_the_next_session_lands_it(tmg, llm, plur, tmp_path):
+def test_sigterm_while_the_end_sends_the_batch_keeps_it_and_the_next_session_lands_it(tmg, llm, plur, tmp_path):
     tmg.write_config(slow_config(plur))
     llm.enqueue(Text(ANSWER))
     proc, out = start(tmg, tmp_path, "how often do we rotate the heron keys?")
     wait_until(lambda: ANSWER in out.read_text(), "the answer")
-    # The end has begun its flush: the batch is on disk (write-ahead) and being sent, slowly.
-    wait_until(lambda: spool_files(tmg), "the write-ahead spool file")
+    # The end has begun its flush: the batch is on disk (write-ahead: the ring's own file) and
+    # being sent, slowly.
+    wait_until(lambda: "plur_learn_batch" in plur.held(), "the batch held by the server")
+    assert len(ring_files(tmg)) == 1 and ANSWER in ring_files(tmg)[0].read_text()
     os.kill(proc.pid, signal.SIGTERM)
     code, err = finish(proc)
     assert code == 0, err  # the answer was given; the signal only hurried the end
     assert "Traceback" not in err
-    spooled = [p.read_text() for p in spool_files(tmg)]
-    assert len(spooled) == 1 and ANSWER in spooled[0]
+    kept = [p.read_text() for p in ring_files(tmg) + spool_files(tmg)]
+    assert len(kept) == 1 and ANSWER in kept[0]
     assert ANSWER not in plur.statements()
     next_session_lands_it(tmg, llm, plur)
 

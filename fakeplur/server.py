@@ -65,6 +65,7 @@ class Fake:
         target = self.effective_tool(name, args)
         delay = self.config.delay_for(target)
         if delay > 0:
+            self._log_held(target)
             await self.sleep(delay)
         if name in self.config.reject or target in self.config.reject:
             answer = compact({"error": f"fakeplur: {target} rejected by FAKE_PLUR_REJECT", "success": False}), True
@@ -75,6 +76,12 @@ class Fake:
             answer = self.dispatch(name, args)
         self._log(name, target, args, answer[1])
         return answer
+
+    def _log_held(self, target: str) -> None:
+        """A delayed call, as it starts waiting (`<FAKE_PLUR_LOG>.held`): a test can act while it is in flight."""
+        if self.config.log_path:
+            with open(f"{self.config.log_path}.held", "a", encoding="utf-8") as handle:
+                handle.write(target + "\n")
 
     def _log(self, name: str, target: str, args: dict[str, Any], is_error: bool) -> None:
         """FAKE_PLUR_LOG: one JSON line per call, so a test can count what a client sent."""

@@ -1,7 +1,8 @@
 """Nothing committed is lost (quality.md §2, memory.md §4 and §6): the session end survives a
-cancellation or a signal mid-step (every later step runs, the batch is spooled), the ring is
-spooled before it is sent (write-ahead), and the ring is on disk from the turn it was learned in,
-so a session killed before its end (SIGKILL) has it landed by the next session, exactly once."""
+cancellation or a signal mid-step (every later step runs, the batch stays on disk), the ring is
+on disk before it is sent (write-ahead: its own file, from the turn it was learned in, or the
+spool when that file is not whole), so a session killed before or during its end (SIGKILL, a
+signal) has it landed by the next session, exactly once."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ class HeldBatch(Conn):
 def ring_files(tmp_path) -> list:
     root = pending_dir(spool_dir(tmp_path / "home"))
     return sorted(root.glob("*.jsonl")) if root.is_dir() else []
+
+
+def on_disk(tmp_path) -> list[str]:
+    """The statements in ring files (as a later session would read them after this one is gone)."""
+    import json
+
+    return [json.loads(line)["statement"] for path in ring_files(tmp_path)
+            for line in path.read_text().splitlines() if line.strip()]
 
 
 def spooled(tmp_path) -> list[str]:
@@ -93,7 +102,8 @@ async def test_a_step_hit_by_ctrl_c_is_reported_and_the_later_steps_still_run() 
 
 # -- memory's end under a cancellation / a signal -----------------------------------------------
 
-async def test_cancelling_and_hurrying_the_end_mid_flush_spools_the_batch_and_runs_the_later_steps(tmp_path) -> None:
+async def test_cancelling_and_hurrying_the_end_mid_flush_keeps_the_batch_on_disk_and_runs_the_later_steps(
+        tmp_path) -> None:
     log: list[str] = []
     conn = HeldBatch(log)
     memory = await open_memory(tmp_path, conn)
@@ -104,33 +114,52 @@ async def test_cancelling_and_hurrying_the_end_mid_flush_spools_the_batch_and_ru
     end.add("close the transcript", lambda: log.append("transcript closed"))
     task = asyncio.ensure_future(end.run())
     await asyncio.wait_for(conn.entered.wait(), 10)
-    assert spooled(tmp_path) == ["Keep this lesson."]  # write-ahead: on disk before it is sent
+    assert on_disk(tmp_path) == ["Keep this lesson."]  # write-ahead: on disk before it is sent
     task.cancel()  # Ctrl-C / SIGTERM reaching the task that runs the end...
     end.hurry()  # ...and the signal handler, which only hurries it
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(task), 10)
     assert log[-2:] == ["close", "transcript closed"]  # the later steps all ran
     assert "step failed: while ending the session, flush the memory batch was cut short" in log
-    assert spooled(tmp_path) == ["Keep this lesson."] and ring_files(tmp_path) == []
+    assert on_disk(tmp_path) == ["Keep this lesson."]
+    crash(memory)  # the process exits after its end
 
-    # the next session lands it, once, and clears the spool
+    # the next session lands it, once, and clears the disk
     conn2 = Conn([], profile="full")
     second = await open_memory(tmp_path, conn2, sid="s-2")
     await second.end.flush()
-    assert batches(conn2) == [["Keep this lesson."]] and spooled(tmp_path) == []
+    assert batches(conn2) == [["Keep this lesson."]] and spooled(tmp_path) == [] and ring_files(tmp_path) == []
 
 
-async def test_the_batch_is_spooled_before_it_is_sent_and_unspooled_once_it_lands(tmp_path) -> None:
+async def test_the_batch_is_on_disk_while_it_is_sent_and_leaves_the_disk_once_it_lands(tmp_path) -> None:
     log: list[str] = []
     conn = HeldBatch(log)
     memory = await open_memory(tmp_path, conn)
     await memory.hook.after_turn(answered("s-1", "A lesson."), None)
     flush = asyncio.ensure_future(memory.end.flush())
     await asyncio.wait_for(conn.entered.wait(), 10)
-    assert spooled(tmp_path) == ["A lesson."] and memory.hook.batch("s-1") == []
+    # its own file is the write-ahead record: not written a second time into the spool
+    assert on_disk(tmp_path) == ["A lesson."] and spooled(tmp_path) == []
     conn.release.set()
     outcome = await asyncio.wait_for(flush, 10)
     assert outcome.sent == 1 and outcome.spooled == 0 and spooled(tmp_path) == [] and ring_files(tmp_path) == []
+
+
+async def test_a_ring_whose_file_could_not_be_written_is_spooled_before_it_is_sent(tmp_path) -> None:
+    log: list[str] = []
+    conn = HeldBatch(log)
+    memory = await open_memory(tmp_path, conn)
+    pending = pending_dir(spool_dir(tmp_path / "home"))
+    pending.parent.mkdir(parents=True, exist_ok=True)
+    pending.write_text("not a folder")  # the ring's file cannot be written: it lives in memory only
+    await memory.hook.after_turn(answered("s-1", "A lesson."), None)
+    assert not memory.hook.batch_is_durable("s-1")
+    flush = asyncio.ensure_future(memory.end.flush())
+    await asyncio.wait_for(conn.entered.wait(), 10)
+    assert spooled(tmp_path) == ["A lesson."]
+    conn.release.set()
+    outcome = await asyncio.wait_for(flush, 10)
+    assert outcome.sent == 1 and spooled(tmp_path) == []
 
 
 # -- the ring on disk (SIGKILL) -----------------------------------------------------------------

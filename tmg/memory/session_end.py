@@ -120,9 +120,10 @@ class MemoryEnd:
     async def flush(self) -> FlushOutcome:
         """Replay the spool, then send this session's ring; what fails is spooled, never lost.
 
-        Write-ahead: the ring is spooled before it is sent, and its spool file removed once the
-        send lands, so an end cut short anywhere leaves it on disk for the next session. Rings
-        left behind by sessions that died (their pending files) are spooled first.
+        Write-ahead: the ring is on disk before it is sent (its pending file, written turn by turn;
+        spooled here only when that file is not whole), and leaves the disk once the send lands,
+        so an end cut short anywhere leaves it for the next session. Rings left behind by
+        sessions that died (their pending files) are spooled first.
         """
         outcome = FlushOutcome()
         self.last_flush = outcome
@@ -140,7 +141,7 @@ class MemoryEnd:
                 return outcome
         self._adopt_orphans()
         own: SpoolEntry | None = None
-        if items:
+        if items and not self._hook.batch_is_durable(self.session_id):
             try:
                 path = self._spool.put(items)
             except OSError as exc:
