@@ -96,3 +96,35 @@ print(before, litellm.suppress_debug_info)
     proc = _run_python(code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[] True"  # nothing else on stdout: no "Provider List" lines
+
+
+def test_a_picked_gateway_imports_its_backend_only_at_its_first_call() -> None:
+    """The engine picks the gateway before it refines the context: a one-shot's memory recall
+    then runs before the backend's import, not after it (and a bad BACKEND is still refused at
+    the pick)."""
+    with MockLLM() as llm:
+        llm.enqueue(Text("later"))
+        code = f"""
+import asyncio, json, sys
+from tmg.llm.gateway import CompletionRequest, ProviderSpec
+from tmg.llm.select import DeferredGateway
+p = ProviderSpec("local", "openai/m", api_key="k", api_base={llm.url!r})
+gw = DeferredGateway(p)
+picked = "httpx" in sys.modules
+try:
+    DeferredGateway(ProviderSpec("p", "openai/x", backend="fast"))
+    refused = None
+except ValueError as exc:
+    refused = str(exc)
+async def main():
+    c = await gw.complete(CompletionRequest(p, [{{"role": "user", "content": "q"}}]), lambda d: None)
+    await gw.aclose()
+    return c.text
+text = asyncio.run(main())
+print(json.dumps({{"picked": picked, "refused": refused, "text": text}}))
+"""
+        proc = _run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["picked"] is False and out["text"] == "later"
+    assert "PROVIDERS.p.BACKEND" in out["refused"]
