@@ -4,7 +4,8 @@ Each ring item is appended as one JSON line to a file of this ring's own under
 `TMG_HOME/memory/spool/pending/`, fsync'd like history at turn end. The owning process holds an
 exclusive `flock` on the file for as long as it lives (the kernel drops it when the process dies,
 however it dies), so another tmg can tell an orphan from a live session's ring without trusting
-pids. The session end spools the ring and removes its file; a later session's flush turns every
+pids. The session end sends the ring and removes its file once it lands (spooling it when the
+send fails); a later session's flush turns every
 orphan into a spooled batch (its last RING_SIZE items: the ring's bound) and removes it, so the
 spool replay lands it. A duplicate is harmless (the server returns the existing id).
 A ring rewrite goes through a temp file (`*.tmp`, locked the same way: `tmg.memory.tempfiles`);

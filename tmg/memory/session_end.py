@@ -3,8 +3,9 @@
 1. finish the detached writes (bounded), so their outcome is counted (one cut off counts as failed);
 2. flush: spooled writes of earlier sessions first (batches, captures, learns; and the rings of
    sessions that died, left in their pending files), then this session's ring, as
-   `plur_learn_batch ... max_llm_calls: 0`; never an empty batch; the ring is spooled before it
-   is sent (write-ahead) and its spool file removed once it lands; no wait for a server when
+   `plur_learn_batch ... max_llm_calls: 0`; never an empty batch; the ring is on disk before it
+   is sent (write-ahead: its pending file, or the spool when that file is not whole) and leaves
+   the disk once it lands; no wait for a server when
    there is nothing to send. A spooled write the server refuses as invalid is retried by later
    sessions at most `spool.MAX_TRIES` times, then quarantined and reported once with its file;
    it never blocks the writes behind it. Batch items the server refuses one by one (no isError)

@@ -12,7 +12,7 @@ through its own ``SessionEnd``. When the REPL stops -- ``/exit``, Ctrl-D, EOF, a
 SIGTERM or SIGHUP -- the open session's end runs, exactly once, in ``run``'s ``finally``.
 
 Signals never abandon an end: one that arrives while an end runs (at exit, or the old
-session's during ``/new``) hurries it -- its memory flush is cut short, the batch being spooled
+session's during ``/new``) hurries it -- its memory flush is cut short, the batch being on disk
 before it is sent -- and the end itself is shielded from cancellation. A slash command runs as a task like
 a prompt, so Ctrl-C interrupts it and the REPL goes on; after each, the SIGINT handler that was
 there before is put back.
@@ -224,7 +224,7 @@ class Repl:
 
     def _end_by_signal(self, sig: int, main: asyncio.Task | None) -> None:
         # An end running now (/new's, or the last one) is cut short where it would wait for the
-        # memory server (its batch is spooled before it is sent); it is never abandoned.
+        # memory server (its batch is on disk before it is sent); it is never abandoned.
         self._hurry_ends()
         if self._ending_signal is None and main is not None:
             self._ending_signal = sig

@@ -9,7 +9,7 @@ cancellation or KeyboardInterrupt from inside it -- is reported and the next ste
 `hurry()` (a signal that arrives while the end runs) cuts the steps added as `hurriable` short: the one running is
 cancelled and those after it are cancelled at their first wait. Only steps that have already
 made their work durable before waiting are hurriable (memory's drain and flush: the batch is
-spooled before it is sent); closing files and releasing the lock always run in full.
+on disk before it is sent); closing files and releasing the lock always run in full.
 """
 
 from __future__ import annotations
