@@ -25,13 +25,14 @@ from collections.abc import Callable
 MASK = "***"
 
 # Each pattern's group "secret" is what is masked; the rest (a key name, a URL's host) stays.
-# Each comes with words one of which any match contains (lowercased): a text holding none of them
+# Each comes with words one of which any match contains (casefolded): a text holding none of them
 # is never searched, and a pattern is compiled only when a text first needs it (compiling all of
 # them costs a one-shot about 4 ms, and most answers hold no secret shape at all).
 _PATTERNS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # Private key blocks, whole (the END line may be missing in a cut text).
     ("private_key", ("-----begin",),
-     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z))"),
+     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+     r"(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|.*\Z))"),
     # Provider keys: OpenAI / Anthropic / Stripe style sk-/pk-/rk- (PLUR's generic_api_key),
     # GitHub, GitLab, Slack, Google.
     ("provider_key", ("sk-", "sk_", "pk-", "pk_", "rk-", "rk_"),
