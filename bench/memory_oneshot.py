@@ -109,7 +109,7 @@ def exit_after_answer(cmd: list[str], env: dict[str, str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=21)  # fewer rounds: medians that move by a few %
     parser.add_argument("--litellm", action="store_true", help="add the pair on the litellm backend")
     args = parser.parse_args()
     tmg = tmg_bin()
