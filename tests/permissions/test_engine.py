@@ -243,3 +243,18 @@ async def test_a_revoke_from_elsewhere_applies_at_the_next_call(tmp_path):
         other.revoke("shell(touch)")
         assert rig.engine.judge(ToolAction("shell", "run", command="touch x")).decision == "ask"
         other.add("shell(touch)", str(rig.work))
+
+
+async def test_a_write_outside_the_allowed_folders_is_refused_without_asking(tmp_path):
+    """Asking would promise what cannot happen: the tool refuses the path whatever the answer."""
+    from tmg.tools.edit import WriteFileTool
+    from tmg.tools.files import RootGuard
+    from tmg.tools.ledger import ReadLedger
+
+    rig = Rig(tmp_path, cfg(), answers=[Answer("once")])
+    registry = ToolRegistry([WriteFileTool(RootGuard([rig.work]), ReadLedger())], gate=rig.engine)
+    result = await registry.call("write_file", '{"path": "../escape.txt", "content": "x"}', 10)
+    assert result.is_error and "outside the allowed folders" in result.content
+    assert rig.questions == [] and not (tmp_path / "escape.txt").exists()
+    inside = await registry.call("write_file", '{"path": "kept.txt", "content": "x"}', 10)
+    assert len(rig.questions) == 1 and not inside.is_error  # inside, it asks as before

@@ -44,16 +44,19 @@ class RootGuard:
     def resolve(self, raw: str) -> Path:
         path = self.locate(raw)
         if not self.inside(path):
-            raise PermissionError(f"{raw} is outside the allowed folders ({', '.join(map(str, self.roots))})")
+            raise PermissionError(self._outside(raw))
         return path
+
+    def _outside(self, raw: str) -> str:
+        return f"{raw} is outside the allowed folders ({', '.join(map(str, self.roots))})"
 
     def action(self, tool: str, effect: Effect, raw: str, preview: str = "") -> ToolAction:
         """A file tool's call on ``raw``: its resolved path, and why it is sensitive, if it is."""
         path = self.locate(raw)
         if not self.inside(path):
-            # Refused by the tool itself, whatever consent would say: asking about the path (or
-            # naming a rule that would allow it) would only promise what cannot happen.
-            return ToolAction(tool, effect, preview=preview)
+            # Refused whatever consent would say: asking about the path (or naming a rule that
+            # would allow it) would only promise what cannot happen.
+            return ToolAction(tool, effect, preview=preview, refusal=self._outside(raw))
         why = self.sensitive.reason(path) if self.sensitive is not None else None
         return ToolAction(tool, effect, paths=(str(path),), preview=preview, sensitive=why)
 

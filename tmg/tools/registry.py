@@ -115,7 +115,10 @@ class ToolRegistry:
                 raise ValueError("arguments must be a JSON object")
         except ValueError as exc:
             return ToolResult(f"error: the arguments are not a JSON object ({exc}); send valid JSON", is_error=True)
-        verdict = await self._gate.check(_describe(name, tool, source, arguments))
+        action = _describe(name, tool, source, arguments)
+        if action.refusal is not None:
+            return ToolResult(f"error: {name} failed: {action.refusal}", is_error=True)
+        verdict = await self._gate.check(action)
         if not verdict.allowed:
             return ToolResult(f"refused: {verdict.note or verdict.reason}", is_error=True)
         try:
