@@ -47,10 +47,10 @@ def make_gateway(provider: ProviderSpec) -> ModelGateway:
 class DeferredGateway:
     """``provider``'s gateway, its backend imported at the first call rather than when it is chosen.
 
-    The engine picks the gateway before it refines the context; a one-shot with memory recalls
-    (waiting on a socket) during that refinement while `prewarm` imports the backend on a thread.
-    Making the real gateway at the pick would block the event loop on that import's module lock,
-    and the recall would wait for the whole import instead of overlapping it.
+    The engine picks the gateway before it refines the context, where a one-shot with memory
+    recalls. Importing the backend at the pick would put the whole import before the recall, or,
+    with `prewarm` importing it on a thread (a cold memory start, the REPL), block the event loop
+    on that import's module lock so that the memory server's start could not go on meanwhile.
     """
 
     def __init__(self, provider: ProviderSpec) -> None:
