@@ -12,7 +12,7 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
-from e2e.tmux import Terminal, tmux_available
+from e2e.tmux import Terminal, flat, tmux_available
 
 pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
 
@@ -25,11 +25,6 @@ def term(tmg):
     yield t
     t.close()
 
-
-def flat(text: str) -> str:
-    """`text` without whitespace: a notice wrapped on screen loses the space at its wrap point
-    (tmux trims trailing blanks), wherever the run's temporary path put it."""
-    return "".join(text.split())
 
 
 def ask(term: Terminal, text: str) -> None:
@@ -58,7 +53,11 @@ def test_a_changed_person_reaches_the_next_prompt_and_a_broken_save_is_survived(
     assert "the first persona" in system_text(llm.requests[0])
     assert "the second persona" in system_text(llm.requests[1])
 
-    tmg.config.write_text(good + "MAX_TURNS: [\n")
+    # Saved whole, by rename, as editors do: a truncate-then-write could be seen empty in between
+    # (a broken save of its own, said as such), and the notice below is counted.
+    broken = tmg.config.with_name("tmg.yaml.new")
+    broken.write_text(good + "MAX_TURNS: [\n")
+    os.replace(broken, tmg.config)
     # the failure, naming the file and line (however the notice wraps)
     term.wait_for(lambda s: flat("config reload failed") in flat(s) and flat("tmg.yaml line 8:") in flat(s))
     ask(term, "three")

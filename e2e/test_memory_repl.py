@@ -16,7 +16,7 @@ import pytest
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
 from e2e.plur import FakePlur
-from e2e.tmux import Terminal, tmux_available
+from e2e.tmux import Terminal, flat, tmux_available
 
 pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
 
@@ -88,7 +88,7 @@ def test_learn_saved_from_off_to_batch_mid_session_applies_from_the_next_prompt(
     launch(term, tmg)
     ask(term, "one", "Said while learning was off.")
     tmg.write_config(plur.config(learn="batch"))
-    term.wait_for("MEMORY.LEARN 'off' -> 'batch'")
+    term.wait_for(lambda s: flat("MEMORY.LEARN 'off' -> 'batch'") in flat(s))  # after the config's path
     ask(term, "two", "Said once learning was on.")
     term.type("/exit")
     term.send("Enter")

@@ -10,7 +10,7 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
-from e2e.tmux import Terminal, tmux_available
+from e2e.tmux import Terminal, flat, tmux_available
 
 pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
 
@@ -43,7 +43,7 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
         screen = first.wait_for(r"allow\? \[y/a/n/m\]")
         assert "tmg asks: edit_file wants to change (changing files asks by default)" in screen
         assert re.search(r"^\s+-x = 1$", screen, re.M) and re.search(r"^\s+\+x = 2$", screen, re.M), screen
-        assert f"[a] yes always: edit_file({tmg.work}/**)" in screen
+        assert flat(f"[a] yes always: edit_file({tmg.work}/**)") in flat(screen)  # however it wraps
         assert app.read_text() == "x = 1\n"
         ask(first, "a")
         first.wait_for("edited once")
@@ -60,7 +60,7 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
         again.wait_for("edited twice")
         assert "allow?" not in again.scrollback() and app.read_text() == "x = 3\n"
         ask(again, "/permissions revoke 1")
-        again.wait_for(f"revoked: allow edit_file\\({re.escape(str(tmg.work))}/\\*\\*\\)")
+        again.wait_for(lambda s: flat(f"revoked: allow edit_file({tmg.work}/**)") in flat(s))
         llm.enqueue(*edit("x = 3", "x = 4"), Text("not edited"))
         ask(again, "set x to 4")
         again.wait_for(r"allow\? \[y/a/n/m\]")

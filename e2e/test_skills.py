@@ -12,7 +12,7 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
-from e2e.tmux import Terminal, tmux_available
+from e2e.tmux import Terminal, flat, tmux_available
 
 DEPLOY_BODY = "Run ./scripts/ship.sh staging, then check https://staging.example.test/health. MARKER-DEPLOY-7"
 
@@ -178,7 +178,7 @@ def test_the_repl_lists_skills_and_slash_name_activates_one(tmg, llm):
         term.send("Enter")
         screen = term.wait_for(r"notes\s+Keep release notes")
         assert "deploy" in screen and "project .agents/skills" in screen
-        assert "xdg/tmg/skills" in screen
+        assert "xdg/tmg/skills" in flat(screen)  # however the path wraps
         term.type("/deploy ship it")
         term.send("Enter")
         term.wait_for(r"on it")

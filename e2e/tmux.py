@@ -21,6 +21,12 @@ from typing import Callable, Mapping, Sequence
 _counter = itertools.count()
 
 
+def flat(text: str) -> str:
+    """`text` without whitespace, to find a line on screen however it wraps: tmux trims the blank
+    at a wrap point, and where a line wraps moves with the length of the run's temporary paths."""
+    return "".join(text.split())
+
+
 def tmux_available() -> bool:
     return shutil.which("tmux") is not None
 
