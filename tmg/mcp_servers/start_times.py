@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from pathlib import Path
 
+from tmg.atomic_file import replace_file
 from tmg.mcp_servers.spec import ServerSpec
 
 FILE_NAME = "mcp-start-times.json"
@@ -61,8 +61,5 @@ class StartTimes:
         times[key] = [*times.pop(key, []), round(seconds, 3)][-_KEEP:]  # popped: the newest goes last
         while len(times) > _MAX_SERVERS:
             times.pop(next(iter(times)))
-        tmp = self.path.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(times))
-            os.replace(tmp, self.path)
+            replace_file(self.path, json.dumps(times).encode())

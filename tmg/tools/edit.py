@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from tmg.atomic_file import replace_file
 from tmg.permissions.action import ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind
 from tmg.tools.files import MAX_TRACKED_BYTES, RootGuard
@@ -49,24 +48,6 @@ def _lines(text: str) -> str:
     return "1 line" if n == 1 else f"{n} lines"
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmg", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _read_existing(path: Path) -> bytes | str:
     """The file's bytes, or why it cannot be edited as text."""
     size = path.stat().st_size
@@ -93,7 +74,8 @@ class _FileChanger:
             return str(path)
 
     def _save(self, path: Path, data: bytes) -> None:
-        _write_atomic(path, data)
+        # A replaced file keeps its permissions (a script stays executable).
+        replace_file(path, data, mode=path.stat().st_mode & 0o7777 if path.exists() else None)
         self._ledger.record(path, state_of(path, data))  # the model knows what it wrote
 
 
