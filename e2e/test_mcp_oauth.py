@@ -78,15 +78,21 @@ def test_a_login_is_kept_private_and_a_later_one_shot_uses_it(tmg, llm, server):
     assert token not in r.err and token not in stored_text(tmg)
 
 
+def only_line_about_web(err: str) -> str:
+    """The one stderr line about the server (there must be exactly one)."""
+    lines = [line for line in err.splitlines() if "MCP server web" in line]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
 def test_a_one_shot_without_a_login_says_so_in_one_line_and_answers(tmg, llm, server):
     tmg.write_config(config(server.url))
     llm.enqueue(Text("fine"))
     r = tmg.run("hello", env=tmg.env(TMG_MCP_WAIT="60"))
     assert r.code == 0, r.err
     assert r.out == "fine\n"
-    lines = [line for line in r.err.splitlines() if "MCP server web" in line]
-    assert len(lines) == 1, r.err
-    assert "needs an OAuth login" in lines[0] and "tmg mcp login web" in lines[0], lines[0]
+    line = only_line_about_web(r.err)
+    assert "needs an OAuth login" in line and "tmg mcp login web" in line, line
     assert "/authorize" not in r.err  # nobody is here to open it: no URL, no waiting
     assert not server.lines("code")
 
@@ -122,9 +128,8 @@ def test_a_refused_stored_login_is_one_line_and_the_answer_comes(tmg, llm, serve
     r = tmg.run("hello", env=tmg.env(TMG_MCP_WAIT="60"))
     assert r.code == 0, r.err
     assert r.out == "fine\n"
-    lines = [line for line in r.err.splitlines() if "MCP server web" in line]
-    assert len(lines) == 1, r.err
-    assert "stored OAuth login was refused" in lines[0] and "tmg mcp login web" in lines[0], lines[0]
+    line = only_line_about_web(r.err)
+    assert "stored OAuth login was refused" in line and "tmg mcp login web" in line, line
     assert "Traceback" not in r.err and "OAuth flow error" not in r.err  # the SDK's own log stays out
 
 
