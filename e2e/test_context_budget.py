@@ -4,7 +4,6 @@ the originals stay readable (SPEC §6, issue 14)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from e2e.mock_llm import ContextOverflow, MockLLM, Text, ToolCall
-from e2e.conftest import TmgRunner, tmg_command
+from e2e.conftest import TmgRunner
 from e2e.tmux import Terminal, tmux_available
 
 REPO = Path(__file__).resolve().parent.parent
@@ -189,21 +188,17 @@ def test_slash_compact_in_the_chat_summarises_and_the_next_prompt_starts_from_it
     ask(runner, "Second question", Text(LONG))
     term = Terminal(width=120, height=30)
     try:
-        term.start(tmg_command(), runner.env(LANG=os.environ.get("LANG") or "C.UTF-8"), runner.work)
-        term.wait_for(r"openai/mock-model >")
-        term.type("/compact the haiku rule")
-        term.send("Enter")
+        term.start_tmg(runner, prompt=r"openai/mock-model >")
+        term.ask("/compact the haiku rule")
         term.wait_for(r"compacted: \d+ earlier messages")
         assert is_summary_request(model.requests[-1])
         model.enqueue(Text("an answer"))
-        term.type("Third question")
-        term.send("Enter")
+        term.ask("Third question")
         term.wait_for(r"an answer")
         sent = model.requests[-1]["messages"]
         assert sent[1]["content"].startswith(SUMMARY_HEADING)
         assert '"Rule: reply in haiku. First question"' in sent[1]["content"]
-        term.type("/exit")
-        term.send("Enter")
+        term.ask("/exit")
         assert term.exit_status() == 0
     finally:
         term.close()

@@ -241,15 +241,12 @@ def test_the_repl_asks_once_showing_the_command_and_trust_applies_it(tmg, llm, e
         assert flat(f"sh -c 'touch {marker};") in flat(screen)  # exactly what it would run, however it wraps
         assert f"would connect to {elsewhere.url}" in screen
         assert not marker.exists()
-        term.type("t")
-        term.send("Enter")
+        term.ask("t")
         term.wait_for(r"^default · openai/their-model >")
         term.wait_for(lambda _s: marker.exists())  # the server is started now that it is trusted
-        term.type("hi")
-        term.send("Enter")
+        term.ask("hi")
         term.wait_for(r"the project's answer")
-        term.type("/exit")
-        term.send("Enter")
+        term.ask("/exit")
         assert term.exit_status() == 0
     finally:
         term.close()
@@ -268,15 +265,12 @@ def test_declining_in_the_repl_runs_without_the_projects_settings(tmg, llm, else
     try:
         term.start(tmg_command(), env(tmg, LANG=os.environ.get("LANG") or "C.UTF-8"), folder)
         term.wait_for(r"\[t\] trust")
-        term.type("n")
-        term.send("Enter")
+        term.ask("n")
         screen = term.wait_for(r"^default · openai/mock-model >")
         assert "to use them run: tmg trust" in screen
-        term.type("hi")
-        term.send("Enter")
+        term.ask("hi")
         term.wait_for(r"the user's answer")
-        term.type("/exit")
-        term.send("Enter")
+        term.ask("/exit")
         assert term.exit_status() == 0
     finally:
         term.close()

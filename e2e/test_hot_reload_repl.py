@@ -10,7 +10,6 @@ import os
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
 from e2e.tmux import Terminal, flat, tmux_available
 
@@ -27,11 +26,6 @@ def term(tmg):
 
 
 
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
-
-
 def system_text(request) -> str:
     first = request["messages"][0]
     return first["content"] if first["role"] == "system" else ""
@@ -41,14 +35,13 @@ def test_a_changed_person_reaches_the_next_prompt_and_a_broken_save_is_survived(
     tmg.write_config("PERSON: You are the first persona.\n")
     good = tmg.config.read_text()
     llm.enqueue(Text("First answer."), Text("Second answer."), Text("Third answer."))
-    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-    term.wait_for(PROMPT)
+    term.start_tmg(tmg, prompt=PROMPT)
 
-    ask(term, "one")
+    term.ask("one")
     term.wait_for("First answer.")
     tmg.config.write_text(good.replace("the first persona", "the second persona"))
     term.wait_for("config reloaded from")  # said while idle, by the watcher thread
-    ask(term, "two")
+    term.ask("two")
     term.wait_for("Second answer.")
     assert "the first persona" in system_text(llm.requests[0])
     assert "the second persona" in system_text(llm.requests[1])
@@ -60,22 +53,21 @@ def test_a_changed_person_reaches_the_next_prompt_and_a_broken_save_is_survived(
     os.replace(broken, tmg.config)
     # the failure, naming the file and line (however the notice wraps)
     term.wait_for(lambda s: flat("config reload failed") in flat(s) and flat("tmg.yaml line 8:") in flat(s))
-    ask(term, "three")
+    term.ask("three")
     term.wait_for("Third answer.")
     assert "the second persona" in system_text(llm.requests[2])  # the last good config goes on
     assert term.scrollback().count("config reload failed") == 1
 
     tmg.config.write_text(good.replace("the first persona", "the third persona"))
     term.wait_for(lambda s: flat("the third persona") in flat(s))  # however the notice wraps
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
 
 
 def test_a_save_said_while_typing_prints_above_the_prompt_and_keeps_the_typed_line(term, tmg, llm):
     tmg.write_config("PERSON: You are the first persona.\n")
     llm.enqueue(Text("Answered."))
-    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-    term.wait_for(PROMPT)
+    term.start_tmg(tmg, prompt=PROMPT)
     term.type("half a question")
     term.wait_for("half a question")
     tmg.write_config("PERSON: You are the second persona.\n")

@@ -3,12 +3,10 @@ showing the server's words, and a prompt's `@server:uri` is read as in a one-sho
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_results import everything_server, tool_message
 from e2e.tmux import Terminal, tmux_available
@@ -29,19 +27,13 @@ def term(tmg):
 def launch(term: Terminal, tmg) -> None:
     tmg.write_config("MCP_SERVERS:\n" + everything_server() + "    SAMPLING: true\n" +
                      f"PERMISSIONS:\n  ALLOW: [{TRIGGER}]\n")
-    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60"), tmg.work)
-    term.wait_for(PROMPT)
-
-
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
+    term.start_tmg(tmg, prompt=PROMPT, TMG_MCP_WAIT="60")
 
 
 def test_the_repl_asks_before_a_server_uses_the_model_showing_its_words(term, tmg, llm):
     llm.enqueue(ToolCall(TRIGGER, {"prompt": "name a colour", "maxTokens": 20}), Text("teal"), Text("it said teal"))
     launch(term, tmg)
-    ask(term, "sample something")
+    term.ask("sample something")
     screen = term.wait_for(r"allow\? \[y/a/n/m\]")
     assert ("tmg asks: sampling_everything wants to ask your model (an MCP server's use of your model asks by "
             "default)") in screen
@@ -49,7 +41,7 @@ def test_the_repl_asks_before_a_server_uses_the_model_showing_its_words(term, tm
     assert "(answer of at most 20 tokens, sent back to the server)" in screen
     assert "[a] yes always: sampling_everything" in screen
     assert len(llm.requests) == 1  # nothing goes to the model before the answer
-    ask(term, "y")
+    term.ask("y")
     term.wait_for("it said teal")
     assert llm.requests[1]["messages"][-1]["content"] == "Resource trigger-sampling-request context: name a colour"
     assert '"text": "teal"' in tool_message(llm.requests[2])["content"]
@@ -58,7 +50,7 @@ def test_the_repl_asks_before_a_server_uses_the_model_showing_its_words(term, tm
 def test_a_repl_prompt_naming_a_resource_sends_its_text(term, tmg, llm):
     llm.enqueue(Text("read it"))
     launch(term, tmg)
-    ask(term, "what does @everything:demo://resource/dynamic/text/3 say")
+    term.ask("what does @everything:demo://resource/dynamic/text/3 say")
     term.wait_for("read it")
     sent = [m["content"] for m in llm.requests[0]["messages"] if m["role"] == "user"][-1]
     assert sent.startswith("what does @everything:demo://resource/dynamic/text/3 say\n\n--- resource ")

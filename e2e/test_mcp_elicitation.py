@@ -3,12 +3,10 @@ a one-shot declines it in one line, the REPL puts a small form to the user."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_server_tools import REPO
 from e2e.tmux import Terminal, tmux_available
@@ -41,30 +39,22 @@ def test_the_repl_puts_a_servers_question_to_the_user_as_a_form(tmg, llm):
                 ToolCall("mcp_echo_book", {}), Text("never mind"))
     term = Terminal(width=160, height=40)
     try:
-        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60"), tmg.work)
-        term.wait_for(r"^default · openai/mock-model >")
-        term.type("book a table")
-        term.send("Enter")
+        term.start_tmg(tmg, TMG_MCP_WAIT="60")
+        term.ask("book a table")
         term.wait_for("tmg asks for MCP server echo: Who is the table for?")
         term.wait_for(r"answer\? \[y/n\]")
-        term.type("y")
-        term.send("Enter")
+        term.ask("y")
         term.wait_for(r"Name \(text, required\) - who the table is for:")
-        term.type("Ada")
-        term.send("Enter")
+        term.ask("Ada")
         term.wait_for(r"Guests \(a whole number, required\):")
-        term.type("four")
-        term.send("Enter")
+        term.ask("four")
         term.wait_for("that is not a whole number")
-        term.type("4")
-        term.send("Enter")
+        term.ask("4")
         term.wait_for("table booked")
         assert last_tool_result(llm.requests[1]) == "booked for Ada, 4 guests"
-        term.type("again")
-        term.send("Enter")
+        term.ask("again")
         term.wait_for(lambda s: s.count("answer? [y/n]") == 2)
-        term.type("n")
-        term.send("Enter")
+        term.ask("n")
         term.wait_for("never mind")
         assert last_tool_result(llm.requests[3]) == "not booked (decline)"
     finally:

@@ -154,13 +154,11 @@ def test_the_repl_shows_where_to_log_in_and_the_tools_come_once_logged_in(tmg, l
     llm.enqueue(ToolCall("mcp_web_echo", {"text": "after login"}), Text("done"))
     term = Terminal(width=600, height=40)  # the URL on one line
     try:
-        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60"), tmg.work)
-        screen = term.wait_for(AUTHORIZATION_URL.pattern, timeout=60)
+        screen = term.start_tmg(tmg, prompt=AUTHORIZATION_URL.pattern, timeout=60, TMG_MCP_WAIT="60")
         assert "MCP server web needs you to log in" in screen
         assert "logged in to web" in approve(AUTHORIZATION_URL.search(screen).group(1))
         term.wait_for(r"^default · openai/mock-model >")
-        term.type("use the tool")
-        term.send("Enter")
+        term.ask("use the tool")
         term.wait_for("done")
         shown = term.scrollback()
     finally:

@@ -4,11 +4,9 @@ shown on the waiting line, and a silent call is cancelled at CALL_TIMEOUT, not t
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_server_tools import echo_server
 from e2e.tmux import Terminal, tmux_available
@@ -65,10 +63,8 @@ def test_the_repl_shows_a_running_tools_progress_on_its_waiting_line(tmg, llm):
     llm.enqueue(ToolCall(LONG, {"duration": 8, "steps": 4}), Text("finished"))
     term = Terminal(width=200, height=30)
     try:
-        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60"), tmg.work)
-        term.wait_for(r"^default · openai/mock-model >")
-        term.type("go")
-        term.send("Enter")
+        term.start_tmg(tmg, TMG_MCP_WAIT="60")
+        term.ask("go")
         term.wait_for(rf"running {LONG} · {LONG} [123]/4 · \d+s", timeout=60)
         term.wait_for("finished", timeout=60)
     finally:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_server_tools import echo_server, tool_names
 from e2e.tmux import Terminal, tmux_available
@@ -24,17 +22,6 @@ def term(tmg):
     t.close()
 
 
-def launch(term: Terminal, tmg) -> None:
-    env = tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60")
-    term.start(tmg_command(), env, tmg.work)
-    term.wait_for(PROMPT)
-
-
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
-
-
 def prompts(screen: str) -> int:
     return len(re.findall(PROMPT, screen, re.M))
 
@@ -42,17 +29,17 @@ def prompts(screen: str) -> int:
 def test_mcp_reconnect_brings_a_withdrawn_servers_tools_back(term, tmg, llm):
     tmg.write_config("MCP_SERVERS:\n" + echo_server())
     llm.enqueue(ToolCall("mcp_echo_crash", {}), Text("it crashed"), Text("after reconnect"))
-    launch(term, tmg)
-    ask(term, "crash it")
+    term.start_tmg(tmg, TMG_MCP_WAIT="60")
+    term.ask("crash it")
     term.wait_for(lambda s: "it crashed" in s and prompts(s) == 2)
     assert not any(n.startswith("mcp_echo_") for n in tool_names(llm.requests[1]))  # withdrawn
-    ask(term, "/mcp")
+    term.ask("/mcp")
     term.wait_for(r"echo: withdrawn")
-    ask(term, "/mcp reconnect echo")
+    term.ask("/mcp reconnect echo")
     term.wait_for(r"MCP server echo reconnected: \d+ tools")
-    ask(term, "/mcp reconnect nosuch")
+    term.ask("/mcp reconnect nosuch")
     term.wait_for(r"no MCP tool server named nosuch \(servers: echo\)")
-    ask(term, "and now?")
+    term.ask("and now?")
     term.wait_for("after reconnect")
     assert "mcp_echo_echo" in tool_names(llm.requests[2])
 
@@ -62,12 +49,12 @@ def test_an_mcp_prompt_is_a_slash_command_whose_text_is_sent(term, tmg, llm):
 
     tmg.write_config(asking())
     llm.enqueue(Text("Ahoy, Ada!"))
-    launch(term, tmg)
-    ask(term, "/mcp__asking__nope")
+    term.start_tmg(tmg, TMG_MCP_WAIT="60")
+    term.ask("/mcp__asking__nope")
     term.wait_for("MCP server asking has no prompt named nope")
-    ask(term, "/mcp__asking__greet")
+    term.ask("/mcp__asking__greet")
     term.wait_for(r"prompt greet of MCP server asking needs name \(/mcp__asking__greet name=\.\.\.\)")
-    ask(term, "/mcp__asking__greet Ada")
+    term.ask("/mcp__asking__greet Ada")
     term.wait_for("Ahoy, Ada!")
     (request,) = llm.requests
     assert request["messages"][-1] == {"role": "user", "content": "Say hello to Ada like a pirate."}

@@ -207,14 +207,12 @@ def test_slash_mcp_in_the_repl_lists_the_servers(tmg, llm):
                      + where_entry() + "  ghost:\n    COMMAND: no-such-mcp-server-binary\n")
     term = Terminal(width=160, height=40)
     try:
-        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-        term.wait_for(r"default · openai/mock-model >")
+        term.start_tmg(tmg, prompt=r"default · openai/mock-model >")
         term.wait_for("MCP server ghost did not start")
         # The servers start in the background: ask until both are up.
         deadline = time.monotonic() + 60
         while True:
-            term.type("/mcp")
-            term.send("Enter")
+            term.ask("/mcp")
             try:
                 screen = term.wait_for(lambda s: "where: ready, 1 tool" in s and "everything: ready" in s, timeout=2)
                 break

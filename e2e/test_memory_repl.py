@@ -13,7 +13,6 @@ import time
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
 from e2e.plur import FakePlur
 from e2e.tmux import Terminal, flat, tmux_available
@@ -36,11 +35,6 @@ def plur(tmp_path) -> FakePlur:
     return FakePlur(tmp_path)
 
 
-def launch(term: Terminal, tmg) -> None:
-    term.start(tmg_command(), tmg.env(memory=True, LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-    term.wait_for(PROMPT)
-
-
 def wait_until(check, seconds: float = 20.0) -> None:
     deadline = time.monotonic() + seconds
     while not check():
@@ -55,8 +49,7 @@ def prompts(screen: str) -> int:
 def ask(term: Terminal, text: str, answer: str) -> None:
     """Ask, and wait until the answer is shown and the turn is over (the next prompt is drawn)."""
     before = prompts(term.scrollback())
-    term.type(text)
-    term.send("Enter")
+    term.ask(text)
     term.wait_for(answer)
     term.wait_for(lambda s: prompts(s) > before, scrollback=True)
 
@@ -65,14 +58,13 @@ def ask(term: Terminal, text: str, answer: str) -> None:
 def test_each_way_of_ending_flushes_the_batch_exactly_once(term, tmg, llm, plur, ending):
     tmg.write_config(plur.config(learn="batch"))
     llm.enqueue(Text("The first answer."), Text("The second answer."))
-    launch(term, tmg)
+    term.start_tmg(tmg, prompt=PROMPT, memory=True)
     ask(term, "first question", "The first answer.")
     ask(term, "second question", "The second answer.")
     if ending == "ctrl-d":
         term.send("C-d")
     elif ending == "/exit":
-        term.type("/exit")
-        term.send("Enter")
+        term.ask("/exit")
     else:
         os.kill(term.pid(), signal.SIGTERM)
     assert term.exit_status() == (130 if ending == "sigterm" else 0)
@@ -85,13 +77,12 @@ def test_each_way_of_ending_flushes_the_batch_exactly_once(term, tmg, llm, plur,
 def test_learn_saved_from_off_to_batch_mid_session_applies_from_the_next_prompt(term, tmg, llm, plur):
     tmg.write_config(plur.config(learn="off"))
     llm.enqueue(Text("Said while learning was off."), Text("Said once learning was on."))
-    launch(term, tmg)
+    term.start_tmg(tmg, prompt=PROMPT, memory=True)
     ask(term, "one", "Said while learning was off.")
     tmg.write_config(plur.config(learn="batch"))
     term.wait_for(lambda s: flat("MEMORY.LEARN 'off' -> 'batch'") in flat(s))  # after the config's path
     ask(term, "two", "Said once learning was on.")
-    term.type("/exit")
-    term.send("Enter")
+    term.ask("/exit")
     assert term.exit_status() == 0
     assert plur.statements() == ["Said once learning was on."]
 
@@ -99,15 +90,14 @@ def test_learn_saved_from_off_to_batch_mid_session_applies_from_the_next_prompt(
 def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg, llm, plur):
     tmg.write_config(plur.config(learn="capture", seed=[SEED]))
     llm.enqueue(Text("Use the date, e.g. heron-2026-05-01."))
-    launch(term, tmg)
+    term.start_tmg(tmg, prompt=PROMPT, memory=True)
     ask(term, "how do I tag releases of the heron project?", "heron-2026-05-01")
     (engram,) = plur.engrams()
     wait_until(lambda: plur.episodes())  # the capture is detached: the prompt never waits for it
     # The store has it a moment before tmg has the answer back (through the broker): ask again until then.
     deadline = time.monotonic() + 20
     while True:
-        term.type("/memory")
-        term.send("Enter")
+        term.ask("/memory")
         try:
             screen = term.wait_for("plur_capture: 1 attempt", timeout=1)
             break
@@ -125,10 +115,9 @@ def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg,
 def test_new_ends_the_first_session_through_its_own_end_and_the_second_flushes_its_own(term, tmg, llm, plur):
     tmg.write_config(plur.config(learn="batch"))
     llm.enqueue(Text("Answer in the first session."), Text("Answer in the second session."))
-    launch(term, tmg)
+    term.start_tmg(tmg, prompt=PROMPT, memory=True)
     ask(term, "one", "Answer in the first session.")
-    term.type("/new")
-    term.send("Enter")
+    term.ask("/new")
     term.wait_for("new session")
     ask(term, "two", "Answer in the second session.")
     term.send("C-d")

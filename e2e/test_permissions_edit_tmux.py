@@ -3,28 +3,16 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, flat, tmux_available
 
 pytestmark = [pytest.mark.tmux, pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")]
 
 PROMPT = r"^default · openai/mock-model"
-
-
-def launch(term: Terminal, tmg) -> None:
-    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-    term.wait_for(PROMPT)
-
-
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
 
 
 def edit(old: str, new: str) -> tuple[ToolCall, ToolCall]:
@@ -38,36 +26,36 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
     first = Terminal(width=120, height=40)
     try:
         llm.enqueue(*edit("x = 1", "x = 2"), Text("edited once"))
-        launch(first, tmg)
-        ask(first, "set x to 2")
+        first.start_tmg(tmg, prompt=PROMPT)
+        first.ask("set x to 2")
         screen = first.wait_for(r"allow\? \[y/a/n/m\]")
         assert "tmg asks: edit_file wants to change (changing files asks by default)" in screen
         assert re.search(r"^\s+-x = 1$", screen, re.M) and re.search(r"^\s+\+x = 2$", screen, re.M), screen
         assert flat(f"[a] yes always: edit_file({tmg.work}/**)") in flat(screen)  # however it wraps
         assert app.read_text() == "x = 1\n"
-        ask(first, "a")
+        first.ask("a")
         first.wait_for("edited once")
         assert app.read_text() == "x = 2\n"
-        ask(first, "/exit")
+        first.ask("/exit")
         assert first.exit_status() == 0
     finally:
         first.close()
     again = Terminal(width=120, height=40)
     try:
         llm.enqueue(*edit("x = 2", "x = 3"), Text("edited twice"))
-        launch(again, tmg)
-        ask(again, "set x to 3")
+        again.start_tmg(tmg, prompt=PROMPT)
+        again.ask("set x to 3")
         again.wait_for("edited twice")
         assert "allow?" not in again.scrollback() and app.read_text() == "x = 3\n"
-        ask(again, "/permissions revoke 1")
+        again.ask("/permissions revoke 1")
         again.wait_for(lambda s: flat(f"revoked: allow edit_file({tmg.work}/**)") in flat(s))
         llm.enqueue(*edit("x = 3", "x = 4"), Text("not edited"))
-        ask(again, "set x to 4")
+        again.ask("set x to 4")
         again.wait_for(r"allow\? \[y/a/n/m\]")
-        ask(again, "n")
+        again.ask("n")
         again.wait_for("not edited")
         assert app.read_text() == "x = 3\n"
-        ask(again, "/exit")
+        again.ask("/exit")
         assert again.exit_status() == 0
     finally:
         again.close()

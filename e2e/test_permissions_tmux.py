@@ -4,14 +4,12 @@ will be sent, and "always" holds across a restart until /permissions revokes it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, tmux_available
 
@@ -31,14 +29,7 @@ def term(tmg):
 
 def launch(term: Terminal, tmg, *args: str) -> str:
     tmg.write_config(f"MCP_SERVERS:\n  echo:\n    COMMAND: {sys.executable}\n    ARGS: [{ECHO_SERVER}]\n")
-    env = tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8", TMG_MCP_WAIT="60")
-    term.start(tmg_command() + list(args), env, tmg.work)
-    return term.wait_for(PROMPT)
-
-
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
+    return term.start_tmg(tmg, *args, prompt=PROMPT, TMG_MCP_WAIT="60")
 
 
 def prompts(screen: str) -> int:
@@ -53,19 +44,19 @@ def test_a_write_asks_showing_what_will_be_sent_always_persists_and_a_revoke_ask
     first, second, third = (tmg.root / f"{n}.txt" for n in ("first", "second", "third"))
     llm.enqueue(scribble(first, "hello there"), Text("wrote the first"))
     launch(term, tmg)
-    ask(term, "write the first")
+    term.ask("write the first")
     screen = term.wait_for(r"allow\? \[y/a/n/m\]")
     assert "tmg asks: mcp_echo_scribble wants to change (changing files asks by default)" in screen
     assert '"text": "hello there"' in screen  # exactly what the server will be sent
     assert "[a] yes always: mcp_echo_scribble" in screen
     assert not first.exists()
-    ask(term, "a")
+    term.ask("a")
     term.wait_for("wrote the first")
     assert first.read_text() == "hello there"
     saved = json.loads((tmg.root / "xdg" / "tmg" / "permissions.json").read_text())
     assert [d["rule"] for d in saved["decisions"]] == ["mcp_echo_scribble"]
     term.wait_for(lambda s: prompts(s) == 2)
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
     term.close()
 
@@ -74,22 +65,22 @@ def test_a_write_asks_showing_what_will_be_sent_always_persists_and_a_revoke_ask
     try:
         llm.enqueue(scribble(second, "two"), Text("wrote the second"))
         launch(again, tmg)
-        ask(again, "write the second")
+        again.ask("write the second")
         again.wait_for("wrote the second")
         assert "allow?" not in again.scrollback()
         assert second.read_text() == "two"
-        ask(again, "/permissions")
+        again.ask("/permissions")
         screen = again.wait_for(r"1\. allow mcp_echo_scribble")
-        ask(again, "/permissions revoke 1")
+        again.ask("/permissions revoke 1")
         again.wait_for("revoked: allow mcp_echo_scribble")
         llm.enqueue(scribble(third, "three"), Text("did not write the third"))
-        ask(again, "write the third")
+        again.ask("write the third")
         again.wait_for(r"allow\? \[y/a/n/m\]")
-        ask(again, "n")
+        again.ask("n")
         again.wait_for("did not write the third")
         assert not third.exists()
         assert llm.requests[-1]["messages"][-1]["content"].startswith("refused: the user declined mcp_echo_scribble")
-        ask(again, "/exit")
+        again.ask("/exit")
         assert again.exit_status() == 0
     finally:
         again.close()

@@ -10,13 +10,12 @@ them is. Under CI=true nothing here skips: a missing piece fails, saying what is
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
 from e2e import realmodel
-from e2e.conftest import TmgRunner, tmg_command
+from e2e.conftest import TmgRunner
 from e2e.tmux import Terminal, tmux_available
 
 pytestmark = pytest.mark.realmodel
@@ -138,13 +137,11 @@ def term():
 
 
 def _launch(term: Terminal, tmg: TmgRunner) -> None:
-    term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-    term.wait_for(PROMPT, timeout=60)
+    term.start_tmg(tmg, prompt=PROMPT, timeout=60)
 
 
 def _ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
+    term.ask(text)
 
 
 def _prompts(screen: str) -> int:

@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from e2e.conftest import API_KEY, tmg_command
+from e2e.conftest import API_KEY
 from e2e.mock_llm import Text
 from e2e.tmux import Terminal, tmux_available
 
@@ -39,26 +39,15 @@ def term(tmg):
     t.close()
 
 
-def launch(term: Terminal, tmg, *args: str) -> str:
-    env = tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8")
-    term.start(tmg_command() + list(args), env, tmg.work)
-    return term.wait_for(PROMPT)
-
-
 def prompts(screen: str) -> int:
     return len(re.findall(PROMPT, screen, re.M))
 
 
-def ask(term: Terminal, text: str) -> None:
-    term.type(text)
-    term.send("Enter")
-
-
 def test_prompt_appears_and_a_streamed_answer_shows_each_line_once(term, tmg, llm):
     llm.enqueue(Text(ANSWER, chunks=60, chunk_delay=0.03, usage=(321, 45)))
-    screen = launch(term, tmg)
+    screen = term.start_tmg(tmg)
     assert "/help" in screen  # the greeting says where to start
-    ask(term, "which rivers are longest?")
+    term.ask("which rivers are longest?")
     # While it streams, the start of the answer is on screen before its end.
     term.wait_for(lambda s: "Rivers" in s and "That is all about rivers." not in s)
     screen = term.wait_for(r"321 in / 45 out · ")
@@ -72,14 +61,14 @@ def test_prompt_appears_and_a_streamed_answer_shows_each_line_once(term, tmg, ll
 
 
 def test_help_works_and_an_unknown_command_gets_a_suggestion(term, tmg, llm):
-    launch(term, tmg)
-    ask(term, "/help")
+    term.start_tmg(tmg)
+    term.ask("/help")
     screen = term.wait_for(r"/exit\s+end the session")  # the last line: the whole list is on screen
     for name in ("/new", "/mode", "/model", "/cost", "/config", "/memory", "/transcript"):
         assert name in screen
-    ask(term, "/hepl")
+    term.ask("/hepl")
     term.wait_for(r"did you mean /help\?")
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
     assert llm.requests == []
 
@@ -87,25 +76,25 @@ def test_help_works_and_an_unknown_command_gets_a_suggestion(term, tmg, llm):
 def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(term, tmg, llm):
     words = " ".join(f"word{i}" for i in range(300))
     llm.enqueue(Text(words, chunks=150, chunk_delay=0.05), Text("The second answer."), Text("In the new session."))
-    first = re.search(r"session (\S+) \(new\)", launch(term, tmg)).group(1)
-    ask(term, "tell me a long story")
+    first = re.search(r"session (\S+) \(new\)", term.start_tmg(tmg)).group(1)
+    term.ask("tell me a long story")
     term.wait_for(r"word1\d")
     term.send("C-c")
     term.wait_for(r"answer interrupted")
     assert llm.wait_outcome(0) == "client_closed"  # the HTTP stream was closed, not read to its end
     term.wait_for(lambda s: prompts(s) == 2)
 
-    ask(term, "and now?")
+    term.ask("and now?")
     term.wait_for(r"The second answer\.")
     assert llm.requests[1]["messages"][-1]["content"] == "and now?"
 
-    ask(term, "/new")
+    term.ask("/new")
     term.wait_for(r"new session \d{8}-\d{6}-[0-9a-f]{4}")
-    ask(term, "fresh start")
+    term.ask("fresh start")
     term.wait_for(r"In the new session\.")
     assert [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "user"] == ["fresh start"]
 
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
 
     assert len(tmg.session_dirs()) == 2
@@ -119,7 +108,7 @@ def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(term, tmg, llm):
 
 
 def test_ctrl_c_at_an_empty_prompt_says_how_to_quit_and_ctrl_d_quits(term, tmg, llm):
-    launch(term, tmg)
+    term.start_tmg(tmg)
     term.send("C-c")
     term.wait_for(r"press Ctrl-D or type /exit to quit")
     term.send("C-d")
@@ -128,16 +117,16 @@ def test_ctrl_c_at_an_empty_prompt_says_how_to_quit_and_ctrl_d_quits(term, tmg, 
 
 def test_input_history_survives_a_restart(term, tmg, llm):
     llm.enqueue(Text("first answer"))
-    launch(term, tmg)
-    ask(term, "a question worth repeating")
+    term.start_tmg(tmg)
+    term.ask("a question worth repeating")
     term.wait_for(r"first answer")
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
     term.close()
 
     again = Terminal()
     try:
-        launch(again, tmg)
+        again.start_tmg(tmg)
         again.send("Up")  # the last entry first: /exit
         again.wait_for(PROMPT + r" /exit$")
         again.send("Up")
@@ -148,8 +137,8 @@ def test_input_history_survives_a_restart(term, tmg, llm):
 
 def test_sigterm_ends_the_session_cleanly(term, tmg, llm):
     llm.enqueue(Text("an answer"), Text("after the restart"))
-    launch(term, tmg)
-    ask(term, "hello")
+    term.start_tmg(tmg)
+    term.ask("hello")
     term.wait_for(r"an answer")
     os.kill(term.pid(), signal.SIGTERM)
     assert term.exit_status() == 130
@@ -161,10 +150,10 @@ def test_sigterm_ends_the_session_cleanly(term, tmg, llm):
 
 def test_a_question_typed_during_an_answer_is_kept_for_the_next_prompt(term, tmg, llm):
     llm.enqueue(Text("alpha " * 60 + "omega", chunks=40, chunk_delay=0.04), Text("The typed-ahead answer."))
-    launch(term, tmg)
-    ask(term, "first")
+    term.start_tmg(tmg)
+    term.ask("first")
     term.wait_for(r"alpha")
-    ask(term, "typed ahead")  # while the first answer still streams
+    term.ask("typed ahead")  # while the first answer still streams
     term.wait_for(r"The typed-ahead answer\.")
     assert llm.requests[1]["messages"][-1]["content"] == "typed ahead"  # sent by its Enter, as one line
     full = term.scrollback()
@@ -174,8 +163,8 @@ def test_a_question_typed_during_an_answer_is_kept_for_the_next_prompt(term, tmg
 
 def test_ctrl_r_enter_takes_the_match_into_the_line(term, tmg, llm):
     llm.enqueue(Text("first answer"), Text("the recalled answer"))
-    launch(term, tmg)
-    ask(term, "a question about rivers")
+    term.start_tmg(tmg)
+    term.ask("a question about rivers")
     term.wait_for(r"first answer")
     term.wait_for(lambda s: prompts(s) == 2)
     term.send("C-r")
@@ -190,8 +179,8 @@ def test_ctrl_r_enter_takes_the_match_into_the_line(term, tmg, llm):
 
 def test_ctrl_c_leaves_a_ctrl_r_search_and_the_prompt_takes_keys(term, tmg, llm):
     llm.enqueue(Text("first answer"), Text("after the search"))
-    launch(term, tmg)
-    ask(term, "a question about rivers")
+    term.start_tmg(tmg)
+    term.ask("a question about rivers")
     term.wait_for(r"first answer")
     term.wait_for(lambda s: prompts(s) == 2)
     term.send("C-r")
@@ -200,7 +189,7 @@ def test_ctrl_c_leaves_a_ctrl_r_search_and_the_prompt_takes_keys(term, tmg, llm)
     term.send("C-c")  # it used to freeze the REPL for good
     term.wait_for(lambda s: "I-search" not in s)
     term.send("C-u")
-    ask(term, "still alive?")
+    term.ask("still alive?")
     term.wait_for(r"after the search")
     assert llm.requests[1]["messages"][-1]["content"] == "still alive?"
     term.send("C-d")
@@ -209,8 +198,8 @@ def test_ctrl_c_leaves_a_ctrl_r_search_and_the_prompt_takes_keys(term, tmg, llm)
 
 def test_a_one_shot_while_a_chat_is_open_answers_in_a_side_session(term, tmg, llm):
     llm.enqueue(Text("the chat's answer"), Text("the one-shot's answer"), Text("the chat goes on"))
-    chat_id = re.search(r"session (\S+) \(new\)", launch(term, tmg)).group(1)
-    ask(term, "first in the chat")
+    chat_id = re.search(r"session (\S+) \(new\)", term.start_tmg(tmg)).group(1)
+    term.ask("first in the chat")
     term.wait_for(r"the chat's answer")
     term.wait_for(lambda s: prompts(s) == 2)
 
@@ -222,11 +211,11 @@ def test_a_one_shot_while_a_chat_is_open_answers_in_a_side_session(term, tmg, ll
     assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "user"] == [
         "a quick question from another terminal"]
 
-    ask(term, "and the chat again")
+    term.ask("and the chat again")
     term.wait_for(r"the chat goes on")
     assert [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "user"] == [
         "first in the chat", "and the chat again"]  # the chat's session saw nothing of the one-shot
-    ask(term, "/exit")
+    term.ask("/exit")
     assert term.exit_status() == 0
     assert "a quick question" in tmg.run("-t", side).out
     chat = tmg.run("-t")  # the chat's session is still the mode's current one
@@ -235,8 +224,8 @@ def test_a_one_shot_while_a_chat_is_open_answers_in_a_side_session(term, tmg, ll
 
 def test_a_waiting_line_shows_until_the_first_token_and_is_cleared_before_the_answer(term, tmg, llm):
     llm.enqueue(Text("The slow answer arrived.", delay=3))
-    launch(term, tmg)
-    ask(term, "take your time")
+    term.start_tmg(tmg)
+    term.ask("take your time")
     term.wait_for(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \ds")
     screen = term.wait_for(r"The slow answer arrived\.")
     term.wait_for(lambda s: prompts(s) == 2)

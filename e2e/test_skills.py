@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, flat, tmux_available
 
@@ -172,21 +171,17 @@ def test_the_repl_lists_skills_and_slash_name_activates_one(tmg, llm):
     llm.enqueue(Text("on it"))
     term = Terminal(width=160, height=40)
     try:
-        term.start(tmg_command(), tmg.env(LANG=os.environ.get("LANG") or "C.UTF-8"), tmg.work)
-        term.wait_for(r"default · openai/mock-model >")
-        term.type("/skills")
-        term.send("Enter")
+        term.start_tmg(tmg, prompt=r"default · openai/mock-model >")
+        term.ask("/skills")
         screen = term.wait_for(r"notes\s+Keep release notes")
         assert "deploy" in screen and "project .agents/skills" in screen
         assert "xdg/tmg/skills" in flat(screen)  # however the path wraps
-        term.type("/deploy ship it")
-        term.send("Enter")
+        term.ask("/deploy ship it")
         term.wait_for(r"on it")
         assert DEPLOY_BODY in system_text(llm.requests[0])
         assert "NOTES-BODY" not in json.dumps(llm.requests[0])
         assert llm.requests[0]["messages"][-1]["content"] == "/deploy ship it"
-        term.type("/skills")
-        term.send("Enter")
+        term.ask("/skills")
         term.wait_for(r"project \.agents/skills; active")
         term.type("/notes")  # no request: the skill is activated, nothing is sent
         term.send("Enter")

@@ -27,6 +27,9 @@ def flat(text: str) -> str:
     return "".join(text.split())
 
 
+PROMPT = r"^default · openai/mock-model >"  # the REPL's prompt line in the default mode
+
+
 def tmux_available() -> bool:
     return shutil.which("tmux") is not None
 
@@ -62,6 +65,21 @@ class Terminal:
         self._tmux("new-session", "-d", "-s", self.name, "-x", str(self.width), "-y", str(self.height),
                    "-c", str(cwd), *command, ";", "set-option", "-t", self.name, "remain-on-exit", "on", env=env)
         self.started = True
+
+    def start_tmg(self, runner, *args: str, prompt: str = PROMPT, timeout: float = 20.0, cwd: Path | None = None,
+                  **env) -> str:
+        """Start the real `tmg` (with `args`) in this terminal, as `runner`'s user in its work folder
+        (or `cwd`), with `env` over its environment; wait for `prompt` and return the screen."""
+        from e2e.conftest import tmg_command
+
+        environment = runner.env(LANG=os.environ.get("LANG") or "C.UTF-8", **env)
+        self.start(tmg_command() + list(args), environment, cwd or runner.work)
+        return self.wait_for(prompt, timeout)
+
+    def ask(self, text: str) -> None:
+        """Type a line and press Enter."""
+        self.type(text)
+        self.send("Enter")
 
     def send(self, *keys: str) -> None:
         """tmux key names: ``Enter``, ``C-c``, ``C-d``, ``Up``, ``M-Enter``..."""
