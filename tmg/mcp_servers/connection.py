@@ -7,8 +7,9 @@ task), so `start()` and `close()` may be called from anywhere on the same event 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,7 @@ class McpConnection:
         self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
         self.sample: SampleFn | None = None  # None: a server's sampling request is declined
         self.on_log: Callable[[str], None] | None = None  # a server's log messages (--debug), one line each
-        self._asking_since: float | None = None  # a person is filling in a form: calls wait for them
+        self._asking = False  # a person is being asked (a form, a sampling consent): calls wait for them
         self._answered_at = float("-inf")  # when the last form was answered: a call's silence counts from then
         self._http_refusal: int | None = None  # 401/403 from a URL server: said as such, not "an error response"
         # OAuth (oauth.py): where logins are kept (None: never OAuth), who is shown where to log in
@@ -109,8 +110,7 @@ class McpConnection:
         try:
             await self._start_once()
         except McpStartError:
-            if self._oauth or not self._oauth_challenged or not self._can_oauth() or self.oauth_store is None \
-                    or self.show_login is None:
+            if not self._wants_oauth_login() or self.oauth_store is None or self.show_login is None:
                 raise
             # The server asked for an OAuth login and someone is here to give it: start again
             # through the SDK's OAuth provider, which shows where to log in.
@@ -134,15 +134,19 @@ class McpConnection:
                 await self._join_owner()
             raise
 
+    def _live_session(self) -> Any:
+        """The SDK session, while connected."""
+        if not self.is_open:
+            raise McpCallError(f"{self.spec.name}: not connected")
+        return self._session
+
     async def refresh_tools(self) -> None:
         """List the tools again (after notifications/tools/list_changed), bounded by the start timeout.
 
         Raises:
             McpCallError: the listing failed; the tools listed before stay.
         """
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
+        session = self._live_session()
         self.tools_changed = False  # a change announced while listing is listed again next time
         try:
             async with asyncio.timeout(self.start_timeout):
@@ -167,9 +171,7 @@ class McpConnection:
         error (the connection stands), McpCallTimeout when it did not answer in time, and
         McpCallError when the connection itself failed.
         """
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
+        session = self._live_session()
         from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult
 
         # send_request rather than call_tool: the SDK's call_tool raises on a structured result
@@ -190,7 +192,7 @@ class McpConnection:
             request, CallToolResult, request_read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
         try:
             while not call.done():
-                if self._asking_since is not None:  # the server waits for the user, not the other way
+                if self._asking:  # the server waits for the user, not the other way
                     await asyncio.wait({call}, timeout=0.2)
                     continue
                 deadline = max(deadline, min(started + limit, self._answered_at + timeout))
@@ -222,9 +224,7 @@ class McpConnection:
 
     async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
         """(argument, required) of prompt `name` as the server lists it; None when it has no such prompt."""
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
+        session = self._live_session()
         try:
             listed = await asyncio.wait_for(session.list_prompts(), self.start_timeout)
         except BaseException as exc:
@@ -238,9 +238,7 @@ class McpConnection:
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
         """prompts/get: the prompt's messages as one text (their text parts, in order)."""
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
+        session = self._live_session()
         try:
             result = await asyncio.wait_for(session.get_prompt(name, arguments), self.start_timeout)
         except BaseException as exc:
@@ -254,9 +252,7 @@ class McpConnection:
         """resources/read, bounded by `timeout` seconds: the result in its wire form ({"contents": [...]}).
 
         Raises McpCallError (McpCallFailed when the server answered with an error) with the reason."""
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
+        session = self._live_session()
         try:
             result = await asyncio.wait_for(session.read_resource(uri), timeout)
         except BaseException as exc:
@@ -272,22 +268,13 @@ class McpConnection:
 
     async def list_resource_uris(self, timeout: float) -> list[str]:
         """resources/list (all pages), bounded by `timeout` seconds: the URIs, in the server's order."""
-        session = self._session
-        if session is None or not self.is_open:
-            raise McpCallError(f"{self.spec.name}: not connected")
-        from mcp_types import PaginatedRequestParams
-
+        session = self._live_session()
         uris: list[str] = []
         try:
             async with asyncio.timeout(timeout):
-                cursor: str | None = None
-                while True:
-                    listed = await session.list_resources(
-                        params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+                async for listed in _pages(session.list_resources):
                     uris.extend(str(r.uri) for r in listed.resources)
-                    cursor = listed.next_cursor
-                    if not cursor:
-                        return uris
+            return uris
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -392,7 +379,7 @@ class McpConnection:
                 await self._closing.wait()
         except BaseException as exc:
             if not ready.done():
-                if self._login_needed or (self._oauth_challenged and not self._oauth and self._can_oauth()):
+                if self._login_needed or self._wants_oauth_login():
                     ready.set_exception(McpStartError(self._login_line()))
                 elif self._oauth and _oauth_failure(exc):
                     ready.set_exception(McpStartError(
@@ -455,6 +442,17 @@ class McpConnection:
         where = f" {params.logger}" if getattr(params, "logger", None) else ""
         self.on_log(f"MCP server {self.spec.name}{where} [{params.level}]: {' '.join(data.split())[:500]}")
 
+    @contextlib.contextmanager
+    def _person_asked(self) -> Iterator[None]:
+        """While a server's request waits for the user, calls to it wait too; their silence
+        counts again from the answer."""
+        self._asking = True
+        try:
+            yield
+        finally:
+            self._asking = False
+            self._answered_at = asyncio.get_running_loop().time()
+
     async def _on_elicit(self, _context: Any, params: Any) -> Any:
         """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""
         from mcp_types import ElicitResult
@@ -462,13 +460,8 @@ class McpConnection:
         schema = getattr(params, "requested_schema", None)
         if self.elicit is None or getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
             return ElicitResult(action="decline")
-        loop = asyncio.get_running_loop()
-        self._asking_since = loop.time()
-        try:
+        with self._person_asked():
             answers = await self.elicit(self.spec.name, str(params.message), schema)
-        finally:
-            self._asking_since = None
-            self._answered_at = loop.time()
         if answers is None:
             return ElicitResult(action="decline")
         return ElicitResult(action="accept", content=answers)
@@ -481,16 +474,12 @@ class McpConnection:
 
         if self.sample is None:
             return ErrorData(code=-1, message="the client declined the sampling request (no session to ask)")
-        loop = asyncio.get_running_loop()
-        self._asking_since = loop.time()
         try:
-            text, model, stop = await self.sample(
-                self.spec.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
+            with self._person_asked():
+                text, model, stop = await self.sample(
+                    self.spec.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
         except SamplingDeclined as exc:
             return ErrorData(code=-1, message=str(exc))
-        finally:
-            self._asking_since = None
-            self._answered_at = loop.time()
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model=model,
                                    stop_reason=stop)
 
@@ -502,6 +491,10 @@ class McpConnection:
             self._http_refusal = response.status_code
         if has_oauth_challenge(response):
             self._oauth_challenged = True
+
+    def _wants_oauth_login(self) -> bool:
+        """The server asked for an OAuth login, and this connection has not tried one yet."""
+        return self._oauth_challenged and not self._oauth and self._can_oauth()
 
     def _can_oauth(self) -> bool:
         """OAuth is for URL servers not given credentials of their own in HEADERS."""
@@ -546,12 +539,18 @@ class McpConnection:
                 f"(e.g. Authorization: \"Bearer ${{{_env_name(name)}_TOKEN}}\")")
 
 
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception inside the ExceptionGroups anyio wraps failures in (or `exc` itself)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def _oauth_failure(exc: BaseException) -> bool:
     """The SDK's OAuth flow failed (discovery, registration, the code exchange, the login itself)."""
     from mcp.client.auth import OAuthFlowError
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     return isinstance(exc, OAuthFlowError)
 
 
@@ -566,15 +565,24 @@ def import_sdk() -> None:
     import mcp_types  # noqa: F401
 
 
-async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
-    """tools/list, following pagination cursors."""
+async def _pages(list_page: Any) -> Any:
+    """Each page of a paginated list request (`session.list_tools`, `session.list_resources`),
+    following the server's cursors."""
     from mcp_types import PaginatedRequestParams
 
-    tools: dict[str, ToolSpec] = {}
     cursor: str | None = None
     while True:
-        params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        listed = await session.list_tools(params=params)
+        listed = await list_page(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        yield listed
+        cursor = listed.next_cursor
+        if not cursor:
+            return
+
+
+async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
+    """tools/list, every page."""
+    tools: dict[str, ToolSpec] = {}
+    async for listed in _pages(session.list_tools):
         for tool in listed.tools:
             execution = getattr(tool, "execution", None)
             if getattr(execution, "task_support", None) == "required":
@@ -583,9 +591,7 @@ async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
             tools[tool.name] = ToolSpec(
                 tool.name, dict(tool.input_schema or {}), tool.description or "", annotations
             )
-        cursor = listed.next_cursor
-        if not cursor:
-            return tools
+    return tools
 
 
 async def _output_mismatch(session: Any, name: str, result: Any) -> str | None:
@@ -615,8 +621,7 @@ _CONNECTION_CLOSED = -32000  # the SDK's MCPError code when the connection went 
 
 def answer_reason(exc: BaseException) -> str:
     """What the server's error answer said, for the model: 'Unknown tool: x (JSON-RPC error -32602)'."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     code = getattr(exc, "code", None)
     if isinstance(code, int) and getattr(exc, "error", None) is not None:
         message = str(getattr(exc, "message", "") or "")
@@ -628,8 +633,7 @@ def answer_reason(exc: BaseException) -> str:
 def is_error_answer(exc: BaseException) -> bool:
     """True when the server answered (a JSON-RPC error, or a result that does not parse): the
     connection is fine. A closed connection or a transport error is not an answer."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     code = getattr(exc, "code", None)
     if isinstance(code, int) and getattr(exc, "error", None) is not None:  # MCPError
         return code not in (_CONNECTION_CLOSED, _REQUEST_TIMEOUT)
@@ -639,8 +643,7 @@ def is_error_answer(exc: BaseException) -> bool:
 
 
 def is_timeout(exc: BaseException) -> bool:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return True
     code = getattr(exc, "code", None)
@@ -655,8 +658,7 @@ _INVALID_REQUEST = -32600
 def is_session_lost(exc: BaseException) -> bool:
     """An HTTP 404 to a request of a known session, as the SDK spells it ("Session terminated") or
     as the server's own error body says it ("Session not found")."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     error = getattr(exc, "error", None)
     return getattr(error, "code", None) == _INVALID_REQUEST and \
         getattr(error, "message", "") in ("Session terminated", "Session not found")
@@ -664,8 +666,7 @@ def is_session_lost(exc: BaseException) -> bool:
 
 def describe_error(exc: BaseException) -> str:
     """A one-line reason, unwrapping the ExceptionGroups anyio wraps start-up failures in."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _leaf(exc)
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return "timed out"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
