@@ -347,9 +347,8 @@ def open_session(
         notices.notice(text)
         transcript.notice(text)
     mcp.show_on(waiting.progress, waiting.hold)
-    consent = frozenset(n for n, e in config.mcp_servers.items() if e.requires_consent)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: gateways.sample(watcher.current(), messages, bound),
-                                 consent=consent))
+                                 consent=mcp.consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,

@@ -152,7 +152,7 @@ class ServerPool(Generic[S]):
         return iter(list(self._servers))
 
     def get(self, spec: ServerSpec, make: Callable[[], S],
-            reuse: tuple[State, ...] = ("starting", "ready", "failed", "withdrawn")) -> S:
+            reuse: tuple[State, ...] = ("starting", "ready", "reconnecting", "failed", "withdrawn")) -> S:
         """The server of `spec` in one of the `reuse` states, else a new one made by `make`."""
         for server in self._servers:
             if server.spec == spec and server.state in reuse:

@@ -32,6 +32,7 @@ import json
 import re
 from collections.abc import Callable
 from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
@@ -325,12 +326,17 @@ class McpToolServer(PooledServer):
                                f"({command} {usage})")
         return await conn.get_prompt(prompt, arguments)
 
-    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
-        """resources/read `uri` (wire form), waiting for the server's start when it is still starting
-        (named by the user: worth its start). Raises McpCallError with the reason, for one line."""
+    async def finish_starting(self) -> None:
+        """Start it if it has not started, and wait for a start under way (bounded): for a server
+        the user named (a resource, a prompt), worth its start."""
         if self.state == "starting":
             self.start()
             await self.wait(self.start_timeout)
+
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        """resources/read `uri` (wire form), waiting for the server's start when it is still starting.
+        Raises McpCallError with the reason, for one line."""
+        await self.finish_starting()
         if self.state != "ready" or self._conn is None:
             raise McpCallError(f"MCP server {self.name} is not ready ({self.state})")
         if not hasattr(self._conn, "read_resource"):  # a WARM server's broker connection
@@ -443,8 +449,9 @@ class McpTools:
         self._servers = servers
         self._consent = consent  # names of the servers marked REQUIRES_CONSENT: every call asks
         self._ready_wait = ready_wait
-        self._names: dict[str, tuple[McpToolServer, str]] = {}
-        self._offered: dict[str, ToolSpec] = {}  # as last listed: judged so while its server reconnects
+        # Every public name once offered, with its server and the tool as last listed (judged so
+        # while its server reconnects; a call to a withdrawn one is told why it fails).
+        self._names: dict[str, tuple[McpToolServer, ToolSpec]] = {}
         self._filters = filters or {}
         self._defer_chars = defer_chars
         self._warn = warn
@@ -496,6 +503,11 @@ class McpTools:
         server = next((s for s in self._servers if s.name == name), None)
         return await server.resource_uris(timeout) if server is not None else []
 
+    @property
+    def consent(self) -> frozenset[str]:
+        """The servers marked REQUIRES_CONSENT: every call to one, and every sampling request, asks."""
+        return self._consent
+
     def use_sampler(self, sampler: SampleFn) -> None:
         """This session's model answers its servers' sampling requests (those with SAMPLING: true)."""
         for server in self._servers:
@@ -540,9 +552,7 @@ class McpTools:
                 if allowed.allows(tool.name):
                     # mcp_find_tools is taken: a server's tool never shadows the deferred search
                     current[public_name(server.name, tool.name, {*current, FIND_TOOLS})] = (server, tool)
-        # Names once offered keep their server: a call to a withdrawn one is told why it fails.
-        self._names.update({name: (server, tool.name) for name, (server, tool) in current.items()})
-        self._offered.update({name: tool for name, (_server, tool) in current.items()})
+        self._names.update(current)
         return current
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -598,9 +608,8 @@ class McpTools:
         shows the arguments: they are exactly what the server will be sent."""
         if name == FIND_TOOLS:  # reads the servers' tool lists, nothing else
             return ToolAction(name, "read")
-        server, _tool_name = self._names[name]
-        spec = self._offered.get(name)
-        hints = (spec.annotations or {}) if spec is not None else {}
+        server, spec = self._names[name]
+        hints = spec.annotations or {}
         effect: Effect = "read" if hints.get("readOnlyHint") is True else (
             "write" if hints.get("readOnlyHint") is False else "unknown")
         preview = json.dumps(arguments, ensure_ascii=False, indent=1)
@@ -618,12 +627,8 @@ class McpTools:
         if name == FIND_TOOLS:
             return self._find(arguments)
         server, tool = self._names[name]
-        report = self.on_progress
-        progress: ProgressFn | None = None
-        if report is not None:
-            def progress(done: float, total: float | None, message: str | None) -> None:
-                report(name, done, total, message)
-        return await server.call(tool, arguments, timeout, progress)
+        progress = partial(self.on_progress, name) if self.on_progress is not None else None
+        return await server.call(tool.name, arguments, timeout, progress)
 
 
 class McpToolServers:
@@ -667,8 +672,7 @@ class McpToolServers:
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog, roots)
             connect = self._connect_warm if entry.warm and spec.command else self._connect
-            server = self._pool.get(spec, lambda: self._new_server(spec, entry, connect, say, times),
-                                    reuse=("starting", "ready", "reconnecting", "failed", "withdrawn"))
+            server = self._pool.get(spec, lambda: self._new_server(spec, entry, connect, say, times))
             server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
@@ -707,9 +711,8 @@ class McpToolServers:
         Raises McpCallError with a line for the user when it cannot be had."""
         live = [s for s in self._pool if s.state != "closed"]
         server = next((s for s in live if _UNSAFE.sub("_", s.name) == server_name), None)
-        if server is not None and server.state == "starting":  # asked for by name: worth its start
-            server.start()
-            await server.wait(server.start_timeout)
+        if server is not None:
+            await server.finish_starting()
         if server is None or server.state != "ready":
             ready = ", ".join(s.name for s in live if s.state == "ready") or "none"
             raise McpCallError(f"no ready MCP server named {server_name} (ready: {ready})")
