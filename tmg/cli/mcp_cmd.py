@@ -60,7 +60,9 @@ def _url_server(name: str, config_path: str | None, envr: Environment):
         raise TmgError(f"no MCP server named {name} in the config (servers: {names})")
     if not entry.url:
         raise TmgError(f"MCP server {name} is a stdio server; OAuth logins are for URL servers")
-    if any(h.lower() == "authorization" for h in entry.headers):
+    from tmg.mcp_servers.oauth import sets_authorization
+
+    if sets_authorization(entry.headers):
         raise TmgError(f"MCP server {name} is given an Authorization header in MCP_SERVERS.{name}.HEADERS; "
                        "remove it to log in with OAuth instead")
     return entry

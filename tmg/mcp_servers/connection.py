@@ -498,7 +498,9 @@ class McpConnection:
 
     def _can_oauth(self) -> bool:
         """OAuth is for URL servers not given credentials of their own in HEADERS."""
-        return self.spec.url is not None and not any(name.lower() == "authorization" for name in self.spec.headers)
+        from tmg.mcp_servers.oauth import sets_authorization
+
+        return self.spec.url is not None and not sets_authorization(self.spec.headers)
 
     def _oauth_provider(self) -> Any:
         """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""

@@ -41,6 +41,15 @@ CALLBACK_PATH = "/callback"
 # Shows the authorization URL to the person logging in: (server name, URL).
 ShowLogin = Callable[[str, str], None]
 
+# The SDK logs a failed flow with its traceback, which Python would print on stderr: the failure
+# is said in one line by the caller instead.
+logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
+
+
+def sets_authorization(headers: Mapping[str, str]) -> bool:
+    """The server is given credentials of its own in HEADERS: OAuth is not for it."""
+    return any(name.lower() == "authorization" for name in headers)
+
 
 def login_line(server_name: str, url: str) -> str:
     """What the person logging in is told (the URL whole, on one line: a terminal may wrap it)."""
@@ -247,15 +256,13 @@ def provider(server_name: str, url: str, store: OAuthStore, show: ShowLogin | No
     from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
-    # The SDK logs a failed flow with its traceback, which Python would print on stderr: the
-    # failure is said in one line by the caller instead.
-    logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
     storage = _Storage(store, url)
     # The redirect URI is registered with the authorization server, which may hold it to the
     # exact port: the port registered before is used again while it is free.
-    registered = (store.entry(url).get("client") or {}).get("redirect_uris") or []
+    entry = store.entry(url)
+    registered = (entry.get("client") or {}).get("redirect_uris") or []
     port = urlsplit(registered[0]).port if registered else None
-    about_to_log_in = show is not None and not store.has_login(url)
+    about_to_log_in = show is not None and not entry.get("tokens")
     if port is None or (about_to_log_in and not _port_free(port)):
         port = _free_port()
         if registered:
