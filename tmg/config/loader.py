@@ -354,14 +354,17 @@ def parse_config(
                           "deeply; write the values out") from None
 
 
+def _require_mapping(raw: Any, where: str) -> None:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
+
+
 def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | None,
            trust: ProjectTrust | None = None) -> tuple[Config, list[str]]:
     findings = Findings()
     if raw is None:
         raw = {}
-    if not isinstance(raw, dict):
-        where = f"config file {source} line 1" if source else "the config"
-        raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")
+    _require_mapping(raw, f"config file {source} line 1" if source else "the config")
     withheld: list[Withheld] = []
     borrowed: Path | None = None
     if trust is not None and not trust.trusted and source is not None:
@@ -441,9 +444,7 @@ def _user_permissions(env: Mapping[str, str]) -> tuple[tuple[dict[str, Any], Pat
     raw = _parse_yaml(text, path)
     if raw is None:
         return None, []
-    if not isinstance(raw, dict):
-        raise ConfigError(f"config file {path} line 1: the top level must be a mapping of KEY: value lines, "
-                          f"not {_type_name(raw)}")
+    _require_mapping(raw, f"config file {path} line 1")
     wanted = {k: v for k, v in raw.items() if str(k).upper() == "PERMISSIONS"}
     if not wanted:
         return None, []
