@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.broker.paths import LOCK_NAME, PID_NAME, child_umask, fingerprint, private_dir, socket_path
 from tmg.mcp_servers.errlog import LOG_BYTES as _LOG_BYTES
 from tmg.mcp_servers.errlog import rotate
 
@@ -124,7 +124,8 @@ class Child:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 spec.command, *spec.args, env=dict(spec.env), cwd=spec.cwd, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=_LINE_LIMIT)
+                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=_LINE_LIMIT,
+                umask=child_umask(spec.kind))
         except OSError as exc:
             raise ChildError(f"cannot start {spec.command!r}: {exc}") from exc
         finally:
