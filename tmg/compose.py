@@ -39,7 +39,8 @@ from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
-from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
+from tmg.paths import tmg_home
+from tmg.session.store import SessionLock, SessionRef, SessionStore
 from tmg.session.transcript import Transcript
 from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.skills.session import SessionSkills, open_session_skills

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
-from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, runtime_dir, socket_path
+from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, socket_path
 from tmg.mcp_servers.outcome import McpStartError, ToolOutcome
 from tmg.mcp_servers.spec import child_environment
+from tmg.paths import runtime_dir, tmg_home
 
 Route = Literal["warm broker", "cold start (broker started)", "cold start (direct spawn)"]
 # How long a run waits for a broker it started before spawning the server itself. Most of a
@@ -28,8 +29,6 @@ _POLL_S = 0.02
 def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start a broker, detached: its own session and process group, no terminal, no provider keys
     (its environment is the minimal base; each server gets its declared ENV over that base)."""
-    from tmg.session.store import tmg_home
-
     folder = runtime_dir(env)
     home = tmg_home(env)
     home.mkdir(parents=True, exist_ok=True)

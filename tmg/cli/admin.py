@@ -22,7 +22,8 @@ ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 def sessions(mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode.")) -> int:
     """List sessions: id, mode, messages, first prompt; * marks each mode's current one."""
     from tmg.environment import Environment
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
 
     envr = Environment()
     store = SessionStore(tmg_home(envr.env))
@@ -179,7 +180,8 @@ def permissions(
 def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
     from tmg.skills.discovery import SkillScanner
     from tmg.skills.listing import listing_lines
     from tmg.skills.session import SKILLS_FILE, active_names, trusted_folder

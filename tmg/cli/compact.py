@@ -12,7 +12,8 @@ from tmg.errors import UsageError
 def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
     from tmg.compose import load_live_config, open_session
     from tmg.engine.events import NullEvents
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
     from tmg.ui.notices import Notices
 
     notices = Notices(envr.stderr, color=False)

@@ -29,7 +29,7 @@ def list_servers(config_path: str | None, envr: Environment) -> int:
 
 async def _status_lines(config, envr: Environment) -> list[str]:
     from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.session.store import tmg_home
+    from tmg.paths import tmg_home
     from tmg.tools.mcp_tools import McpToolServers
 
     servers = McpToolServers(oauth_store=OAuthStore.for_env(envr.env))  # stored logins; never a new one

@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping
 
 from tmg.config.private_file import write_private_json
 from tmg.errors import ConfigError
+from tmg.paths import user_config_dir
 
 TRUST_FILE = "trusted.json"
 PROJECT_FILE = "tmg.yaml"
@@ -68,11 +69,6 @@ Ask = Callable[[Path, list[Withheld]], bool]
 
 
 # -- the store -------------------------------------------------------------------------------
-
-
-def user_config_dir(env: Mapping[str, str]) -> Path:
-    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    return base / "tmg"
 
 
 def user_config_file(env: Mapping[str, str]) -> Path:

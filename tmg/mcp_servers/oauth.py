@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from tmg.config.private_file import write_private_json
 from tmg.config.secrets import process_redactor
-from tmg.config.trust import user_config_dir
+from tmg.paths import user_config_dir
 
 STORE_FILE = "mcp-oauth.json"
 LOGIN_WAIT_S = 300.0  # how long a login waits for the browser to come back

@@ -41,7 +41,7 @@ from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
 from tmg.session.signals import ending_signals, restore_sigint
-from tmg.session.store import tmg_home
+from tmg.paths import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.mcp_servers.oauth import OAuthStore, login_line

@@ -8,20 +8,11 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from tmg.config.model import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
 
 _SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
-
-
-def tmg_home(env: Mapping[str, str]) -> Path:
-    """``TMG_HOME``, else ``$XDG_DATA_HOME/tmg``, else ``~/.local/share/tmg``."""
-    if env.get("TMG_HOME"):
-        return Path(env["TMG_HOME"]).expanduser()
-    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
-    return base / "tmg"
 
 
 def new_session_id() -> str:
