@@ -8,7 +8,7 @@ from mcp_types import (AudioContent, BlobResourceContents, CallToolResult, Embed
                        ResourceLink, TextContent, TextResourceContents)
 
 from tmg.mcp_servers.connection import _normalize
-from tmg.tools import media
+from tmg import media
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 3064).decode()
 

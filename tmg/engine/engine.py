@@ -26,7 +26,7 @@ from tmg.llm.gateway import (
 )
 from tmg.llm.tool_images import IMAGES_KEY, prompt_images, with_tool_images
 from tmg.session.history import History
-from tmg.tools.media import Image
+from tmg.media import Image
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]

@@ -17,7 +17,7 @@ from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout
                                      McpStartTimeout, SamplingDeclined, ToolOutcome, ToolSpec)
 from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
-from tmg.tools import media
+from tmg import media
 
 if TYPE_CHECKING:
     from tmg.mcp_servers.oauth import OAuthStore, ShowLogin

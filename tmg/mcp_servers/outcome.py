@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.tools.media import Image
+from tmg.media import Image
 
 
 class McpStartError(RuntimeError):

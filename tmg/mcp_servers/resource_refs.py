@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.tools import media
+from tmg import media
 
 MAX_REFERENCES = 8  # resources read for one prompt; further references are said, not read
 MAX_BLOCK_CHARS = 2 * media.MAX_RESOURCE_TEXT_CHARS  # one reference's block, all its contents together

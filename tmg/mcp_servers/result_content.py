@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from tmg.mcp_servers.outcome import ToolOutcome
-from tmg.tools import media
+from tmg import media
 
 
 def tool_outcome(result: dict[str, Any], mismatch: str | None = None) -> ToolOutcome:

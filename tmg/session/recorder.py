@@ -5,7 +5,7 @@ from __future__ import annotations
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
 from tmg.session.transcript import Transcript
-from tmg.tools.media import summary
+from tmg.media import summary
 from tmg.tools.registry import ToolResult
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from tmg.mcp_servers.outcome import SamplingDeclined
 from tmg.permissions.action import PermissionGate, ToolAction
-from tmg.tools import media
+from tmg import media
 
 MAX_SAMPLING_TOKENS = 4096  # a server may ask for less, never more
 DEFAULT_SAMPLING_TOKENS = 1024  # when a request names no maxTokens (the spec requires it; some omit it)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
-from tmg.tools.media import summary
+from tmg.media import summary
 from tmg.tools.registry import ToolResult
 from tmg.ui.answer import AnswerSink
 from tmg.ui.notices import Notices
