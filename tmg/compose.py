@@ -13,7 +13,7 @@ from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
 from tmg.config.providers import choose_provider, provider_spec
-from tmg.config.secrets import process_redactor
+from tmg.redaction import process_redactor
 from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from tmg.config.secrets import process_redactor
+from tmg.redaction import process_redactor
 from tmg.mcp_servers.oauth import LoopbackRedirect, OAuthStore, _free_port, _Storage
 
 URL = "https://mcp.example.com/mcp"

@@ -32,7 +32,7 @@ class _Verdicts:
 
 def run_doctor(config_path: str | None, envr: Environment) -> int:
     from tmg.config.loader import load_config
-    from tmg.config.secrets import make_redactor
+    from tmg.redaction import make_redactor
     from tmg.errors import TmgError
 
     v = _Verdicts(envr)
@@ -68,7 +68,7 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
 
 def _check_secrets(config: Config, v: _Verdicts) -> None:
     """A secret too short or too common to mask is left visible everywhere: say which one."""
-    from tmg.config.secrets import unmaskable_reason
+    from tmg.redaction import unmaskable_reason
 
     for path, value in config.secret_entries():
         reason = unmaskable_reason(value)

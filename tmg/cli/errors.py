@@ -11,9 +11,9 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def _redacted(text: str) -> str:
     """``text`` with the secrets of every config this process loaded masked (none loaded: as is)."""
-    if "tmg.config.secrets" not in sys.modules:
+    if "tmg.redaction" not in sys.modules:
         return text
-    from tmg.config.secrets import process_redactor
+    from tmg.redaction import process_redactor
 
     return process_redactor()(text)
 

@@ -47,7 +47,7 @@ async def _status_lines(config, envr: Environment) -> list[str]:
 def _url_server(name: str, config_path: str | None, envr: Environment):
     """The config's URL server `name` that may log in with OAuth, and the config (TmgError when not)."""
     from tmg.config.loader import load_config
-    from tmg.config.secrets import process_redactor
+    from tmg.redaction import process_redactor
     from tmg.errors import TmgError
 
     config, warnings = load_config(config_path, envr.env, envr.cwd)

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tmg.config.private_file import write_private_json
-from tmg.config.secrets import process_redactor
+from tmg.redaction import process_redactor
 from tmg.paths import user_config_dir
 
 STORE_FILE = "mcp-oauth.json"

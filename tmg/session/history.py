@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tmg.config.secrets import redact_values
+from tmg.redaction import redact_values
 
 Message = dict[str, Any]
 
