@@ -33,7 +33,7 @@ from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.llm.gateway import ModelGateway, ProviderSpec
-from tmg.mcp_servers.oauth import OAuthStore
+from tmg.mcp.oauth import OAuthStore
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
@@ -310,7 +310,7 @@ def open_session(
         memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
         own_mcp = mcp_servers is None
         if mcp_servers is None:
-            # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp_servers.oauth).
+            # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
             mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
                                          oauth_store=OAuthStore.for_env(envr.env))
         mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
-from tmg.mcp_servers.errlog import LOG_BYTES as _LOG_BYTES
-from tmg.mcp_servers.errlog import rotate
+from tmg.mcp.errlog import LOG_BYTES as _LOG_BYTES
+from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
 from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, socket_path
-from tmg.mcp_servers.outcome import McpStartError, ToolOutcome
-from tmg.mcp_servers.spec import child_environment
+from tmg.mcp.outcome import McpStartError, ToolOutcome
+from tmg.mcp.spec import child_environment
 from tmg.paths import runtime_dir, tmg_home
 
 Route = Literal["warm broker", "cold start (broker started)", "cold start (direct spawn)"]
@@ -95,7 +95,7 @@ class WarmConnection:
             return
 
     async def _direct(self) -> None:
-        from tmg.mcp_servers.connection import McpConnection
+        from tmg.mcp.connection import McpConnection
 
         conn = McpConnection(self.spec, start_timeout=self.start_timeout)
         await conn.start()
@@ -115,6 +115,6 @@ def connect(spec: Any, start_timeout: float, kind: str = "memory") -> Any:
     WARM tool server's with `kind="tools"`)."""
     if spec.command is not None and broker_enabled(os.environ):
         return WarmConnection(spec, start_timeout=start_timeout, kind=kind)
-    from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp.connection import McpConnection
 
     return McpConnection(spec, start_timeout=start_timeout)

@@ -128,7 +128,7 @@ async def _contact(config: Config, providers: list[ProviderSpec], servers: list[
     from tmg.llm.probe import probe_all
 
     if servers:
-        from tmg.mcp_servers import connection
+        from tmg.mcp import connection
 
         # The SDK's import is most of a second of CPU, many on a busy machine: done before any
         # server's clock starts, so TIMEOUT measures the server and the verdict is not the load's.
@@ -174,9 +174,9 @@ def _check_broker(v: _Verdicts) -> None:
 
 
 async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.mcp_servers.spec import spec_from_config
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.oauth import OAuthStore
+    from tmg.mcp.spec import spec_from_config
 
     item = f"mcp server {server.name}"
     key = f"MCP_SERVERS.{server.name}"
@@ -210,8 +210,8 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
 
 def _why(server: McpServerConfig, key: str, exc: BaseException, said: str) -> str:
     """One line: what went wrong, what the server said, what to fix. Never an empty reason."""
-    from tmg.mcp_servers.connection import describe_error, is_timeout
-    from tmg.mcp_servers.outcome import McpStartTimeout
+    from tmg.mcp.connection import describe_error, is_timeout
+    from tmg.mcp.outcome import McpStartTimeout
 
     error = str(exc)
     if isinstance(exc, McpStartTimeout) or is_timeout(exc):

@@ -28,7 +28,7 @@ def list_servers(config_path: str | None, envr: Environment) -> int:
 
 
 async def _status_lines(config, envr: Environment) -> list[str]:
-    from tmg.mcp_servers.oauth import OAuthStore
+    from tmg.mcp.oauth import OAuthStore
     from tmg.paths import tmg_home
     from tmg.tools.mcp_tools import McpToolServers
 
@@ -60,7 +60,7 @@ def _url_server(name: str, config_path: str | None, envr: Environment):
         raise TmgError(f"no MCP server named {name} in the config (servers: {names})")
     if not entry.url:
         raise TmgError(f"MCP server {name} is a stdio server; OAuth logins are for URL servers")
-    from tmg.mcp_servers.oauth import sets_authorization
+    from tmg.mcp.oauth import sets_authorization
 
     if sets_authorization(entry.headers):
         raise TmgError(f"MCP server {name} is given an Authorization header in MCP_SERVERS.{name}.HEADERS; "
@@ -72,9 +72,9 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
     """``tmg mcp login NAME``: a fresh OAuth login to a URL server (the URL to open is printed;
     the browser comes back to tmg on 127.0.0.1), kept for the chats that follow."""
     from tmg.errors import TmgError
-    from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.mcp_servers.outcome import McpStartError
-    from tmg.mcp_servers.spec import spec_from_config
+    from tmg.mcp.oauth import OAuthStore
+    from tmg.mcp.outcome import McpStartError
+    from tmg.mcp.spec import spec_from_config
 
     entry = _url_server(name, config_path, envr)
     store = OAuthStore.for_env(envr.env)
@@ -94,8 +94,8 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
 
 
 async def _login(spec, start_timeout: float, store, envr: Environment, asked: list[str]) -> int:
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.oauth import login_line
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.oauth import login_line
 
     def show(server: str, url: str) -> None:
         asked.append(url)
@@ -110,7 +110,7 @@ async def _login(spec, start_timeout: float, store, envr: Environment, asked: li
 
 def logout(name: str, config_path: str | None, envr: Environment) -> int:
     """``tmg mcp logout NAME``: forget the stored OAuth login of a URL server."""
-    from tmg.mcp_servers.oauth import OAuthStore
+    from tmg.mcp.oauth import OAuthStore
 
     entry = _url_server(name, config_path, envr)
     if OAuthStore.for_env(envr.env).forget(entry.url):

@@ -12,7 +12,7 @@ provider, `tmg -t`) with no side files to lose; the bound keeps megabytes out of
 Only the tool results of the latest prompt carry their images to the model: an older image stays
 a note in the text ("[image: image/png, 9.8 KB]"), so a long session does not re-send every
 picture on every turn. A provider that does not take images gets the notes alone. The images of
-the MCP resources a prompt names (tmg.mcp_servers.resource_refs) are stored the same way on the
+the MCP resources a prompt names (tmg.mcp.resource_refs) are stored the same way on the
 user message and sent as image parts of it, with the latest prompt only.
 """
 

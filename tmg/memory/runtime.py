@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tmg.config.model import Config
-from tmg.mcp_servers.outcome import McpStartError
-from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.mcp.outcome import McpStartError
+from tmg.mcp.pool import PooledServer, ServerPool
+from tmg.mcp.spec import ServerSpec, spec_from_config
 from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller
 
 # Tools tmg cannot do without: recall for the injector. Writes are checked per call.

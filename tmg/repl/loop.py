@@ -44,7 +44,7 @@ from tmg.session.signals import ending_signals, restore_sigint
 from tmg.paths import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
-from tmg.mcp_servers.oauth import OAuthStore, login_line
+from tmg.mcp.oauth import OAuthStore, login_line
 from tmg.ui.notices import Notices
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
@@ -104,7 +104,7 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
-        # A server that wants an OAuth login shows where to log in here (tmg.mcp_servers.oauth).
+        # A server that wants an OAuth login shows where to log in here (tmg.mcp.oauth).
         self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
@@ -271,7 +271,7 @@ class Repl:
 
     async def _mcp_prompt(self, entry: commands.McpPrompt) -> None:
         """An MCP server's prompt, filled in by the server, sent as this prompt."""
-        from tmg.mcp_servers.outcome import McpCallError
+        from tmg.mcp.outcome import McpCallError
 
         try:
             text = await self.mcp_servers.prompt(entry.server, entry.prompt, entry.arg)

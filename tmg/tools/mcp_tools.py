@@ -2,10 +2,10 @@
 
 Every `MCP_SERVERS` entry except the memory server (tmg drives that one itself while memory is
 on) is started once per process, in the background and in parallel, as the session opens (the
-lifecycle is tmg.mcp_servers.pool's, shared with the memory servers). A `WARM: true` server is
+lifecycle is tmg.mcp.pool's, shared with the memory servers). A `WARM: true` server is
 reached through the memory broker, which keeps it running between tmg runs (one per spec and
 working folder). A turn offers the tools of the servers ready at that moment: a prompt waits
-for a server still starting as long as its remembered starts needed (tmg.mcp_servers.start_times),
+for a server still starting as long as its remembered starts needed (tmg.mcp.start_times),
 bounded, or a fixed `TMG_MCP_WAIT` seconds; a server left out is said on stderr, once, and its
 tools join from the next turn on.
 
@@ -21,7 +21,7 @@ server's TOOLS, the cap, deferred schemas) is tool_offer.py's. A server that doe
 not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server is started and
 its tools offered, and the permission engine asks before each of its calls. The shipped PLUR
 entry tmg adds for memory by itself is not started for tools. A prompt's `@server:uri` is read
-from these servers (`attach_resources`, grammar in tmg.mcp_servers.resource_refs), and a server
+from these servers (`attach_resources`, grammar in tmg.mcp.resource_refs), and a server
 with `SAMPLING: true` may ask the session's model (tmg.tools.mcp_sampling).
 """
 
@@ -37,20 +37,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined,
+from tmg.mcp.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined,
                                      ToolOutcome, ToolSpec)
-from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.resource_refs import (MAX_REFERENCES, Attached, find_refs, missing_block, resource_block,
+from tmg.mcp.pool import PooledServer, ServerPool
+from tmg.mcp.resource_refs import (MAX_REFERENCES, Attached, find_refs, missing_block, resource_block,
                                            unknown_servers)
-from tmg.mcp_servers.start_times import StartTimes
-from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.mcp.start_times import StartTimes
+from tmg.mcp.spec import ServerSpec, spec_from_config
 from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.registry import ToolResult
 from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
 
 if TYPE_CHECKING:
-    from tmg.mcp_servers.connection import ElicitFn, ProgressFn, SampleFn
-    from tmg.mcp_servers.oauth import OAuthStore, ShowLogin
+    from tmg.mcp.connection import ElicitFn, ProgressFn, SampleFn
+    from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 # Told of a running call's progress: the tool's public name, progress, total, message.
 ToolProgress = Callable[[str, float, "float | None", "str | None"], None]
@@ -93,7 +93,7 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> Connection:
-    from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp.connection import McpConnection
 
     return McpConnection(spec, start_timeout=start_timeout)
 
@@ -148,7 +148,7 @@ def mcp_roots(config: Config, cwd: Path | None) -> tuple[str, ...]:
 
 
 class McpToolServer(PooledServer):
-    """One server whose tools are offered: its start in the background (tmg.mcp_servers.pool), its calls."""
+    """One server whose tools are offered: its start in the background (tmg.mcp.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
                  warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None) -> None:
@@ -467,7 +467,7 @@ class McpTools:
 
     async def attach_resources(self, text: str, timeout: float) -> tuple[str, Attached]:
         """The prompt to send and the resources its `@server:uri` references name, read from the
-        servers this session offers, all at once (tmg.mcp_servers.resource_refs). A reference that
+        servers this session offers, all at once (tmg.mcp.resource_refs). A reference that
         cannot be read is one warning and a line in its place; the prompt goes on."""
         servers = {s.name: s for s in self._servers}
         if servers and "@" in text:

@@ -13,14 +13,14 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
-from tmg.mcp_servers.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
+from tmg.mcp.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
                                      McpStartTimeout, SamplingDeclined, ToolOutcome, ToolSpec)
-from tmg.mcp_servers.result_content import tool_outcome
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.result_content import tool_outcome
+from tmg.mcp.spec import ServerSpec
 from tmg import media
 
 if TYPE_CHECKING:
-    from tmg.mcp_servers.oauth import OAuthStore, ShowLogin
+    from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
 # Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
@@ -415,7 +415,7 @@ class McpConnection:
             client.event_hooks["response"].append(self._note_refusal)
             streams = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
             return streams[0], streams[1], None
-        from tmg.mcp_servers.stdio import open_errlog, quick_stdio_transport
+        from tmg.mcp.stdio import open_errlog, quick_stdio_transport
 
         assert spec.command is not None
         errlog = open_errlog(spec.errlog)
@@ -485,7 +485,7 @@ class McpConnection:
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
-        from tmg.mcp_servers.oauth import has_oauth_challenge
+        from tmg.mcp.oauth import has_oauth_challenge
 
         if response.status_code in (401, 403):
             self._http_refusal = response.status_code
@@ -498,7 +498,7 @@ class McpConnection:
 
     def _can_oauth(self) -> bool:
         """OAuth is for URL servers not given credentials of their own in HEADERS."""
-        from tmg.mcp_servers.oauth import sets_authorization
+        from tmg.mcp.oauth import sets_authorization
 
         return self.spec.url is not None and not sets_authorization(self.spec.headers)
 
@@ -506,7 +506,7 @@ class McpConnection:
         """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""
         if not self._can_oauth() or self.oauth_store is None:
             return None
-        from tmg.mcp_servers.oauth import provider
+        from tmg.mcp.oauth import provider
 
         assert self.oauth_store is not None and self.spec.url is not None
         if not self._oauth and not self.oauth_store.has_login(self.spec.url):

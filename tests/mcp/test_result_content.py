@@ -7,7 +7,7 @@ import base64
 from mcp_types import (AudioContent, BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent,
                        ResourceLink, TextContent, TextResourceContents)
 
-from tmg.mcp_servers.connection import _normalize
+from tmg.mcp.connection import _normalize
 from tmg import media
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 3064).decode()

@@ -13,10 +13,10 @@ import pytest
 
 from tests.support.plur_server import process_gone
 from tests.support.waiting import eventually, finishes
-from tmg.mcp_servers import McpStartError, ServerSpec, child_environment
-from tmg.mcp_servers import connection as connection_module
-from tmg.mcp_servers.connection import McpConnection
-from tmg.mcp_servers import pool as pool_module
+from tmg.mcp import McpStartError, ServerSpec, child_environment
+from tmg.mcp import connection as connection_module
+from tmg.mcp.connection import McpConnection
+from tmg.mcp import pool as pool_module
 from tmg.memory.runtime import MemoryRuntime
 
 

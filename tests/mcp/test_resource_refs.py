@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tmg.mcp_servers.resource_refs import ResourceRef, find_refs, resource_block, unknown_servers
+from tmg.mcp.resource_refs import ResourceRef, find_refs, resource_block, unknown_servers
 from tmg import media
 
 SERVERS = ("docs", "docs-2")

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from tmg.atomic_file import replace_file
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.spec import ServerSpec
 
 FILE_NAME = "mcp-start-times.json"
 _KEEP = 5  # starts remembered per server

@@ -7,10 +7,10 @@ import json
 
 from tests.support.waiting import finishes
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp_servers.outcome import ToolSpec
-from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.spec import ServerSpec
-from tmg.mcp_servers.start_times import StartTimes
+from tmg.mcp.outcome import ToolSpec
+from tmg.mcp.pool import PooledServer, ServerPool
+from tmg.mcp.spec import ServerSpec
+from tmg.mcp.start_times import StartTimes
 from tmg.tools.mcp_tools import COLD_WAIT_FACTOR, COLD_WAIT_MARGIN_S, MAX_COLD_WAIT_S, READY_WAIT_S, McpToolServer, McpToolServers
 
 SPEC = ServerSpec(name="s", command="srv", env={"TOKEN": "secret-value-123"})

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.spec import ServerSpec
 
 # reconnecting: a URL tool server whose connection dropped, being started afresh (mcp_tools.py)
 State = Literal["off", "starting", "ready", "reconnecting", "failed", "withdrawn", "closed"]

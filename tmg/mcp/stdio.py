@@ -139,7 +139,7 @@ def open_errlog(path: str | None) -> IO[Any] | int:
         return subprocess.DEVNULL
     from pathlib import Path
 
-    from tmg.mcp_servers.errlog import rotate
+    from tmg.mcp.errlog import rotate
 
     rotate(Path(path))
     return open(path, "ab")  # noqa: SIM115 - closed by the connection

@@ -110,7 +110,7 @@ def unknown_servers(text: str, servers: Iterable[str]) -> list[str]:
 
 def resource_block(ref: ResourceRef, result: dict[str, Any], images: list[media.Image]) -> str:
     """A resources/read result (wire form) as the block sent after the prompt; image blobs join `images`."""
-    from tmg.mcp_servers.result_content import resource_text
+    from tmg.mcp.result_content import resource_text
 
     contents = [c for c in result.get("contents") or [] if isinstance(c, dict)]
     body = "\n".join(resource_text(c, images) for c in contents) or "[the server sent no content]"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tmg.config.model import McpServerConfig
-from tmg.mcp_servers.spec import spec_from_config
+from tmg.mcp.spec import spec_from_config
 
 
 def test_a_stdio_entry_gets_its_env_over_a_minimal_base_and_never_a_provider_key(monkeypatch):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tmg.mcp_servers.outcome import ToolOutcome
+from tmg.mcp.outcome import ToolOutcome
 from tmg import media
 
 

@@ -1,5 +1,5 @@
 """The OAuth pieces tmg owns around the SDK's provider: the login store, the loopback listener,
-tokens masked once known (tmg.mcp_servers.oauth). The whole flow is e2e/test_mcp_oauth.py."""
+tokens masked once known (tmg.mcp.oauth). The whole flow is e2e/test_mcp_oauth.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from tmg.redaction import process_redactor
-from tmg.mcp_servers.oauth import LoopbackRedirect, OAuthStore, _free_port, _Storage
+from tmg.mcp.oauth import LoopbackRedirect, OAuthStore, _free_port, _Storage
 
 URL = "https://mcp.example.com/mcp"
 
