@@ -57,7 +57,6 @@ PENDING: set[str] = {
     "climb: tmg.session.recorder -> tmg.tools.registry",
     "climb: tmg.tools.mcp_tools -> tmg.broker.launch",
     "long: tmg/tools/mcp_tools.py",
-    "long: tmg/mcp/connection.py",
     "long: tmg/config/loader.py",
     "long: tmg/broker/daemon.py",
     "long: tmg/compose.py",

@@ -46,7 +46,7 @@ def test_an_error_with_an_empty_message_is_named_by_its_type():
 
 def test_the_server_level_verdict_names_the_step_it_waited_for():
     from tmg.mcp.connection import McpConnection
-    from tmg.mcp.outcome import McpStartTimeout
+    from tmg.mcp.errors import McpStartTimeout
     from tmg.mcp.spec import spec_from_config
 
     async def start() -> BaseException:

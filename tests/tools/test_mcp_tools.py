@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
-from tmg.mcp.outcome import McpCallError, McpCallFailed, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp.errors import McpCallError, McpCallFailed, McpStartError
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.spec import ServerSpec
 from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpToolServers, public_name
 from tmg.tools.registry import ToolRegistry, ToolResult

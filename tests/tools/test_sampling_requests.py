@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tmg.mcp.outcome import SamplingDeclined
+from tmg.mcp.errors import SamplingDeclined
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
 from tmg.tools.mcp_sampling import MAX_SAMPLING_TOKENS, ModelSampler, chat_messages, sampling_tool, token_bound
 

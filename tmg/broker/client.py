@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import fingerprint
-from tmg.mcp.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
+from tmg.mcp.errors import McpCallError, McpCallTimeout
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.result_content import tool_outcome
 from tmg.mcp.spec import ServerSpec
 

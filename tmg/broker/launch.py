@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
 from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, socket_path
-from tmg.mcp.outcome import McpStartError, ToolOutcome
+from tmg.mcp.errors import McpStartError
+from tmg.mcp.outcome import ToolOutcome
 from tmg.mcp.spec import child_environment
 from tmg.paths import runtime_dir, tmg_home
 

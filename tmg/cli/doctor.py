@@ -210,8 +210,7 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
 
 def _why(server: McpServerConfig, key: str, exc: BaseException, said: str) -> str:
     """One line: what went wrong, what the server said, what to fix. Never an empty reason."""
-    from tmg.mcp.connection import describe_error, is_timeout
-    from tmg.mcp.outcome import McpStartTimeout
+    from tmg.mcp.errors import McpStartTimeout, describe_error, is_timeout
 
     error = str(exc)
     if isinstance(exc, McpStartTimeout) or is_timeout(exc):

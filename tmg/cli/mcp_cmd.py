@@ -73,7 +73,7 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
     the browser comes back to tmg on 127.0.0.1), kept for the chats that follow."""
     from tmg.errors import TmgError
     from tmg.mcp.oauth import OAuthStore
-    from tmg.mcp.outcome import McpStartError
+    from tmg.mcp.errors import McpStartError
     from tmg.mcp.spec import spec_from_config
 
     entry = _url_server(name, config_path, envr)

@@ -5,7 +5,8 @@ The memory seams (`tmg.memory`) and, later, MCP tool servers both sit on this. N
 imports `mcp` at module level: tmg's fast paths (`-t`, `--help`) must never pay for it.
 """
 
-from tmg.mcp.outcome import McpCallError, McpStartError, ToolOutcome, ToolSpec
+from tmg.mcp.errors import McpCallError, McpStartError
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.spec import ServerSpec, child_environment, spec_from_config
 
 __all__ = [

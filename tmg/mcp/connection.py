@@ -1,34 +1,31 @@
 """One live MCP server connection: start, list tools, bounded calls, quick close.
 
 A background task owns the SDK contexts (its task groups must be entered and exited by one
-task), so `start()` and `close()` may be called from anywhere on the same event loop.
+task), so `start()` and `close()` may be called from anywhere on the same event loop. What the
+server asks of tmg meanwhile is callbacks.py's; a URL server's credentials are http_auth.py's; what
+a failure means is errors.py's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ContextManager
 
-from tmg.mcp.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError,
-                                     McpStartTimeout, SamplingDeclined, ToolOutcome, ToolSpec)
-from tmg.mcp.result_content import tool_outcome
+from tmg.mcp.callbacks import ElicitFn, SampleFn, ServerRequests
+from tmg.mcp.errors import (McpCallError, McpCallTimeout, McpStartError, McpStartTimeout, describe_error,
+                            is_timeout, request_failures)
+from tmg.mcp.http_auth import UrlServerAuth, oauth_failure
+from tmg.mcp.listing import list_all_tools, pages
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
+from tmg.mcp.result_content import output_mismatch, sdk_outcome
 from tmg.mcp.spec import ServerSpec
-from tmg import media
 
 if TYPE_CHECKING:
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 DEFAULT_CALL_TIMEOUT_S = 3.0
-# Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
-# fields) -> the answers, or None when the user declines.
-ElicitFn = Callable[[str, str, dict[str, Any]], Awaitable["dict[str, Any] | None"]]
-# Asks the session's model for a server (sampling): (server, the request's params in wire form)
-# -> (the model's text, the model's name, why it stopped); raises SamplingDeclined with the reason.
-SampleFn = Callable[[str, dict[str, Any]], Awaitable[tuple[str, str, str]]]
 # What a progress notification reports: progress, total (when known), a message (when sent).
 ProgressFn = Callable[[float, "float | None", "str | None"], None]
 DEFAULT_START_TIMEOUT_S = 15.0
@@ -40,7 +37,7 @@ _CALL_SLACK_S = 0.5
 _CLOSE_WAIT_S = 2.0
 
 
-class McpConnection:
+class McpConnection(ServerRequests, UrlServerAuth):
     """A started MCP server. Use `async with McpConnection(spec) as conn:` or start()/close()."""
 
     def __init__(
@@ -140,6 +137,10 @@ class McpConnection:
             raise McpCallError(f"{self.spec.name}: not connected")
         return self._session
 
+    def _failures(self, what: str) -> ContextManager[None]:
+        """Whatever the request inside raises, as the McpCallError it is, named `<server>: <what>`."""
+        return request_failures(f"{self.spec.name}: {what}", connected=lambda: self.is_open)
+
     async def refresh_tools(self) -> None:
         """List the tools again (after notifications/tools/list_changed), bounded by the start timeout.
 
@@ -148,13 +149,9 @@ class McpConnection:
         """
         session = self._live_session()
         self.tools_changed = False  # a change announced while listing is listed again next time
-        try:
+        with self._failures("tools/list"):
             async with asyncio.timeout(self.start_timeout):
-                self._tools = await _list_all_tools(session)
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
-            raise McpCallError(f"{self.spec.name}: tools/list: {describe_error(exc)}") from exc
+                self._tools = await list_all_tools(session)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], timeout: float = DEFAULT_CALL_TIMEOUT_S, *,
@@ -191,46 +188,32 @@ class McpConnection:
         call = asyncio.ensure_future(session.send_request(
             request, CallToolResult, request_read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
         try:
-            while not call.done():
-                if self._asking:  # the server waits for the user, not the other way
-                    await asyncio.wait({call}, timeout=0.2)
-                    continue
-                deadline = max(deadline, min(started + limit, self._answered_at + timeout))
-                if loop.time() >= deadline:
-                    break
-                await asyncio.wait({call}, timeout=deadline - loop.time())
-            if not call.done():
-                call.cancel()  # the SDK sends notifications/cancelled on its way out
-                await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
-                raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
-                                     at_limit=loop.time() >= started + limit)
-            result = call.result()
+            with request_failures(f"{self.spec.name}.{name}", connected=lambda: self.is_open):
+                while not call.done():
+                    if self._asking:  # the server waits for the user, not the other way
+                        await asyncio.wait({call}, timeout=0.2)
+                        continue
+                    deadline = max(deadline, min(started + limit, self._answered_at + timeout))
+                    if loop.time() >= deadline:
+                        break
+                    await asyncio.wait({call}, timeout=deadline - loop.time())
+                if not call.done():
+                    call.cancel()  # the SDK sends notifications/cancelled on its way out
+                    await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
+                    raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
+                                         at_limit=loop.time() >= started + limit)
+                result = call.result()
         except asyncio.CancelledError:
             call.cancel()
             raise
-        except McpCallError:
-            raise
-        except BaseException as exc:  # the SDK raises MCPError, anyio errors, ExceptionGroups
-            if is_timeout(exc) and self.is_open:
-                raise McpCallTimeout(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
-            if is_session_lost(exc):  # the owner reconnects: a new session over a new transport
-                raise McpSessionLost(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
-            if self.is_open and is_error_answer(exc):  # this call failed; the connection stands
-                raise McpCallFailed(f"{self.spec.name}.{name}: {describe_error(exc)}",
-                                    reason=answer_reason(exc)) from exc
-            raise McpCallError(f"{self.spec.name}.{name}: {describe_error(exc)}") from exc
-        mismatch = None if result.is_error else await _output_mismatch(session, name, result)
-        return _normalize(result, mismatch)
+        mismatch = None if result.is_error else await output_mismatch(session, name, result)
+        return sdk_outcome(result, mismatch)
 
     async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
         """(argument, required) of prompt `name` as the server lists it; None when it has no such prompt."""
         session = self._live_session()
-        try:
+        with self._failures("prompts/list"):
             listed = await asyncio.wait_for(session.list_prompts(), self.start_timeout)
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            raise McpCallError(f"{self.spec.name}: prompts/list: {describe_error(exc)}") from exc
         for prompt in listed.prompts:
             if prompt.name == name:
                 return [(a.name, bool(a.required)) for a in prompt.arguments or ()]
@@ -239,12 +222,8 @@ class McpConnection:
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
         """prompts/get: the prompt's messages as one text (their text parts, in order)."""
         session = self._live_session()
-        try:
+        with self._failures(f"prompts/get {name}"):
             result = await asyncio.wait_for(session.get_prompt(name, arguments), self.start_timeout)
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            raise McpCallError(f"{self.spec.name}: prompts/get {name}: {describe_error(exc)}") from exc
         texts = [getattr(m.content, "text", None) for m in result.messages]
         return "\n\n".join(t for t in texts if t)
 
@@ -253,32 +232,19 @@ class McpConnection:
 
         Raises McpCallError (McpCallFailed when the server answered with an error) with the reason."""
         session = self._live_session()
-        try:
+        with request_failures("", bound=timeout):  # the caller names the server and the resource
             result = await asyncio.wait_for(session.read_resource(uri), timeout)
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            if is_timeout(exc):
-                raise McpCallTimeout(f"no answer within {timeout:g} s") from exc
-            if is_error_answer(exc):
-                reason = answer_reason(exc)
-                raise McpCallFailed(reason, reason=reason) from exc
-            raise McpCallError(describe_error(exc)) from exc
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def list_resource_uris(self, timeout: float) -> list[str]:
         """resources/list (all pages), bounded by `timeout` seconds: the URIs, in the server's order."""
         session = self._live_session()
         uris: list[str] = []
-        try:
+        with self._failures("resources/list"):
             async with asyncio.timeout(timeout):
-                async for listed in _pages(session.list_resources):
+                async for listed in pages(session.list_resources):
                     uris.extend(str(r.uri) for r in listed.resources)
-            return uris
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            raise McpCallError(f"{self.spec.name}: resources/list: {describe_error(exc)}") from exc
+        return uris
 
     async def restart(self) -> None:
         """Close what is left of the connection and start it afresh: a new session (initialize,
@@ -368,7 +334,7 @@ class McpConnection:
                     step = "initialize"
                     init = await session.initialize()
                     step = "tools/list"
-                    self._tools = await _list_all_tools(session)
+                    self._tools = await list_all_tools(session)
                 info = getattr(init, "server_info", None)
                 self.server_name = getattr(info, "name", None)
                 self.server_version = getattr(info, "version", None)
@@ -381,7 +347,7 @@ class McpConnection:
             if not ready.done():
                 if self._login_needed or self._wants_oauth_login():
                     ready.set_exception(McpStartError(self._login_line()))
-                elif self._oauth and _oauth_failure(exc):
+                elif self._oauth and oauth_failure(exc):
                     ready.set_exception(McpStartError(
                         f"{self.spec.name}: the OAuth login failed ({describe_error(exc)}); try again with "
                         f"`tmg mcp login {self.spec.name}` (in the REPL: /mcp reconnect {self.spec.name})"))
@@ -425,250 +391,8 @@ class McpConnection:
         return read, write, errlog
 
 
-    async def _list_roots(self, _context: Any) -> Any:
-        """roots/list: the folders of the spec, as file:// URIs."""
-        from pathlib import Path
-
-        from mcp_types import ListRootsResult, Root
-
-        return ListRootsResult(roots=[Root(uri=Path(folder).as_uri(), name=Path(folder).name or folder)
-                                      for folder in self.spec.roots])
-
-    async def _on_log_message(self, params: Any) -> None:
-        """notifications/message: one line to `on_log` (tmg --debug), never to the user otherwise."""
-        if self.on_log is None:
-            return
-        data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
-        where = f" {params.logger}" if getattr(params, "logger", None) else ""
-        self.on_log(f"MCP server {self.spec.name}{where} [{params.level}]: {' '.join(data.split())[:500]}")
-
-    @contextlib.contextmanager
-    def _person_asked(self) -> Iterator[None]:
-        """While a server's request waits for the user, calls to it wait too; their silence
-        counts again from the answer."""
-        self._asking = True
-        try:
-            yield
-        finally:
-            self._asking = False
-            self._answered_at = asyncio.get_running_loop().time()
-
-    async def _on_elicit(self, _context: Any, params: Any) -> Any:
-        """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""
-        from mcp_types import ElicitResult
-
-        schema = getattr(params, "requested_schema", None)
-        if self.elicit is None or getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
-            return ElicitResult(action="decline")
-        with self._person_asked():
-            answers = await self.elicit(self.spec.name, str(params.message), schema)
-        if answers is None:
-            return ElicitResult(action="decline")
-        return ElicitResult(action="accept", content=answers)
-
-    async def _on_sample(self, _context: Any, params: Any) -> Any:
-        """sampling/createMessage: the session's model answers, when the permission engine allows it.
-
-        The call that led to it waits meanwhile as it does for a form: a person may be asked."""
-        from mcp_types import CreateMessageResult, ErrorData, TextContent
-
-        if self.sample is None:
-            return ErrorData(code=-1, message="the client declined the sampling request (no session to ask)")
-        try:
-            with self._person_asked():
-                text, model, stop = await self.sample(
-                    self.spec.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
-        except SamplingDeclined as exc:
-            return ErrorData(code=-1, message=str(exc))
-        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model=model,
-                                   stop_reason=stop)
-
-    async def _note_refusal(self, response: Any) -> None:
-        """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
-        from tmg.mcp.oauth import has_oauth_challenge
-
-        if response.status_code in (401, 403):
-            self._http_refusal = response.status_code
-        if has_oauth_challenge(response):
-            self._oauth_challenged = True
-
-    def _wants_oauth_login(self) -> bool:
-        """The server asked for an OAuth login, and this connection has not tried one yet."""
-        return self._oauth_challenged and not self._oauth and self._can_oauth()
-
-    def _can_oauth(self) -> bool:
-        """OAuth is for URL servers not given credentials of their own in HEADERS."""
-        from tmg.mcp.oauth import sets_authorization
-
-        return self.spec.url is not None and not sets_authorization(self.spec.headers)
-
-    def _oauth_provider(self) -> Any:
-        """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""
-        if not self._can_oauth() or self.oauth_store is None:
-            return None
-        from tmg.mcp.oauth import provider
-
-        assert self.oauth_store is not None and self.spec.url is not None
-        if not self._oauth and not self.oauth_store.has_login(self.spec.url):
-            return None
-        self._oauth = True
-        return provider(self.spec.name, self.spec.url, self.oauth_store, self.show_login,
-                        on_person=self._waiting_on_person, on_login_needed=self._note_login_needed)
-
-    def _waiting_on_person(self, waiting: bool) -> None:
-        """A person is logging in: the start's clock stops meanwhile, and restarts once they are back."""
-        clock = self._start_clock
-        if clock is not None:
-            clock.reschedule(None if waiting else asyncio.get_running_loop().time() + self.start_timeout)
-
-    def _note_login_needed(self) -> None:
-        self._login_needed = True
-
-    def _login_line(self) -> str:
-        name = self.spec.name
-        stored = self.oauth_store is not None and self.spec.url is not None and self.oauth_store.has_login(self.spec.url)
-        why = "its stored OAuth login was refused" if stored else "it needs an OAuth login"
-        return f"{name}: {why}; log in with `tmg mcp login {name}`, or run tmg without a prompt"
-
-    def _refusal_line(self) -> str:
-        name, status = self.spec.name, self._http_refusal
-        where = f"MCP_SERVERS.{name}.HEADERS"
-        if status == 403:
-            return f"{name}: the server answered 403 Forbidden: the credentials in {where} are not allowed in"
-        if self.spec.headers:
-            return f"{name}: the server answered 401 Unauthorized: check the token in {where}"
-        return (f"{name}: the server answered 401 Unauthorized: it needs credentials; set {where} "
-                f"(e.g. Authorization: \"Bearer ${{{_env_name(name)}_TOKEN}}\")")
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first exception inside the ExceptionGroups anyio wraps failures in (or `exc` itself)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _oauth_failure(exc: BaseException) -> bool:
-    """The SDK's OAuth flow failed (discovery, registration, the code exchange, the login itself)."""
-    from mcp.client.auth import OAuthFlowError
-
-    exc = _leaf(exc)
-    return isinstance(exc, OAuthFlowError)
-
-
-def _env_name(server: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in server).upper()
-
-
 def import_sdk() -> None:
     """Import the parts of the mcp SDK a connection uses (idempotent; cheap once done)."""
     import mcp.client.session  # noqa: F401
     import mcp.shared.message  # noqa: F401
     import mcp_types  # noqa: F401
-
-
-async def _pages(list_page: Any) -> Any:
-    """Each page of a paginated list request (`session.list_tools`, `session.list_resources`),
-    following the server's cursors."""
-    from mcp_types import PaginatedRequestParams
-
-    cursor: str | None = None
-    while True:
-        listed = await list_page(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-        yield listed
-        cursor = listed.next_cursor
-        if not cursor:
-            return
-
-
-async def _list_all_tools(session: Any) -> dict[str, ToolSpec]:
-    """tools/list, every page."""
-    tools: dict[str, ToolSpec] = {}
-    async for listed in _pages(session.list_tools):
-        for tool in listed.tools:
-            execution = getattr(tool, "execution", None)
-            if getattr(execution, "task_support", None) == "required":
-                continue  # callable only as a task, which tmg does not run: every call would fail
-            annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
-            tools[tool.name] = ToolSpec(
-                tool.name, dict(tool.input_schema or {}), tool.description or "", annotations
-            )
-    return tools
-
-
-async def _output_mismatch(session: Any, name: str, result: Any) -> str | None:
-    """Why the result's structured content misses the tool's declared outputSchema, or None.
-
-    One short reason (the validator's message), never the schema: the result is used anyway.
-    """
-    try:
-        await session.validate_tool_result(name, result)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - RuntimeError from the SDK, or a listing that failed
-        reason = getattr(exc.__cause__, "message", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
-        return media.scrub_base64(str(reason))[:200]
-    return None
-
-
-def _normalize(result: Any, mismatch: str | None = None) -> ToolOutcome:
-    """CallToolResult -> ToolOutcome, read in its wire form (result_content.py: one reading for
-    the SDK's results and the broker's)."""
-    return tool_outcome(result.model_dump(mode="json", by_alias=True, exclude_none=True), mismatch)
-
-
-_REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
-_CONNECTION_CLOSED = -32000  # the SDK's MCPError code when the connection went away
-
-
-def answer_reason(exc: BaseException) -> str:
-    """What the server's error answer said, for the model: 'Unknown tool: x (JSON-RPC error -32602)'."""
-    exc = _leaf(exc)
-    code = getattr(exc, "code", None)
-    if isinstance(code, int) and getattr(exc, "error", None) is not None:
-        message = str(getattr(exc, "message", "") or "")
-        message = message.removeprefix(f"MCP error {code}: ")  # TypeScript servers say the code twice
-        return f"{message or 'no message'} (JSON-RPC error {code})"
-    return f"the result does not parse ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
-
-
-def is_error_answer(exc: BaseException) -> bool:
-    """True when the server answered (a JSON-RPC error, or a result that does not parse): the
-    connection is fine. A closed connection or a transport error is not an answer."""
-    exc = _leaf(exc)
-    code = getattr(exc, "code", None)
-    if isinstance(code, int) and getattr(exc, "error", None) is not None:  # MCPError
-        return code not in (_CONNECTION_CLOSED, _REQUEST_TIMEOUT)
-    from pydantic import ValidationError  # the SDK's own dependency, already imported with it
-
-    return isinstance(exc, ValidationError)
-
-
-def is_timeout(exc: BaseException) -> bool:
-    exc = _leaf(exc)
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
-        return True
-    code = getattr(exc, "code", None)
-    if code is None:
-        code = getattr(getattr(exc, "error", None), "code", None)
-    return code == _REQUEST_TIMEOUT
-
-
-_INVALID_REQUEST = -32600
-
-
-def is_session_lost(exc: BaseException) -> bool:
-    """An HTTP 404 to a request of a known session, as the SDK spells it ("Session terminated") or
-    as the server's own error body says it ("Session not found")."""
-    exc = _leaf(exc)
-    error = getattr(exc, "error", None)
-    return getattr(error, "code", None) == _INVALID_REQUEST and \
-        getattr(error, "message", "") in ("Session terminated", "Session not found")
-
-
-def describe_error(exc: BaseException) -> str:
-    """A one-line reason, unwrapping the ExceptionGroups anyio wraps start-up failures in."""
-    exc = _leaf(exc)
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
-        return "timed out"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

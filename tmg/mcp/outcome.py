@@ -9,46 +9,6 @@ from typing import Any
 from tmg.media import Image
 
 
-class McpStartError(RuntimeError):
-    """The server could not be started, initialized or listed."""
-
-
-class McpStartTimeout(McpStartError):
-    """The server did not answer initialize or tools/list within its start timeout."""
-
-
-class SamplingDeclined(RuntimeError):
-    """A server's sampling request is not answered; the message says why (sent to the server)."""
-
-
-class McpCallError(RuntimeError):
-    """A call raised: timeout, transport failure, or a protocol error (not an `isError` result)."""
-
-
-class McpCallFailed(McpCallError):
-    """The server answered the call with a JSON-RPC error (or a result that does not parse): the
-    call failed, the connection stands, so the server's other tools stay callable."""
-
-    def __init__(self, message: str, *, reason: str = "") -> None:
-        super().__init__(message)
-        self.reason = reason or message  # what the server said, for the model
-
-
-class McpCallTimeout(McpCallError):
-    """The call did not answer in time. The SDK cancels it and the session stays usable, so
-    this is not a broken server, only a slow call. `at_limit`: it ran to the most a call may
-    take (progress kept it alive until then), rather than going silent."""
-
-    def __init__(self, message: str, *, at_limit: bool = False) -> None:
-        super().__init__(message)
-        self.at_limit = at_limit
-
-
-class McpSessionLost(McpCallError):
-    """The HTTP server no longer knows the session (it answered 404, e.g. after a restart): the
-    call never ran, so it may be sent again once the client has initialized a new session."""
-
-
 @dataclass(frozen=True)
 class ToolSpec:
     """A tool as the server lists it: name, JSON input schema, description, annotations."""

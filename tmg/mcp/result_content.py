@@ -7,11 +7,12 @@ imports the SDK). Every content item becomes text, or an image plus a note sayin
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
-from tmg.mcp.outcome import ToolOutcome
 from tmg import media
+from tmg.mcp.outcome import ToolOutcome
 
 
 def tool_outcome(result: dict[str, Any], mismatch: str | None = None) -> ToolOutcome:
@@ -74,3 +75,24 @@ def _link_text(link: dict[str, Any]) -> str:
     details = [str(d) for d in (link.get("mimeType"), link.get("description")) if d]
     name = link.get("title") or link.get("name") or ""
     return f"[resource link: {name} <{link.get('uri', '')}>{' (' + '; '.join(details) + ')' if details else ''}]"
+
+
+async def output_mismatch(session: Any, name: str, result: Any) -> str | None:
+    """Why the result's structured content misses the tool's declared outputSchema, or None.
+
+    One short reason (the validator's message), never the schema: the result is used anyway.
+    """
+    try:
+        await session.validate_tool_result(name, result)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - RuntimeError from the SDK, or a listing that failed
+        reason = getattr(exc.__cause__, "message", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+        return media.scrub_base64(str(reason))[:200]
+    return None
+
+
+def sdk_outcome(result: Any, mismatch: str | None = None) -> ToolOutcome:
+    """The SDK's CallToolResult as a ToolOutcome, read in its wire form (one reading for the SDK's
+    results and the broker's)."""
+    return tool_outcome(result.model_dump(mode="json", by_alias=True, exclude_none=True), mismatch)

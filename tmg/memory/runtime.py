@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tmg.config.model import Config
-from tmg.mcp.outcome import McpStartError
+from tmg.mcp.errors import McpStartError
 from tmg.mcp.pool import PooledServer, ServerPool
 from tmg.mcp.spec import ServerSpec, spec_from_config
 from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller

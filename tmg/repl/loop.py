@@ -271,7 +271,7 @@ class Repl:
 
     async def _mcp_prompt(self, entry: commands.McpPrompt) -> None:
         """An MCP server's prompt, filled in by the server, sent as this prompt."""
-        from tmg.mcp.outcome import McpCallError
+        from tmg.mcp.errors import McpCallError
 
         try:
             text = await self.mcp_servers.prompt(entry.server, entry.prompt, entry.arg)

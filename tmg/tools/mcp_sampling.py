@@ -19,7 +19,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tmg.mcp.outcome import SamplingDeclined
+from tmg.mcp.errors import SamplingDeclined
 from tmg.permissions.action import PermissionGate, ToolAction
 from tmg import media
 

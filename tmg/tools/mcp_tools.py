@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
 from tmg.config.model import Config, McpServerConfig
-from tmg.mcp.outcome import (McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined,
-                                     ToolOutcome, ToolSpec)
+from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer, ServerPool
 from tmg.mcp.resource_refs import (MAX_REFERENCES, Attached, find_refs, missing_block, resource_block,
                                            unknown_servers)
@@ -49,7 +49,8 @@ from tmg.tools.registry import ToolResult
 from tmg.tools.tool_offer import DEFER_SHARE, FIND_SCHEMA, FIND_TOOLS, ToolFilter, defer_limit, search
 
 if TYPE_CHECKING:
-    from tmg.mcp.connection import ElicitFn, ProgressFn, SampleFn
+    from tmg.mcp.callbacks import ElicitFn, SampleFn
+    from tmg.mcp.connection import ProgressFn
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 # Told of a running call's progress: the tool's public name, progress, total, message.
