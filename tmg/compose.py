@@ -48,7 +48,7 @@ from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
-from tmg.tools.mcp_sampling import ModelSampler
+from tmg.mcp.sampling import ModelSampler
 from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry

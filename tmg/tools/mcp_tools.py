@@ -22,7 +22,7 @@ not start costs one warning; the chat goes on. A `REQUIRES_CONSENT: true` server
 its tools offered, and the permission engine asks before each of its calls. The shipped PLUR
 entry tmg adds for memory by itself is not started for tools. A prompt's `@server:uri` is read
 from these servers (`attach_resources`, grammar in tmg.mcp.resource_refs), and a server
-with `SAMPLING: true` may ask the session's model (tmg.tools.mcp_sampling).
+with `SAMPLING: true` may ask the session's model (tmg.mcp.sampling).
 """
 
 from __future__ import annotations

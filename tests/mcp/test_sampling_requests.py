@@ -8,7 +8,7 @@ import pytest
 
 from tmg.mcp.errors import SamplingDeclined
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
-from tmg.tools.mcp_sampling import MAX_SAMPLING_TOKENS, ModelSampler, chat_messages, sampling_tool, token_bound
+from tmg.mcp.sampling import MAX_SAMPLING_TOKENS, ModelSampler, chat_messages, sampling_tool, token_bound
 
 REQUEST = {"systemPrompt": "be brief", "maxTokens": 99_999, "messages": [
     {"role": "user", "content": {"type": "text", "text": "what is this?"}},
