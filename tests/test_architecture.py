@@ -30,6 +30,8 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("context", ("tmg.context",)),
         ("tools", ("tmg.tools",)),
         ("broker", ("tmg.broker",)),
+        # The process's MCP tool servers choose a route per server: direct, or through the broker.
+        ("server sets", ("tmg.mcp.server_set",)),
         ("engine", ("tmg.engine",)),
         ("features", ("tmg.memory", "tmg.skills")),
         ("ui", ("tmg.ui",)),
@@ -55,8 +57,6 @@ PENDING: set[str] = {
     "climb: tmg.permissions.engine -> tmg.tools.sensitive",
     "climb: tmg.session.recorder -> tmg.engine.turn",
     "climb: tmg.session.recorder -> tmg.tools.registry",
-    "climb: tmg.tools.mcp_tools -> tmg.broker.launch",
-    "long: tmg/tools/mcp_tools.py",
     "long: tmg/config/loader.py",
     "long: tmg/broker/daemon.py",
     "long: tmg/compose.py",

@@ -49,7 +49,9 @@ from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.mcp.sampling import ModelSampler
-from tmg.tools.mcp_tools import McpTools, McpToolServers
+from tmg.mcp.server_set import McpToolServers
+from tmg.mcp.session_servers import SessionServers, ready_wait as mcp_ready_wait
+from tmg.tools.mcp_tools import McpTools
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
@@ -208,7 +210,7 @@ class ChatSession:
     mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
     skills: SessionSkills | None = None  # the skills it offers and those it activated
-    mcp: McpTools | None = None  # this session's view of the MCP servers (tools, resources)
+    mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
 
     async def run_prompt(self, text: str) -> None:
         """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
@@ -313,7 +315,7 @@ def open_session(
             # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
             mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
                                          oauth_store=OAuthStore.for_env(envr.env))
-        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,
+        mcp = mcp_servers.for_session(config, tmg_home(envr.env), ready_wait=mcp_ready_wait(envr.env), cwd=envr.cwd,
                                     warn=lambda text: _warn_and_record(text, notices, transcript))
         skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,
                                      warn=lambda text: _warn_and_record(text, notices, transcript))
@@ -355,7 +357,7 @@ def open_session(
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions)),
         history=history,
-        tools=build_tools(envr, mcp, watcher.current, gate, skills=skills),
+        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=gateways,
@@ -440,15 +442,6 @@ def _ready_wait(envr: Environment) -> float:
         return max(0.0, float(envr.env.get("TMG_RECALL_WAIT", READY_WAIT_S)))
     except ValueError:
         return READY_WAIT_S
-
-
-def _mcp_wait(envr: Environment) -> float | None:
-    """A fixed wait per prompt for MCP servers still starting (``TMG_MCP_WAIT``, seconds), or
-    None: each server is waited for as long as its remembered starts need (mcp_tools.py)."""
-    try:
-        return max(0.0, float(envr.env["TMG_MCP_WAIT"]))
-    except (KeyError, ValueError):
-        return None
 
 
 def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> None:

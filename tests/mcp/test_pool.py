@@ -11,7 +11,9 @@ from tmg.mcp.outcome import ToolSpec
 from tmg.mcp.pool import PooledServer, ServerPool
 from tmg.mcp.spec import ServerSpec
 from tmg.mcp.start_times import StartTimes
-from tmg.tools.mcp_tools import COLD_WAIT_FACTOR, COLD_WAIT_MARGIN_S, MAX_COLD_WAIT_S, READY_WAIT_S, McpToolServer, McpToolServers
+from tmg.mcp.server_set import McpToolServers
+from tmg.mcp.tool_server import COLD_WAIT_FACTOR, COLD_WAIT_MARGIN_S, MAX_COLD_WAIT_S, READY_WAIT_S, McpToolServer
+from tmg.tools.mcp_tools import McpTools
 
 SPEC = ServerSpec(name="s", command="srv", env={"TOKEN": "secret-value-123"})
 
@@ -94,16 +96,17 @@ async def test_a_server_left_out_is_said_once_with_how_long_it_was_waited_for(tm
     warnings: list[str] = []
     gate = Gated()
     servers = McpToolServers(warn=warnings.append, connect=lambda _s, _t: gate)
-    tools = servers.tools_for(Config(mcp_servers={"s": McpServerConfig(name="s", command="srv", timeout=0.2)}),
-                              tmp_path)
+    cfg = Config(mcp_servers={"s": McpServerConfig(name="s", command="srv", timeout=0.2)})
+    session = servers.for_session(cfg, tmp_path)
+    tools = McpTools(session, cfg)
     servers.start()
     await finishes(tools.settle())
     await finishes(tools.settle())  # the next turn: the bound counts from the start, said once
     assert len(warnings) == 1 and warnings[0].startswith("MCP server s is still starting after 0.")
     assert tools.schemas() == []
     gate.release.set()
-    await finishes(tools.servers[0].wait(60))
+    await finishes(session.servers[0].wait(60))
     assert [t["function"]["name"] for t in tools.schemas()] == ["mcp_s_t"]
     assert servers.status_lines() == ["s: ready, 1 tool · stdio · not warm"]
-    assert StartTimes(tmp_path).expected(tools.servers[0].spec) is not None  # its start is remembered
+    assert StartTimes(tmp_path).expected(session.servers[0].spec) is not None  # its start is remembered
     await servers.aclose()

@@ -117,7 +117,7 @@ def _provider_verdicts(config: Config) -> list[tuple[ProviderSpec | None, tuple[
 def _servers_to_start(config: Config) -> tuple[list[McpServerConfig], list[str]]:
     """The MCP servers to start, and the names left alone: the PLUR tmg adds for memory, while
     memory is off (no session would start it; starting it spawns node and creates a store)."""
-    from tmg.tools.mcp_tools import is_shipped
+    from tmg.mcp.server_set import is_shipped
 
     skipped = [name for name in config.mcp_servers if not config.memory.enabled and is_shipped(config, name)]
     return [s for n, s in config.mcp_servers.items() if n not in skipped], skipped

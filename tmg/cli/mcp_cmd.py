@@ -1,7 +1,7 @@
 """``tmg mcp``: the configured MCP servers, each started as a chat would start it, with its status
 (ready, starting, failed and why), transport, tool count, and whether it is kept warm.
 
-The servers get the same wait a one-shot's first prompt gives them (mcp_tools.py), so what this
+The servers get the same wait a one-shot's first prompt gives them (tmg.mcp.session_servers), so what this
 shows is what a one-shot would get; a WARM server is left running in the broker.
 """
 
@@ -30,15 +30,15 @@ def list_servers(config_path: str | None, envr: Environment) -> int:
 async def _status_lines(config, envr: Environment) -> list[str]:
     from tmg.mcp.oauth import OAuthStore
     from tmg.paths import tmg_home
-    from tmg.tools.mcp_tools import McpToolServers
+    from tmg.mcp.server_set import McpToolServers
 
     servers = McpToolServers(oauth_store=OAuthStore.for_env(envr.env))  # stored logins; never a new one
-    tools = servers.tools_for(config, tmg_home(envr.env), warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"))
-    for server in tools.servers:
+    session = servers.for_session(config, tmg_home(envr.env), warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"))
+    for server in session.servers:
         server.set_warn(lambda _m: None)  # a server's own failure is its line below
     servers.start()
     try:
-        await tools.settle()
+        await session.settle()
         return servers.status_lines()
     finally:
         await servers.aclose()

@@ -252,7 +252,7 @@ class PhaseEngine:
         tried: list[str] = []
         while True:
             provider, gateway = self._fallback or self._gateway_for(cfg)
-            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (mcp_tools.py)
+            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (tmg.mcp.session_servers)
             tools = self._tools.schemas()  # counted by the budget, then sent as they are
             payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name

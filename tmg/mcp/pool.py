@@ -4,7 +4,7 @@ bound, withdrawn when its transport fails, and closed quickly when the process i
 
 `PooledServer` is one server's life (starting, ready, failed, withdrawn, closed); what "ready"
 means (a memory server must offer recall) and how a failure is worded belong to its kind
-(`tmg.tools.mcp_tools.McpToolServer`, `tmg.memory.runtime.MemoryRuntime`). `ServerPool` holds a
+(`tmg.mcp.tool_server.McpToolServer`, `tmg.memory.runtime.MemoryRuntime`). `ServerPool` holds a
 process's servers of one kind, keyed by their spec.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from tmg.mcp.spec import ServerSpec
 
-# reconnecting: a URL tool server whose connection dropped, being started afresh (mcp_tools.py)
+# reconnecting: a URL tool server whose connection dropped, being started afresh (tool_server.py)
 State = Literal["off", "starting", "ready", "reconnecting", "failed", "withdrawn", "closed"]
 # The most close() lets a start it cancelled wind down (only a start that ignores the cancel takes it).
 START_CANCEL_WAIT_S = 2.0

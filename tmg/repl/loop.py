@@ -33,7 +33,7 @@ from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.memory.runtime import MemoryServers
 from tmg.repl.elicit import ElicitForm
-from tmg.tools.mcp_tools import McpToolServers
+from tmg.mcp.server_set import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.consent import ConsentPrompt
