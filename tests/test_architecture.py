@@ -53,7 +53,6 @@ PENDING: set[str] = {
     "circle: tmg.config.loader <-> tmg.config.trust",
     "circle: tmg.repl.actions <-> tmg.repl.loop",
     "circle: tmg.ui.answer <-> tmg.ui.markdown_stream",
-    "climb: tmg.compose -> tmg.cli.options",
     "climb: tmg.permissions.engine -> tmg.tools.sensitive",
     "climb: tmg.session.recorder -> tmg.engine.turn",
     "climb: tmg.session.recorder -> tmg.tools.registry",

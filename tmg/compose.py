@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tmg.compose import ChatOptions, open_session
+from tmg.compose import open_session
+from tmg.session.options import ChatOptions
 from tmg.environment import Environment
 from tmg.llm.gateway import Completion, CompletionRequest, GatewayError, Usage
 from tmg.repl.loop import Repl

@@ -64,7 +64,7 @@ def compact(
     """Summarise the older turns of the mode's current session now, as /compact does in the chat.
     The originals stay in the history and the transcript; what is sent starts from the summary."""
     from tmg.cli.compact import run_compact
-    from tmg.cli.options import ChatOptions
+    from tmg.session.options import ChatOptions
     from tmg.environment import Environment
 
     return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.environment import Environment
 from tmg.errors import UsageError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.config.loader import load_config
 from tmg.environment import Environment
 from tmg.errors import UsageError
