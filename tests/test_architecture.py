@@ -35,7 +35,7 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("engine", ("tmg.engine",)),
         ("features", ("tmg.memory", "tmg.skills")),
         ("ui", ("tmg.ui",)),
-        ("session runner", ("tmg.compose",)),
+        ("session runner", ("tmg.session.models", "tmg.compose")),
         ("repl", ("tmg.repl",)),
         ("cli", ("tmg.cli", "tmg.__main__")),
     ],
@@ -58,7 +58,6 @@ PENDING: set[str] = {
     "climb: tmg.session.recorder -> tmg.tools.registry",
     "long: tmg/config/loader.py",
     "long: tmg/broker/daemon.py",
-    "long: tmg/compose.py",
 }
 
 

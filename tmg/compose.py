@@ -12,7 +12,6 @@ from tmg.session.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
-from tmg.config.providers import choose_provider, provider_spec
 from tmg.redaction import process_redactor
 from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
@@ -25,18 +24,17 @@ from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
-from tmg.context.summary import SummaryCall, SummaryReply
-from tmg.context.tokens import Budget, TokenEstimator
+from tmg.context.tokens import TokenEstimator
 from tmg.context.validator import FinalValidator
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
-from tmg.llm.gateway import ModelGateway, ProviderSpec
 from tmg.mcp.oauth import OAuthStore
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
+from tmg.session.models import SessionModels
 from tmg.session.history import History
 from tmg.session.recorder import TranscriptRecorder
 from tmg.paths import tmg_home
@@ -122,78 +120,6 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
         warn=lambda text: _warn_and_record(text, notices, transcript))
 
 
-class GatewayCache:
-    """One gateway per provider settings, created on first use, closed at session end."""
-
-    def __init__(self, model_override: str | None) -> None:
-        self._model_override = model_override
-        self._gateways: dict[tuple, ModelGateway] = {}
-
-    def set_model(self, model_override: str | None) -> None:
-        """Use ``model_override`` (a model id or a provider name) from the next call on (``/model``)."""
-        self._model_override = model_override
-
-    def spec_for(self, config: Config) -> ProviderSpec:
-        return provider_spec(choose_provider(config, self._model_override))
-
-    def __call__(self, config: Config) -> tuple[ProviderSpec, ModelGateway]:
-        return self._gateway(self.spec_for(config))
-
-    def failover(self, config: Config, tried: list[str]) -> tuple[ProviderSpec, ModelGateway] | None:
-        """The next FAILOVER_ORDER provider not yet tried that tmg can call, with its gateway."""
-        for name in config.failover_order:
-            p = config.providers.get(name)
-            if p is not None and name not in tried and (p.api_key or p.url):
-                return self._gateway(provider_spec(p))
-        return None
-
-    def summary_model(self, config: Config, chat: ProviderSpec | None) -> tuple[SummaryCall, int]:
-        """How the gatekeeper calls the summary model (COMPACTION.SUMMARY_MODEL, a model id or a
-        provider name; else the chat's own) and that model's window."""
-        wanted = config.compaction.summary_model
-        spec = provider_spec(choose_provider(config, wanted)) if wanted or chat is None else chat
-        spec, gateway = self._gateway(spec)
-
-        async def call(messages: list) -> SummaryReply:
-            completion = await _complete_once(spec, gateway, messages)
-            return SummaryReply(completion.text, completion.usage, spec.model, Budget.for_request(config, spec).hard)
-
-        return call, Budget.for_request(config, spec).hard
-
-    async def sample(self, config: Config, messages: list, max_tokens: int) -> tuple[str, str, str | None]:
-        """One completion of the chat's model for an MCP server's sampling request (no tools, at
-        most `max_tokens`): its text, the model, why it stopped."""
-        from dataclasses import replace
-
-        spec, gateway = self(config)
-        spec = replace(spec, max_tokens=min(max_tokens, spec.max_tokens or max_tokens))
-        completion = await _complete_once(spec, gateway, messages)
-        return completion.text, spec.model, completion.finish_reason
-
-    def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
-        key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
-        gateway = self._gateways.get(key)
-        if gateway is None:
-            from tmg.llm.select import DeferredGateway
-
-            gateway = self._gateways[key] = DeferredGateway(spec)
-        return spec, gateway
-
-    async def aclose(self) -> None:
-        for gateway in self._gateways.values():
-            await gateway.aclose()
-        self._gateways.clear()
-
-
-async def _complete_once(spec: ProviderSpec, gateway: ModelGateway, messages: list):
-    """One completion without tools, its text gathered rather than shown (a summary, a sampling answer)."""
-    from tmg.llm.gateway import CompletionRequest
-
-    request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
-                                first_byte_timeout=spec.first_byte_timeout)
-    return await gateway.complete(request, lambda _delta: None)
-
-
 @dataclass
 class ChatSession:
     """An open session: its engine, and the one path that ends it."""
@@ -202,7 +128,7 @@ class ChatSession:
     ref: SessionRef
     engine: PhaseEngine
     transcript: Transcript
-    gateways: GatewayCache
+    gateways: SessionModels
     end: SessionEnd
     redact: Callable[[str], str] = field(default=lambda s: s)
     config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
@@ -284,7 +210,7 @@ def open_session(
     redact = process_redactor()
     redact.add(config.secrets())
     notices.set_redactor(redact)
-    gateways = GatewayCache(options.model)
+    gateways = SessionModels(options.model)
     gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
     ref = store.resume_or_start(config.mode, new=options.new)
