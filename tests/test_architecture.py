@@ -35,7 +35,7 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("engine", ("tmg.engine",)),
         ("features", ("tmg.memory", "tmg.skills")),
         ("ui", ("tmg.ui",)),
-        ("session runner", ("tmg.session.models", "tmg.compose")),
+        ("session runner", ("tmg.session.runner", "tmg.session.models", "tmg.compose")),
         ("repl", ("tmg.repl",)),
         ("cli", ("tmg.cli", "tmg.__main__")),
     ],
@@ -54,8 +54,6 @@ PENDING: set[str] = {
     "circle: tmg.repl.actions <-> tmg.repl.loop",
     "circle: tmg.ui.answer <-> tmg.ui.markdown_stream",
     "climb: tmg.permissions.engine -> tmg.tools.sensitive",
-    "climb: tmg.session.recorder -> tmg.engine.turn",
-    "climb: tmg.session.recorder -> tmg.tools.registry",
     "long: tmg/config/loader.py",
     "long: tmg/broker/daemon.py",
 }

@@ -5,7 +5,6 @@ Everything else receives its collaborators; only this module knows how they fit 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from tmg.session.options import ChatOptions
@@ -36,7 +35,7 @@ from tmg.permissions.store import DecisionStore
 from tmg.session.ending import SessionEnd
 from tmg.session.models import SessionModels
 from tmg.session.history import History
-from tmg.session.recorder import TranscriptRecorder
+from tmg.session.runner import ChatSession, TranscriptRecorder
 from tmg.paths import tmg_home
 from tmg.session.store import SessionLock, SessionRef, SessionStore
 from tmg.session.transcript import Transcript
@@ -48,7 +47,7 @@ from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
-from tmg.mcp.session_servers import SessionServers, ready_wait as mcp_ready_wait
+from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
 from tmg.tools.mcp_tools import McpTools
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
@@ -118,66 +117,6 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
         config, cwd=str(envr.cwd), env=envr.env, store=DecisionStore.for_env(envr.env), mode=options.permissions,
         asker=asker, record=transcript.permission, refused=notices.notice,
         warn=lambda text: _warn_and_record(text, notices, transcript))
-
-
-@dataclass
-class ChatSession:
-    """An open session: its engine, and the one path that ends it."""
-
-    live: LiveConfig
-    ref: SessionRef
-    engine: PhaseEngine
-    transcript: Transcript
-    gateways: SessionModels
-    end: SessionEnd
-    redact: Callable[[str], str] = field(default=lambda s: s)
-    config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
-    memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
-    mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
-    gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
-    skills: SessionSkills | None = None  # the skills it offers and those it activated
-    mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
-
-    async def run_prompt(self, text: str) -> None:
-        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
-        sent, images = text, []
-        if self.mcp is not None:
-            text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
-            sent, images = attached.text(text), attached.images
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
-
-    def start(self, watcher_delay: float = 0.0) -> None:
-        """Start what runs beside the session: its memory server first (the slowest), the MCP
-        tool servers, then the config watcher. Call on the session's event loop."""
-        if self.memory is not None:
-            self.memory.start()
-        if self.mcp_servers is not None:
-            self.mcp_servers.start()
-        if self.config_watcher is not None:
-            self.config_watcher.start(delay=watcher_delay)
-
-    def invoke_skill(self, prompt: str) -> None:
-        """``$name`` at the start of a prompt activates that skill before the prompt runs, so a
-        one-shot never depends on the model choosing it."""
-        if self.skills is not None:
-            self.skills.leading_invocation(prompt)
-
-    def prewarm_if_memory_starting(self) -> None:
-        """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
-        being started, a server spawned, hundreds of ms): the first prompt waits for its recall
-        anyway. Beside a warm broker, which answers in milliseconds, a thread importing the
-        backend would only contend with the recall for the GIL."""
-        if self.memory is not None and self.memory.runtime.starting:
-            self.prewarm_gateway()
-
-    def prewarm_gateway(self) -> None:
-        """Start importing the provider's backend on a thread, so the first call finds it ready."""
-        from tmg.llm.select import prewarm
-
-        try:
-            prewarm(self.gateways.spec_for(self.live.get()))
-        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
-            pass
 
 
 def open_session(

@@ -8,12 +8,13 @@ import select
 import signal
 import time
 
-from tmg.compose import ChatSession, load_live_config, open_session
+from tmg.compose import load_live_config, open_session
 from tmg.context.validator import check_prompt_size
 from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.signals import ending_signals
 from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession
 from tmg.ui.answer import make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.ui.notices import Notices

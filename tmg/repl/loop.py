@@ -25,7 +25,7 @@ import signal
 from typing import Callable, Protocol
 
 from tmg import __version__
-from tmg.compose import ChatSession, load_live_config, open_session
+from tmg.compose import load_live_config, open_session
 from tmg.engine.events import FanOut, NullEvents
 from tmg.engine.turn import Turn
 from tmg.environment import Environment
@@ -41,6 +41,7 @@ from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
 from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession
 from tmg.session.signals import ending_signals, restore_sigint
 from tmg.paths import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink

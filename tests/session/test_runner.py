@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, Usage
-from tmg.session.recorder import TranscriptRecorder
+from tmg.session.runner import TranscriptRecorder
 from tmg.session.transcript import Transcript
 
 
