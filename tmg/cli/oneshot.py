@@ -110,8 +110,6 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     if session.memory is not None and session.memory.runtime.spec is not None:
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
-        session.transcript.prompt(prompt)
-        session.invoke_skill(prompt)
         await session.run_prompt(prompt)
         return 0
     except asyncio.CancelledError:

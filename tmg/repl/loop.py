@@ -319,8 +319,6 @@ class Repl:
         except TmgError as exc:
             self.screen.error(str(exc))
             return
-        session.transcript.prompt(text)
-        session.invoke_skill(text)
         task = asyncio.create_task(session.run_prompt(text))
         previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, task.cancel)

@@ -47,7 +47,12 @@ class ChatSession:
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
 
     async def run_prompt(self, text: str) -> None:
-        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
+        """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
+        transcript, a leading ``$name`` activating that skill first (a one-shot never depends on the
+        model choosing it), the MCP resources it names (`@server:uri`) read and attached."""
+        self.transcript.prompt(text)
+        if self.skills is not None:
+            self.skills.leading_invocation(text)
         sent, images = text, []
         if self.mcp is not None:
             text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
@@ -63,12 +68,6 @@ class ChatSession:
             self.mcp_servers.start()
         if self.config_watcher is not None:
             self.config_watcher.start(delay=watcher_delay)
-
-    def invoke_skill(self, prompt: str) -> None:
-        """``$name`` at the start of a prompt activates that skill before the prompt runs, so a
-        one-shot never depends on the model choosing it."""
-        if self.skills is not None:
-            self.skills.leading_invocation(prompt)
 
     def prewarm_if_memory_starting(self) -> None:
         """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
