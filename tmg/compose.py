@@ -37,7 +37,7 @@ from tmg.session.models import SessionModels
 from tmg.session.history import History
 from tmg.session.runner import ChatSession, TranscriptRecorder
 from tmg.paths import tmg_home
-from tmg.session.store import SessionLock, SessionRef, SessionStore
+from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
 from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.skills.session import SessionSkills, open_session_skills
@@ -119,7 +119,7 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
         warn=lambda text: _warn_and_record(text, notices, transcript))
 
 
-def open_session(
+async def open_session(
     options: ChatOptions,
     envr: Environment,
     live: LiveConfig,
@@ -130,11 +130,11 @@ def open_session(
     interactive: bool = False,
     asker: Asker | None = None,
 ) -> ChatSession:
-    """Open (or resume) the mode's session, locked, with its engine wired.
+    """Open (or resume) the mode's session, locked (tmg.session.store.lock_session: a one-shot
+    that finds it open elsewhere goes to a side session), with its engine wired.
 
-    ``interactive`` (the REPL): a session open in another tmg is an error. Otherwise (a one-shot)
-    the answer goes to a side session of the mode, said in one line: a chat open in another
-    terminal must not make a one-shot fail, and the two never write the same files.
+    From the lock on, each thing made is put on the session's end as it is made: a failure
+    while opening ends what was made (the lock released last) and raises.
 
     ``memory_servers`` is the process's: a session opened after another in the same process
     (the REPL's /new and /mode) shares its running memory server. None: the session starts its
@@ -149,12 +149,30 @@ def open_session(
     redact = process_redactor()
     redact.add(config.secrets())
     notices.set_redactor(redact)
-    gateways = SessionModels(options.model)
-    gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
+    models = SessionModels(options.model)
+    models.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
-    ref = store.resume_or_start(config.mode, new=options.new)
-    lock = _lock_session(store, ref, interactive, notices)
-    ref = lock.ref
+    end = SessionEnd(report=notices.warn)
+    lock = await lock_session(store, store.resume_or_start(config.mode, new=options.new), interactive, notices.notice)
+    end.add_resource("release the session lock", lock.release)
+    try:
+        return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker)
+    except BaseException:
+        await end.run()
+        raise
+
+
+def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices, screen: EngineEvents,
+          ref: SessionRef, end: SessionEnd, models: SessionModels, memory_servers: MemoryServers | None,
+          mcp_servers: McpToolServers | None, asker: Asker | None) -> ChatSession:
+    """The session's parts, each on `end` as it is made. The end stops the config watcher, closes
+    network clients, runs memory's end, then closes servers and files, the last made first."""
+    config = live.get()
+    redact = process_redactor()
+    transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
+    end.add_resource("close the transcript", transcript.close)
+    history = History(ref.history_path, warn=notices.warn, redact=redact)
+    end.add_resource("close the history", history.close)
 
     def report_reload(level: str, text: str) -> None:
         if level == "debug":
@@ -166,39 +184,21 @@ def open_session(
 
     # A save that leaves no provider to talk to is refused like an invalid one (SPEC §3).
     watcher = ConfigWatcher(live, envr.env, report_reload, on_swap=lambda c: redact.add(c.secrets()),
-                            warnings=live.warnings, usable=gateways.spec_for)
-    # The end stops the config watcher, closes network clients, then files, and releases the lock last of all.
-    end = SessionEnd(report=notices.warn)
+                            warnings=live.warnings, usable=models.spec_for)
     end.add("stop the config watcher", watcher.stop)
-    end.add("close the model gateway", gateways.aclose)
-    try:
-        history = History(ref.history_path, warn=notices.warn, redact=redact)
-        transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
-        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
-        own_mcp = mcp_servers is None
-        if mcp_servers is None:
-            # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
-            mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
-                                         oauth_store=OAuthStore.for_env(envr.env))
-        mcp = mcp_servers.for_session(config, tmg_home(envr.env), ready_wait=mcp_ready_wait(envr.env), cwd=envr.cwd,
-                                    warn=lambda text: _warn_and_record(text, notices, transcript))
-        skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,
-                                     warn=lambda text: _warn_and_record(text, notices, transcript))
-    except BaseException:
-        lock.release()
-        raise
-    # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
-    # while the transcript is still open, so the notice lands in it too.
-    if memory is not None:
-        from tmg.memory.session_end import HURRIABLE_STEPS
+    end.add("close the model gateway", models.aclose)
+    if mcp_servers is None:
+        # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
+        mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
+                                     oauth_store=OAuthStore.for_env(envr.env))
+        end.add_resource("close the MCP tool servers", mcp_servers.aclose)
+    def say(text: str) -> None:  # MCP servers and skills that fail: stderr and the transcript
+        _warn_and_record(text, notices, transcript)
 
-        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
-            end.add(name, step, hurriable=name in HURRIABLE_STEPS)
-    if own_mcp:
-        end.add("close the MCP tool servers", mcp_servers.aclose)
-    end.add("close the history", history.close)
-    end.add("close the transcript", transcript.close)
-    end.add("release the session lock", lock.release)
+    mcp = mcp_servers.for_session(config, tmg_home(envr.env), ready_wait=mcp_ready_wait(envr.env), cwd=envr.cwd,
+                                  warn=say)
+    memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
+    skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice, warn=say)
     hooks = HookSet(report=notices.warn)
     if memory is not None:
         hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
@@ -207,7 +207,7 @@ def open_session(
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
-    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model, announce=notices.notice)
+    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
@@ -215,7 +215,7 @@ def open_session(
         notices.notice(text)
         transcript.notice(text)
     mcp.show_on(waiting.progress, waiting.hold)
-    mcp.use_sampler(ModelSampler(gate, lambda messages, bound: gateways.sample(watcher.current(), messages, bound),
+    mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
@@ -225,12 +225,21 @@ def open_session(
         tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
-        gateway_for=gateways,
-        failover_for=gateways.failover,
+        gateway_for=models,
+        failover_for=models.failover,
         session_id=ref.id,
         budget=budget,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate,
+    if memory is not None:
+        # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
+        # while the transcript is still open, so the notice lands in it too. Added last: memory
+        # holds nothing until the session starts it, and a session that failed to open has no
+        # writes to finish.
+        from tmg.memory.session_end import HURRIABLE_STEPS
+
+        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
+            end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
                        skills, mcp)
 
 
@@ -242,27 +251,6 @@ def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
         return await asker(question)
 
     return ask
-
-
-def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notices: Notices) -> SessionLock:
-    """The session's lock; for a one-shot that finds it held, a side session's."""
-    from tmg.errors import SessionBusyError
-    from tmg.session.store import INTERACTIVE
-
-    lock = SessionLock(ref, kind=INTERACTIVE if interactive else "oneshot")
-    if not interactive and lock.holder_kind() == INTERACTIVE:
-        lock.wait = 0.0  # an open chat will not end in a moment: no point waiting for it
-    try:
-        lock.acquire()
-        return lock
-    except SessionBusyError:
-        if interactive:
-            raise
-    side = SessionLock(store.start_side(ref.mode), kind="oneshot")
-    side.acquire()
-    notices.notice(f"session {ref.id} is open in another tmg; this answer goes to a side session "
-                   f"{side.ref.id} (tmg -t {side.ref.id})")
-    return side
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,

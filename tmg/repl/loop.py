@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from tmg import __version__
 from tmg.compose import load_live_config, open_session
@@ -60,7 +60,7 @@ class EntryReader(Protocol):
         ...
 
 
-SessionOpener = Callable[..., ChatSession]
+SessionOpener = Callable[..., Awaitable[ChatSession]]
 
 
 class _InterruptSeen(NullEvents):
@@ -118,11 +118,11 @@ class Repl:
 
     # -- sessions -------------------------------------------------------------------------
 
-    def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
+    async def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
-        session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
+        session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
                                mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
@@ -135,7 +135,7 @@ class Repl:
     async def switch(self, options: ChatOptions) -> bool:
         """Make a session for ``options`` the current one, ending the old one. False on failure."""
         try:
-            new = self.open(options)
+            new = await self.open(options)
         except TmgError as exc:
             self.screen.error(str(exc))
             return False
@@ -191,7 +191,7 @@ class Repl:
         for sig in _ENDING_SIGNALS:
             loop.add_signal_handler(sig, self._end_by_signal, sig, main)
         try:
-            self.session = self.open(self.options, prewarm=False)
+            self.session = await self.open(self.options, prewarm=False)
             self._greet()
             reader = self._make_reader(self)
             # Lines said while the user types (a config save, a memory server that failed)
