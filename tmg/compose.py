@@ -1,17 +1,17 @@
-"""The composition root: wires config, session store, pipeline, tools, gateway and engine.
+"""The composition root: wires config, session store, pipeline, tools, gateway and engine into an
+open session (tmg.session.runner.ChatSession).
 
-Everything else receives its collaborators; only this module knows how they fit together.
+Everything else receives its collaborators; only this module knows how they fit together. It
+makes things and hands them to each other; what they do is theirs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from tmg.session.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
-from tmg.redaction import process_redactor
 from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
@@ -19,10 +19,10 @@ from tmg.context.cleaners import CleanersTransformer
 from tmg.context.gatekeeper import BudgetGatekeeper
 from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
-from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
+from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.tokens import TokenEstimator
 from tmg.context.validator import FinalValidator
 from tmg.engine.engine import PhaseEngine
@@ -30,26 +30,28 @@ from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
 from tmg.mcp.oauth import OAuthStore
-from tmg.permissions.engine import Asker, PermissionEngine
-from tmg.permissions.store import DecisionStore
-from tmg.session.ending import SessionEnd
-from tmg.session.models import SessionModels
-from tmg.session.history import History
-from tmg.session.runner import ChatSession, TranscriptRecorder
-from tmg.paths import tmg_home
-from tmg.session.store import SessionRef, SessionStore, lock_session
-from tmg.session.transcript import Transcript
-from tmg.tools.edit import EditFileTool, WriteFileTool
-from tmg.skills.session import SessionSkills, open_session_skills
-from tmg.skills.tool import SkillTools
-from tmg.skills.transformer import SkillsTransformer
-from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
-from tmg.tools.ledger import ReadLedger
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
-from tmg.tools.mcp_tools import McpTools
+from tmg.paths import tmg_home
 from tmg.permissions.action import PermissionGate
+from tmg.permissions.engine import Asker, PermissionEngine
+from tmg.permissions.store import DecisionStore
+from tmg.redaction import process_redactor
+from tmg.session.ending import SessionEnd
+from tmg.session.history import History
+from tmg.session.models import SessionModels
+from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession, TranscriptRecorder
+from tmg.session.store import SessionRef, SessionStore, lock_session
+from tmg.session.transcript import Transcript
+from tmg.skills.session import SessionSkills, open_session_skills
+from tmg.skills.tool import SkillTools
+from tmg.skills.transformer import SkillsTransformer
+from tmg.tools.edit import EditFileTool, WriteFileTool
+from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
+from tmg.tools.ledger import ReadLedger
+from tmg.tools.mcp_tools import McpTools
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths

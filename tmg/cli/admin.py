@@ -125,7 +125,8 @@ def trust(
     URL, HEADERS and API_KEY. Until then tmg ignores those settings there (the REPL asks once)."""
     from pathlib import Path
 
-    from tmg.config.trust import PROJECT_FILE, TrustStore
+    from tmg.config.discovery import PROJECT_FILE
+    from tmg.config.trust import TrustStore
     from tmg.environment import Environment
     from tmg.errors import TmgError, UsageError
 
