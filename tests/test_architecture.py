@@ -53,7 +53,6 @@ PENDING: set[str] = {
     "circle: tmg.repl.actions <-> tmg.repl.loop",
     "circle: tmg.ui.answer <-> tmg.ui.markdown_stream",
     "climb: tmg.permissions.engine -> tmg.tools.sensitive",
-    "long: tmg/broker/daemon.py",
 }
 
 

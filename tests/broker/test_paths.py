@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tmg.broker.daemon import rotate
+from tmg.mcp.errlog import rotate
 from tmg.broker.paths import broker_enabled, idle_seconds, private_dir, socket_path
 from tmg.paths import runtime_dir
 

@@ -39,7 +39,7 @@ def test_env_and_headers_stay_out_of_the_repr_that_debug_output_and_tracebacks_s
     for spec in (stdio, remote):
         shown = repr(spec)
         assert spec.name in shown and token not in shown and "GITHUB_TOKEN" not in shown
-    from tmg.broker.daemon import Spec
+    from tmg.broker.child import Spec
 
     warm = Spec.from_wire({"name": "gh", "command": "srv", "env": {"GITHUB_TOKEN": token}})
     assert "srv" in repr(warm) and token not in repr(warm)
