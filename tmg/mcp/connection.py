@@ -365,11 +365,6 @@ class McpConnection(ServerRequests, UrlServerAuth):
             if errlog is not None and hasattr(errlog, "close"):
                 errlog.close()
 
-    async def _on_message(self, message: Any) -> None:
-        """Server notifications the session surfaces (and transport exceptions, left to the call path)."""
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.tools_changed = True
-
     async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any, Any]:
         spec = self.spec
         if spec.url is not None:
