@@ -12,19 +12,23 @@ from tmg.mcp.pool import PooledServer, ServerPool
 from tmg.mcp.spec import ServerSpec
 from tmg.mcp.start_times import StartTimes
 from tmg.mcp.server_set import McpToolServers
-from tmg.mcp.tool_server import COLD_WAIT_FACTOR, COLD_WAIT_MARGIN_S, MAX_COLD_WAIT_S, READY_WAIT_S, McpToolServer
+from tmg.mcp.tool_server import (COLD_WAIT_FACTOR, COLD_WAIT_MARGIN_S, MAX_COLD_WAIT_S, READY_WAIT_S, Connection,
+                                 McpToolServer)
 from tmg.tools.mcp_tools import McpTools
 
 SPEC = ServerSpec(name="s", command="srv", env={"TOKEN": "secret-value-123"})
 
 
-class Gated:
+class Gated(Connection):
     """A connection whose start finishes when the test says."""
 
     def __init__(self) -> None:
         self.release = asyncio.Event()
         self.closed = False
-        self.tools = {"t": ToolSpec("t", {}, "a tool")}
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        return {"t": ToolSpec("t", {}, "a tool")}
 
     async def start(self) -> None:
         await self.release.wait()

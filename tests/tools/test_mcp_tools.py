@@ -15,6 +15,7 @@ from tmg.mcp.errors import McpCallError, McpCallFailed, McpStartError
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.spec import ServerSpec
 from tmg.mcp.server_set import McpToolServers
+from tmg.mcp.tool_server import Connection
 from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpTools, public_name
 from tmg.tools.registry import ToolRegistry, ToolResult
 
@@ -22,7 +23,7 @@ ECHO_SERVER = Path(__file__).resolve().parents[1] / "support" / "echo_mcp_server
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
 
-class FakeConnection:
+class FakeConnection(Connection):
     """A connection whose tools and answers the test chooses."""
 
     def __init__(self, spec: ServerSpec, tools: dict[str, ToolSpec], *, start_error: Exception | None = None,

@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
 from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, socket_path
-from tmg.mcp.errors import McpStartError
+from tmg.mcp.errors import McpCallError, McpStartError
 from tmg.mcp.outcome import ToolOutcome
 from tmg.mcp.spec import child_environment
+from tmg.mcp.tool_server import Connection
 from tmg.paths import runtime_dir, tmg_home
 
 Route = Literal["warm broker", "cold start (broker started)", "cold start (direct spawn)"]
@@ -44,11 +45,13 @@ def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-class WarmConnection:
+class WarmConnection(Connection):
     """A server's connection through the broker when it can, else direct (a memory server for
     MemoryRuntime, `kind="memory"`; a WARM tool server, `kind="tools"`).
 
-    `route` says which (for `--debug`, `/memory` and `/mcp`).
+    `route` says which (for `--debug`, `/memory` and `/mcp`). It calls tools and nothing else: the
+    broker speaks for the server, so the server's own requests, resources and prompts are not
+    reached through it, and the broker restarts it (`tmg memory stop`), not tmg.
     """
 
     def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None,
@@ -106,6 +109,12 @@ class WarmConnection:
     async def close(self) -> None:
         if self._conn is not None:
             await self._conn.close()
+
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
+
+    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
+        raise McpCallError("prompts are not available for WARM servers (WARM: true)")
 
 
 MemoryConnection = WarmConnection  # what memory has always called it

@@ -48,7 +48,7 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
             code = typer_code
         elif isinstance(exc, TmgError) or _is_gateway_error(exc):
             _say(str(exc))
-            code = getattr(exc, "exit_code", EXIT_FAILURE)
+            code = exc.exit_code
         else:  # a bug: still one line, the traceback behind --debug
             _say(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for details)")
             code = EXIT_FAILURE

@@ -38,7 +38,11 @@ _CLOSE_WAIT_S = 2.0
 
 
 class McpConnection(ServerRequests, UrlServerAuth):
-    """A started MCP server. Use `async with McpConnection(spec) as conn:` or start()/close()."""
+    """A started MCP server. Use `async with McpConnection(spec) as conn:` or start()/close().
+
+    It is the tool servers' Connection (tmg.mcp.tool_server) with every optional member."""
+
+    restartable = True  # restart(): a new session over a new transport
 
     def __init__(
         self,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
-from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, SamplingDeclined
+from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError, SamplingDeclined
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer
 from tmg.mcp.prompts import fill_prompt
@@ -48,16 +48,55 @@ _WARMTH = {"warm broker": "warm (kept by the broker)",
 
 
 class Connection(Protocol):
-    """What a server's connection offers (McpConnection; tests pass fakes)."""
+    """A server's connection as a tool server uses it: McpConnection (tmg.mcp.connection), a WARM
+    server's through the broker (tmg.broker.launch.WarmConnection), test fakes.
+
+    Every connection has the first four members. The rest are optional: a connection without one
+    subclasses this Protocol and takes its default (it takes no requests from its server, lists
+    nothing more, offers no resources or prompts, and is not restarted here)."""
 
     @property
     def tools(self) -> dict[str, ToolSpec]: ...
 
     async def start(self) -> None: ...
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ...) -> ToolOutcome: ...
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = ..., *,
+                        max_timeout: float | None = None, on_progress: ProgressFn | None = None) -> ToolOutcome: ...
 
     async def close(self) -> None: ...
+
+    # Where the server's own requests go, set before it starts (None: declined, or not shown).
+    elicit: ElicitFn | None = None
+    sample: SampleFn | None = None
+    on_log: Callable[[str], None] | None = None
+    oauth_store: OAuthStore | None = None
+    show_login: ShowLogin | None = None
+    tools_changed: bool = False  # the server said its tool list changed since it was listed
+    instructions: str = ""  # what the server says about using it (initialize's `instructions`)
+    restartable: bool = False  # restart() starts it afresh; else whoever keeps it does (the broker)
+
+    async def refresh_tools(self) -> None:
+        """List the tools again (after `tools_changed`); raises McpCallError when listing fails."""
+
+    async def restart(self) -> None:
+        """A new session over a new transport (called only when `restartable`)."""
+        raise McpStartError("this connection is not restarted by tmg")
+
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        """resources/read, in wire form; raises McpCallError (McpCallFailed: the server's error answer)."""
+        raise McpCallError("this server's connection does not read resources")
+
+    async def list_resource_uris(self, timeout: float) -> list[str]:
+        """resources/list: the URIs ([] when there are none)."""
+        return []
+
+    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
+        """(argument, required) of a prompt; None when there is no such prompt."""
+        raise McpCallError("this server's connection does not offer prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """prompts/get, as one text."""
+        raise McpCallError("this server's connection does not offer prompts")
 
 
 class McpToolServer(PooledServer):
@@ -86,14 +125,10 @@ class McpToolServer(PooledServer):
         """`connect`, with the connection told where a server's questions and log lines go."""
         def wired(spec: ServerSpec, start_timeout: float) -> Connection:
             conn = connect(spec, start_timeout)
-            if hasattr(conn, "elicit"):  # a server's request for input: a form, or one line declining it
-                conn.elicit = self._elicit
-            if hasattr(conn, "on_log"):
-                conn.on_log = lambda line: self.log(line)
-            if hasattr(conn, "sample"):  # asked only when SAMPLING advertised it (connection.py)
-                conn.sample = self._sample
-            if hasattr(conn, "oauth_store"):  # a server that wants OAuth: its stored login, or a new one
-                conn.oauth_store, conn.show_login = self.oauth_store, self.show_login
+            conn.elicit = self._elicit  # a server's request for input: a form, or one line declining it
+            conn.on_log = lambda line: self.log(line)
+            conn.sample = self._sample  # asked only when SAMPLING advertised it (connection.py)
+            conn.oauth_store, conn.show_login = self.oauth_store, self.show_login  # a stored login, or a new one
             return conn
         return wired
 
@@ -155,7 +190,7 @@ class McpToolServer(PooledServer):
     @property
     def tools_changed(self) -> bool:
         """The server said its tool list changed (notifications/tools/list_changed) since it was listed."""
-        return self.state == "ready" and bool(getattr(self._conn, "tools_changed", False))
+        return self.state == "ready" and self._conn.tools_changed
 
     async def refresh_tools(self) -> None:
         """List the tools again; a failed listing keeps the tools listed before, with one warning."""
@@ -169,7 +204,7 @@ class McpToolServer(PooledServer):
 
     @property
     def instructions(self) -> str:
-        return str(getattr(self._conn, "instructions", "") or "")
+        return self._conn.instructions if self._conn is not None else ""
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
                    on_progress: ProgressFn | None = None) -> ToolOutcome:
@@ -235,11 +270,8 @@ class McpToolServer(PooledServer):
         await self.finish_starting()
         if self.state != "ready" or self._conn is None:
             raise McpCallError(f"MCP server {self.name} is not ready ({self.state})")
-        if not hasattr(self._conn, "read_resource"):  # a WARM server's broker connection
-            raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
-        conn: Any = self._conn
         try:
-            return await conn.read_resource(uri, self.call_bounds(timeout)[0])
+            return await self._conn.read_resource(uri, self.call_bounds(timeout)[0])
         except McpCallFailed as exc:
             raise McpCallError(f"{self.name} answered: {exc.reason}") from exc
 
@@ -248,10 +280,9 @@ class McpToolServer(PooledServer):
         [] when the server is not ready, lists none, or cannot list them in `timeout` seconds."""
         if self.state == "starting":
             await self.wait(timeout)
-        if self._uris is None and self.state == "ready" and hasattr(self._conn, "list_resource_uris"):
-            conn: Any = self._conn
+        if self._uris is None and self.state == "ready":
             try:
-                self._uris = await conn.list_resource_uris(timeout)
+                self._uris = await self._conn.list_resource_uris(timeout)
             except McpCallError:
                 self._uris = []  # a server without resources: not asked again
         return self._uris or []
@@ -266,7 +297,7 @@ class McpToolServer(PooledServer):
                 return False
             if self.state == "ready" and not force:
                 return True
-            if not hasattr(self._conn, "restart"):  # a warm server's broker connection: the broker restarts it
+            if not self._conn.restartable:  # a WARM server's broker connection: the broker restarts it
                 self.failure = "kept by the broker; `tmg memory stop` restarts the broker's servers"
                 return False
             was = self.state
