@@ -6,7 +6,7 @@ the gateway closes its HTTP stream, the engine reports the partial answer as int
 the prompt comes back. At the prompt prompt-toolkit owns the keys, so Ctrl-C arrives there as a
 key instead.
 
-Sessions: the REPL holds one open :class:`~tmg.compose.ChatSession` at a time. ``/new`` and
+Sessions: the REPL holds one open :class:`~tmg.session.runner.ChatSession` at a time. ``/new`` and
 ``/mode`` open the next session first (so a failure keeps the current one), then end the old one
 through its own ``SessionEnd``. When the REPL stops -- ``/exit``, Ctrl-D, EOF, an exception,
 SIGTERM or SIGHUP -- the open session's end runs, exactly once, in ``run``'s ``finally``.
