@@ -18,7 +18,7 @@ from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
-from tmg.ui.answer import HeldTail
+from tmg.ui.held_tail import HeldTail
 
 
 class MarkdownStream:
