@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from tmg.errors import TmgError
 from tmg.repl import commands
 from tmg.repl.input import KEYS_HELP
-from tmg.repl.usage import stored_tally
+from tmg.repl.screen import ReplScreen
+from tmg.repl.usage import UsageMeter, stored_tally
 
 if TYPE_CHECKING:
-    from tmg.repl.loop import Repl
+    from tmg.compose import ChatOptions, ChatSession
+    from tmg.tools.mcp_tools import McpToolServers
+
+
+class Repl(Protocol):
+    """What a slash command acts on: the REPL's session, options and screen (the loop's Repl)."""
+
+    screen: ReplScreen
+    session: ChatSession | None
+    options: ChatOptions
+    meter: UsageMeter
+    mcp_servers: McpToolServers
+    done: bool
+
+    async def switch(self, options: ChatOptions) -> bool:
+        """Make a session for ``options`` the current one; False (said on the screen) on failure."""
+        ...
+
+    def prewarm(self, session: ChatSession) -> None: ...
 
 MEMORY_OFF = "memory: not configured (no memory server in this session; see MEMORY in `tmg config`)"
 
