@@ -17,6 +17,12 @@ class AnswerSink(Protocol):
 
     def finish(self) -> None: ...
 
+    def take_down(self) -> None:
+        """Erase what is redrawn in place (a line is printed above it meanwhile)."""
+
+    def put_back(self) -> None:
+        """Draw it again, below the line printed meanwhile."""
+
 
 class PlainAnswer:
     """Text exactly as the model sent it, flushed per delta, ending with one newline.
@@ -43,6 +49,12 @@ class PlainAnswer:
             rest = self._tail.release()
             self._write(rest if rest.endswith("\n") else rest + "\n")
         self._started = False
+
+    def take_down(self) -> None:
+        pass  # nothing is redrawn: text once written stays as it is
+
+    def put_back(self) -> None:
+        pass
 
     def _write(self, text: str) -> None:
         if self.reader_gone:
