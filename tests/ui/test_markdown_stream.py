@@ -8,9 +8,9 @@ import io
 from collections import Counter
 
 from rich.console import Console
-from rich.markdown import Markdown
 
 from tests.support.vt import VirtualTerminal
+from tmg.ui.chat_markdown import ChatMarkdown
 from tmg.ui.markdown_stream import MarkdownStream
 
 DOC = ("# Title\n\nA paragraph long enough to wrap over more than one line at this width, "
@@ -29,7 +29,7 @@ def _terminal_console(term: VirtualTerminal) -> Console:
 
 def _reference(text: str) -> list[str]:
     buf = io.StringIO()
-    _plain_console(buf).print(Markdown(text))
+    _plain_console(buf).print(ChatMarkdown(text))
     lines = [line.rstrip() for line in buf.getvalue().splitlines()]
     while lines and not lines[-1]:
         lines.pop()

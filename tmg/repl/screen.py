@@ -50,9 +50,10 @@ class ReplScreen:
             self._write(self._out, text.rstrip("\n"), None)
             return
         from rich.console import Console
-        from rich.markdown import Markdown
 
-        Console(file=self._out, no_color=not self._color, highlight=False).print(Markdown(self.redact(text)))
+        from tmg.ui.chat_markdown import ChatMarkdown
+
+        Console(file=self._out, no_color=not self._color, highlight=False).print(ChatMarkdown(self.redact(text)))
 
 
 @contextlib.contextmanager

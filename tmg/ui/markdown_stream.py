@@ -20,9 +20,9 @@ import io
 import time
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
+from tmg.ui.chat_markdown import ChatMarkdown
 from tmg.ui.held_tail import HeldTail
 
 _HIDE_CURSOR, _SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
@@ -51,7 +51,7 @@ class MarkdownStream:
         buffer = io.StringIO()
         capture = Console(file=buffer, width=self._console.width, force_terminal=self._console.is_terminal,
                           color_system=self._console.color_system, no_color=self._console.no_color)
-        capture.print(Markdown(self._text))
+        capture.print(ChatMarkdown(self._text))
         lines = buffer.getvalue().splitlines()
         while lines and not Text.from_ansi(lines[-1]).plain.strip():
             lines.pop()  # trailing blank lines come and go as the text grows: never print them early
