@@ -40,14 +40,13 @@ async def run_command(repl: Repl, command: commands.Command) -> None:
 
 
 async def _help(repl: Repl, _arg: str) -> None:
-    say = repl.screen.say
+    say, columns = repl.screen.say, repl.screen.columns()
     say("commands:")
-    for line in commands.help_lines():
+    for line in commands.help_lines(columns):
         say(line)
     say("keys:")
-    width = max(len(k) for k, _ in KEYS_HELP)
-    for key, what in KEYS_HELP:
-        say(f"  {key:<{width}}  {what}")
+    for line in commands.two_columns(list(KEYS_HELP), columns):
+        say(line)
     say("  //text sends text that starts with a slash")
 
 

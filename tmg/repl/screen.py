@@ -30,6 +30,13 @@ class ReplScreen:
         except (OSError, ValueError):  # the terminal went away (SIGHUP): nothing left to tell
             pass
 
+    def columns(self) -> int:
+        """The terminal's width (80 when the output is not a terminal)."""
+        try:
+            return os.get_terminal_size(self._out.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            return 80
+
     def say(self, text: str) -> None:
         """Output the user asked for (a command's answer)."""
         self._write(self._out, text, None)
