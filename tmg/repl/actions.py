@@ -32,6 +32,7 @@ class Repl(Protocol):
 
     def prewarm(self, session: ChatSession) -> None: ...
 
+
 MEMORY_OFF = "memory: not configured (no memory server in this session; see MEMORY in `tmg config`)"
 
 

@@ -58,13 +58,11 @@ class UnknownCommand:
     arg: str = field(default="", compare=False)  # what followed the word (a skill's /NAME takes a request)
 
     def message(self) -> str:
-        hint = ""
-        if self.suggestions:
-            options = [f"/{s}" for s in self.suggestions]
-            either = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
-            hint = f"did you mean {either}? "
-        return f"unknown command /{self.typed}: {hint}(/help lists them)" if hint else \
-            f"unknown command /{self.typed} (/help lists them)"
+        if not self.suggestions:
+            return f"unknown command /{self.typed} (/help lists them)"
+        options = [f"/{s}" for s in self.suggestions]
+        either = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+        return f"unknown command /{self.typed}: did you mean {either}? (/help lists them)"
 
 
 @dataclass(frozen=True)
