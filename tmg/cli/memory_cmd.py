@@ -22,10 +22,11 @@ ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 def status() -> int:
     """The memory broker: pid, uptime, servers, calls served, store size."""
     from tmg.broker.control import probe, status_lines
+    from tmg.cli.memory_status import one_per_store
     from tmg.environment import Environment
 
     envr = Environment()
-    envr.stdout.write("".join(f"{line}\n" for line in status_lines(probe(envr.env))))
+    envr.stdout.write("".join(f"{line}\n" for line in status_lines(one_per_store(probe(envr.env)))))
     return 0
 
 

@@ -242,8 +242,9 @@ class PhaseEngine:
         pending.info.update(tokens_before=before, tokens_after=after)
         record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
         self._events.on_summary(record)
-        return (f"compacted: {pending.info['messages']} earlier messages (about {before:,} tokens) are now sent as a "
-                f"summary; the context is about {after:,} tokens (the originals stay in the transcript)")
+        info = pending.info  # the figures "summarising ..." said
+        return (f"compacted: {info['messages']} earlier messages (about {info['tokens']:,} tokens) are now sent as "
+                f"a summary; the context is about {after:,} tokens (the originals stay in the transcript)")
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""

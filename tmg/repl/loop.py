@@ -107,14 +107,16 @@ class Repl:
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
         # A server that wants an OAuth login shows where to log in here (tmg.mcp.oauth).
-        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
+        self.mcp_servers = McpToolServers(warn=self.notices.warn,
+                                          ask_user=ElicitForm(envr, before=self.notices.region.settle),
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
                                           show_login=lambda name, url: self.notices.notice(login_line(name, url)))
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
-        # A tool call the permission engine asks about is put to the user here.
-        self.consent = ConsentPrompt(envr)
+        # A tool call the permission engine asks about is put to the user here, below the
+        # answer so far, made final first (questions are no lines: nothing is redrawn below them).
+        self.consent = ConsentPrompt(envr, before=self.notices.region.settle)
 
     # -- sessions -------------------------------------------------------------------------
 
