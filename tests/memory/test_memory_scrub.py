@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tmg.config.secrets import Redactor
+from tmg.redaction import Redactor
 from tmg.memory.scrub import MASK, find_secrets, make_scrubber, mask_secrets
 
 SHAPES = [

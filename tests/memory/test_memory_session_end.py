@@ -9,7 +9,7 @@ from tests.support.doubles import FakePlurCaller
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, Usage
-from tmg.mcp_servers import McpCallError, ToolOutcome
+from tmg.mcp import McpCallError, ToolOutcome
 from tmg.memory.session import SessionMemory
 from tmg.memory.spool import BatchSpool, spool_dir
 from tmg.session.ending import SessionEnd
@@ -233,7 +233,7 @@ class _Failing:
     tool_names = frozenset()
 
     async def start(self) -> None:
-        from tmg.mcp_servers import McpStartError
+        from tmg.mcp import McpStartError
 
         raise McpStartError("plur: spawn failed")
 

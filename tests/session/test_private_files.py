@@ -37,12 +37,12 @@ def loose_umask():
     os.umask(old)
 
 
-def test_a_session_and_everything_it_writes_are_private_under_a_loose_umask(tmp_path, loose_umask) -> None:
+async def test_a_session_and_everything_it_writes_are_private_under_a_loose_umask(tmp_path, loose_umask) -> None:
     home = tmp_path / "tmg-home"
     store = SessionStore(home)
     ref = store.resume_or_start("default")
     lock = SessionLock(ref)
-    lock.acquire()
+    await lock.acquire()
     history = History(ref.history_path)
     history.append({"role": "user", "content": "the staging password is in my head"})
     history.replace_all(history.messages)  # the atomic rewrite's temp file too

@@ -1,4 +1,4 @@
-"""Where the broker lives (a private runtime folder), and what identifies its code."""
+"""The broker's files in its private runtime folder (tmg.paths.runtime_dir), and what identifies its code."""
 
 from __future__ import annotations
 
@@ -29,16 +29,6 @@ def idle_seconds(env: Mapping[str, str]) -> float:
         return max(1.0, float(env.get("TMG_BROKER_IDLE", DEFAULT_IDLE_S)))
     except ValueError:
         return DEFAULT_IDLE_S
-
-
-def runtime_dir(env: Mapping[str, str]) -> Path:
-    """The broker's private folder: TMG_HOME/run when TMG_HOME is set (one broker per tmg home),
-    else $XDG_RUNTIME_DIR/tmg, else the default tmg home's run folder."""
-    from tmg.session.store import tmg_home
-
-    if env.get("TMG_HOME") or not env.get("XDG_RUNTIME_DIR"):
-        return tmg_home(env) / "run"
-    return Path(env["XDG_RUNTIME_DIR"]) / "tmg"
 
 
 def child_umask(kind: str) -> int:

@@ -24,10 +24,11 @@ ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 def status() -> int:
     """The memory broker: pid, uptime, servers, calls served, store size."""
     from tmg.broker.control import probe, status_lines
+    from tmg.cli.memory_status import one_per_store
     from tmg.environment import Environment
 
     envr = Environment()
-    envr.stdout.write("".join(f"{line}\n" for line in status_lines(probe(envr.env))))
+    envr.stdout.write("".join(f"{line}\n" for line in status_lines(one_per_store(probe(envr.env)))))
     return 0
 
 
@@ -78,7 +79,7 @@ def add(words: list[str] = typer.Argument(..., help="The instruction, in your wo
     """Teach a standing instruction: kept in your words (secrets masked), pinned, injected for every prompt."""
 
     async def operation(client, conf):
-        from tmg.config.secrets import make_redactor
+        from tmg.redaction import make_redactor
         from tmg.memory.lock import WriteLock
         from tmg.memory.manage import add_memory
         from tmg.memory.scrub import make_scrubber

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tmg.config.model import Config
-from tmg.mcp_servers.outcome import McpStartError
-from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.mcp.errors import McpStartError
+from tmg.mcp.pool import PooledServer, ServerPool
+from tmg.mcp.spec import ServerSpec, spec_from_config
 from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller
 from tmg.private_files import PRIVATE_UMASK, tighten
 

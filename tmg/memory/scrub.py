@@ -2,7 +2,7 @@
 passes here before it is written anywhere.
 
 Two passes:
-1. the config redactor (`tmg.config.secrets.Redactor`): the exact values of configured keys;
+1. the config redactor (`tmg.redaction.Redactor`): the exact values of configured keys;
 2. a detector for secret shapes, masking the secret and keeping the words around it (so
    "the DB password is in .env: DB_PASSWORD=***" is still a note someone can act on):
    - key shapes (provider keys, GitHub/GitLab/Slack/Google/AWS tokens, JWTs, private key blocks);

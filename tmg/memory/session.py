@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tmg.config.model import Config
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.spec import ServerSpec
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tmg.config.secrets import redact_values
 from tmg.private_files import private_dirs, private_opener
+from tmg.redaction import redact_values
 
 Message = dict[str, Any]
 

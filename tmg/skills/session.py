@@ -179,7 +179,7 @@ class SessionSkills:
     def _save(self, activation: Activation) -> None:
         if self._file is None:
             return
-        from tmg.config.secrets import redact_values
+        from tmg.redaction import redact_values
 
         record = redact_values(asdict(activation), self._redact)
         try:
