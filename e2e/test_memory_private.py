@@ -24,8 +24,9 @@ import pytest
 
 from e2e.mock_llm import Text
 from e2e.tmux import Terminal, tmux_available
-from tmg.broker.paths import runtime_dir, socket_path
+from tmg.broker.paths import socket_path
 from tmg.memory.injector import INSTRUCTIONS_HEADING
+from tmg.paths import runtime_dir
 
 pytestmark = pytest.mark.live
 
