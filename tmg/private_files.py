@@ -56,6 +56,7 @@ def tighten(root: Path) -> int:
     root is 0700 nothing inside can be reached by others anyway. The root is tightened last, so a
     walk cut short is done again next time.
     """
+    root = Path(os.path.realpath(root))  # a home that is a link: its folder is the one to close
     try:
         info = os.lstat(root)
     except OSError:

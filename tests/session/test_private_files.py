@@ -93,3 +93,12 @@ def test_private_dirs_makes_only_the_missing_parts_and_leaves_existing_ones(tmp_
 def test_the_umask_is_read_without_being_changed(loose_umask) -> None:
     assert current_umask() == 0o022
     assert os.umask(0o022) == 0o022
+
+
+def test_a_home_that_is_a_link_has_its_folder_tightened(tmp_path, loose_umask) -> None:
+    real = tmp_path / "data" / "tmg"
+    real.mkdir(parents=True)
+    (real / "old.log").write_text("x\n")
+    (tmp_path / "home-link").symlink_to(real)
+    SessionStore(tmp_path / "home-link")
+    assert open_to_others(real) == [] and mode(tmp_path / "data") == 0o755

@@ -79,13 +79,14 @@ def add(words: list[str] = typer.Argument(..., help="The instruction, in your wo
     """Teach a standing instruction: kept in your words (secrets masked), pinned, injected for every prompt."""
 
     async def operation(client, conf):
-        from tmg.redaction import make_redactor
         from tmg.memory.lock import WriteLock
         from tmg.memory.manage import add_memory
         from tmg.memory.scrub import make_scrubber
+        from tmg.redaction import make_redactor
 
-        outcome, _engram = await add_memory(client, " ".join(words), scope=conf.memory.scope if scope is None else scope,
-                                        scrub=make_scrubber(make_redactor(conf.secrets())), lock=WriteLock())
+        where = conf.memory.scope if scope is None else scope
+        outcome, _engram = await add_memory(client, " ".join(words), scope=where,
+                                            scrub=make_scrubber(make_redactor(conf.secrets())), lock=WriteLock())
         return outcome
 
     return _run(config, operation)

@@ -57,7 +57,7 @@ class ReadyClient:
 def memory_server_spec(config: Config, errlog: Path | None = None) -> ServerSpec | None:
     """The ServerSpec of MEMORY.SERVER, or None when memory is off or the entry is missing.
     Its store is private: the server is started with a umask of 077 (the broker's children
-    get the same, tmg.broker.daemon)."""
+    get the same, tmg.broker.child)."""
     memory = config.memory
     entry = config.mcp_servers.get(memory.server)
     if not memory.enabled or entry is None:

@@ -176,7 +176,8 @@ _PATTERNS: tuple[_Shape, ...] = (
     # Assignments of any secret-like name: PASSWORD=..., DB_PASSWORD: ..., "apiKey": "...",
     # aws_secret_access_key = ..., client-secret: ..., Pwd= in a connection string.
     _Shape("assignment",
-           ("pass", "pwd", "secret", "token", "api", "access", "private", "signing", "encryption", "credential", "auth"),
+           ("pass", "pwd", "secret", "token", "api", "access", "private", "signing", "encryption", "credential",
+            "auth"),
            r"(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|_pass|pwd|secret|token|api[_-]?key"
            r"|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|credentials?|auth)"
            rf"[\"']?\s*(?::=|=(?!=)|:(?!//))\s*{_VALUE}", _I, _plausible),  # not `PWD=/home/me`
@@ -187,7 +188,8 @@ _PATTERNS: tuple[_Shape, ...] = (
     # Prose: "the staging password is ...", "pw: ...", "le mot de passe est ...".
     _Shape("prose_password", ("passw", "passe", "passcode", "kennwort", "contrase", "senha", "wachtwoord"),
            rf"(?<![\w-])(?:{_PASSWORD_WORDS}){_QUALIFIER}{_COPULA}{_VALUE}", _I, _plausible, _said),
-    _Shape("prose_pass", ("pass", "pw"), rf"(?<![\w-])(?:{_PASS_WORDS}){_QUALIFIER}{_COPULA}{_VALUE}", _I, _shaped, _said),
+    _Shape("prose_pass", ("pass", "pw"), rf"(?<![\w-])(?:{_PASS_WORDS}){_QUALIFIER}{_COPULA}{_VALUE}", _I,
+           _shaped, _said),
     _Shape("prose_passphrase", ("phrase", "mnemonic"),
            rf"(?<![\w-])(?:pass\s?phrase|(?:seed|recovery|secret)\s+phrase|mnemonic){_QUALIFIER}{_COPULA}"
            rf"(?P<q>[{_QUOTES}])?(?P<secret>(?(q)[^{_QUOTES}\n]+|[^\n.,;!?{_QUOTES}]+?))(?(q)[{_QUOTES}])"

@@ -40,13 +40,16 @@ def items_of(last: LastInjection | None, instructions: Collection[str], statemen
             for n, (i, preview) in enumerate(zip(last.ids, last.previews), start=1)]
 
 
-async def with_server_facts(client: PlurClient | None, items: list[WhyItem], wait: float = LOOKUP_WAIT_S) -> list[WhyItem]:
+async def with_server_facts(client: PlurClient | None, items: list[WhyItem],
+                            wait: float = LOOKUP_WAIT_S) -> list[WhyItem]:
     """`items` with pinned-ness and scope from the server (at most `wait` seconds in all; what
     it could not say stays None)."""
     if client is None or not items:
         return items
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
     try:
-        async with asyncio.timeout(wait):
+        async with asyncio.timeout_at(deadline):
             pinned = await client.pinned()
     except TimeoutError:
         return items
@@ -64,7 +67,7 @@ async def with_server_facts(client: PlurClient | None, items: list[WhyItem], wai
 
     if unknown:
         tasks = [asyncio.ensure_future(scope_by_words(item)) for item in unknown]
-        _done, late = await asyncio.wait(tasks, timeout=wait)
+        _done, late = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
         for task in late:
             task.cancel()
     return [item._replace(pinned=item.id in pins, scope=scopes.get(item.id)) for item in items]
