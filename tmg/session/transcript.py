@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from tmg.private_files import private_dirs, private_opener
+
 Redact = Callable[[str], str]
 
 
@@ -29,8 +31,8 @@ class Transcript:
         self.path = path
         self._redact = redact
         fresh = not path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        private_dirs(path.parent)
+        self._file = open(path, "a", encoding="utf-8", opener=private_opener)  # the user's own record: 0600
         if fresh:
             self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
 
