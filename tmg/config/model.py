@@ -12,6 +12,7 @@ LEARN_TIERS = ("off", "capture", "batch", "full")
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
 PERMISSION_MODES = ("default", "accept-edits", "read-only", "yolo")
+SANDBOX_MODES = ("auto", "on", "off")
 
 # Env entries of MCP servers are secrets only when their name says so (paths and profiles are not).
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
@@ -98,6 +99,15 @@ class PermissionsConfig:
 
 
 @dataclass(frozen=True)
+class SandboxConfig:
+    """How shell commands are confined (SANDBOX, tmg.tools.sandbox): auto is on where bubblewrap works."""
+
+    mode: str = "auto"
+    writable: tuple[str, ...] = ()  # folders besides the working folder and /tmp that commands may write
+    network: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -134,6 +144,13 @@ class Config:
                 return self.origins[path]
             path = path.rpartition(".")[0]
         return "default"
+
+    @property
+    def sandbox(self) -> SandboxConfig:
+        """The SANDBOX block, read from the validated values (a reload builds a new Config)."""
+        block = self.values.get("SANDBOX") or {}
+        return SandboxConfig(mode=block.get("MODE", "auto"), writable=tuple(block.get("WRITABLE", ())),
+                             network=bool(block.get("NETWORK", False)))
 
     def secret_entries(self) -> list[tuple[str, str]]:
         """(key path, value) of every secret this config holds: API keys, header values, and the
