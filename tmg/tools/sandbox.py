@@ -70,9 +70,13 @@ _PROBED: dict[str, Availability] = {}
 
 
 def _namespaces() -> list[str]:
-    """The isolation every confined command gets; the probe tries exactly these."""
+    """The isolation every confined command gets; the probe tries exactly these.
+
+    Not `--new-session`: the shell tool starts bwrap in a session of its own without a terminal
+    (stdin empty, /dev private: no tty to push keys into), and one process group lets a timeout
+    kill bwrap and the command at once; whatever leaves the group dies with the pid namespace."""
     user = ["--unshare-user"] if os.geteuid() == 0 else []  # others get a user namespace anyway
-    return ["--new-session", "--die-with-parent", *user, "--cap-drop", "ALL", "--unshare-pid"]
+    return ["--die-with-parent", *user, "--cap-drop", "ALL", "--unshare-pid"]
 
 
 def bubblewrap(env: Mapping[str, str] | None = None) -> Availability:
@@ -165,6 +169,8 @@ class Sandbox:
                      if p.exists() and _under_any(p, writable) and not _under(cwd, p)]
         args = [bwrap, *_namespaces(), *([] if settings.network else ["--unshare-net"]),
                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if _under(_real(home), Path("/tmp")) and home.is_dir():  # a HOME in /tmp stays readable (~/.gitconfig)
+            args += ["--ro-bind", str(_real(home)), str(_real(home))]
         for path in writable:
             args += ["--bind", str(path), str(path)]
         for path in protected:
