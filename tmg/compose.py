@@ -307,7 +307,7 @@ def open_session(
     end.add("close the model gateway", gateways.aclose)
     try:
         history = History(ref.history_path, warn=notices.warn, redact=redact)
-        transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
+        transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact, warn=notices.warn)
         memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
         own_mcp = mcp_servers is None
         if mcp_servers is None:

@@ -17,14 +17,21 @@ class Transcript:
     """Appends one block per event; ``redact`` keeps config secrets out of the file.
 
     Only what was said is redacted (prompt, answer, tool arguments and outcome, notices, errors),
-    never the block's own heading: the same rule as the history's records."""
+    never the block's own heading: the same rule as the history's records.
 
-    def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s) -> None:
+    The transcript is the human-readable copy; the history is the record. A write that fails (a
+    full disk) never ends a turn: ``warn`` says once that the transcript misses blocks, and each
+    later block is tried again."""
+
+    def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s,
+                 warn: Callable[[str], None] = lambda _t: None) -> None:
         self.path = path
         self._redact = redact
+        self._warn = warn
+        self._failed = False
         fresh = not path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - unbuffered: nothing half-written waits in memory
         if fresh:
             self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
 
@@ -32,8 +39,18 @@ class Transcript:
         return self._redact(text.rstrip())
 
     def _write(self, text: str) -> None:
-        self._file.write(text + "\n")
-        self._file.flush()
+        data = (text + "\n").encode("utf-8")
+        try:
+            done = 0
+            while done < len(data):
+                done += self._file.write(data[done:])
+        except OSError as exc:
+            if not self._failed:
+                self._failed = True
+                self._warn(f"the transcript {self.path} could not be written ({exc.strerror or exc}); it misses "
+                           "what happens until there is room again")
+            return
+        self._failed = False
 
     def prompt(self, text: str) -> None:
         self._write(f"\n## {_clock()} · you\n\n{self._said(text)}\n")
