@@ -59,11 +59,11 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
             detail = f"{detail}; {answer.detail}"
         v.say(status, item, redact(detail))
     _check_memory(config, v)
-    _check_sandbox(config, envr, v)
     for name in skipped:
         v.say("skip", f"mcp server {name}", "not started: it is the memory server and memory is off")
     for status, item, detail in server_verdicts:
         v.say(status, item, redact(detail))
+    _check_sandbox(config, envr, v)
     return 1 if v.failed else 0
 
 

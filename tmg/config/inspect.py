@@ -39,7 +39,8 @@ def _trust_lines(config: Config) -> list[str]:
         return [f"# project config, folder trusted (undo with: tmg trust --revoke {trust.folder})"]
     if not config.withheld:
         return ["# project config, folder not trusted (nothing in it needs trust)"]
-    lines = [f"# project config, folder NOT trusted: ignoring what could run code or send data elsewhere "
+    lines = [f"# project config, folder NOT trusted: ignoring what could run code, send data elsewhere or "
+             "instruct your model "
              f"(tmg trust {trust.folder} applies it):"]
     lines.extend(f"#   {w.path}: {w.detail}" for w in config.withheld)
     return lines
