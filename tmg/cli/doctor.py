@@ -24,9 +24,11 @@ class _Verdicts:
         self.failed = False
 
     def say(self, status: str, item: str, detail: str) -> None:
-        """``status`` is ok, FAIL, warn or skip."""
+        """``status`` is ok, FAIL, warn or skip. A URL's password never shows, however short."""
+        from tmg.config.secrets import mask_url_passwords
+
         self.failed |= status == "FAIL"
-        self._out.write(f"{status:<4}  {item}: {detail}\n")
+        self._out.write(f"{status:<4}  {item}: {mask_url_passwords(detail)}\n")
         self._out.flush()
 
 
