@@ -88,14 +88,14 @@ class History:
                 self._warn(f"history {self.path}: could not mend its last line ({exc.strerror or exc})")
 
     def append(self, message: Message) -> Message:
-        """Append one message (buffered write, no fsync: :meth:`sync` makes the turn durable)."""
+        """Append one message (its whole line in one write, no fsync: :meth:`sync` makes the turn durable)."""
         record = {**message, "ts": message.get("ts") or round(time.time(), 3)}
         data = self._line(record).encode("utf-8")
         try:
             if self._file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - kept open for the session
-            _write_whole(self._file, data)
+            append_whole(self._file, data)
         except OSError as exc:
             self._full = True
             raise HistoryWriteError(_not_stored(record, self.path, exc)) from exc
@@ -211,7 +211,7 @@ class History:
             self._file = None
 
 
-def _write_whole(file: Any, data: bytes) -> None:
+def append_whole(file: Any, data: bytes) -> None:
     """Append ``data`` whole or not at all: after a short or failed write the bytes that made it
     are cut off again, so the file ends where it ended (and loads as it did)."""
     start = os.fstat(file.fileno()).st_size

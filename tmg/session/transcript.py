@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from tmg.session.history import append_whole
+
 Redact = Callable[[str], str]
 
 
@@ -39,11 +41,8 @@ class Transcript:
         return self._redact(text.rstrip())
 
     def _write(self, text: str) -> None:
-        data = (text + "\n").encode("utf-8")
         try:
-            done = 0
-            while done < len(data):
-                done += self._file.write(data[done:])
+            append_whole(self._file, (text + "\n").encode("utf-8"))  # a block is never left half written
         except OSError as exc:
             if not self._failed:
                 self._failed = True

@@ -153,7 +153,8 @@ class Sandbox:
         settings = config.sandbox
         home = Path(self._env.get("HOME") or Path.home())
         cwd = _real(self._cwd)
-        writable = [cwd, *self._git_dirs(cwd)]
+        git = self._git_dirs(cwd)
+        writable = [cwd, *git]
         writable += [p for p in (_real(home / c) for c in _CACHES) if p.is_dir()]
         if self._env.get("TMPDIR"):
             writable.append(_real(Path(self._env["TMPDIR"])))
@@ -165,7 +166,7 @@ class Sandbox:
                 self._tell(f"SANDBOX.WRITABLE names {path}, which does not exist; it is left out of the sandbox")
         writable = _outermost([p for p in writable if p.exists() and p != Path("/tmp")])
         # Never a folder the working folder is in: that would make the working folder read-only.
-        protected = [p for p in self._control_paths(cwd, config)
+        protected = [p for p in self._control_paths(cwd, git, config)
                      if p.exists() and _under_any(p, writable) and not _under(cwd, p)]
         args = [bwrap, *_namespaces(), *([] if settings.network else ["--unshare-net"]),
                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -206,15 +207,13 @@ class Sandbox:
                 return list(dict.fromkeys(p for p in (own, common) if p.is_dir()))
         return []
 
-    def _control_paths(self, cwd: Path, config: Any) -> list[Path]:
+    def _control_paths(self, cwd: Path, git: list[Path], config: Any) -> list[Path]:
         """What no command may change, wherever it lies: git's hooks and config (a hook runs at the
         user's next commit), tmg's config in use, its config folder and home, skill folders."""
         from tmg.config.trust import user_config_dir
         from tmg.session.store import tmg_home
 
-        paths = []
-        for git in self._git_dirs(cwd):
-            paths += [git / "hooks", git / "config"]
+        paths = [p for folder in git for p in (folder / "hooks", folder / "config")]
         if getattr(config, "source", None) is not None:
             paths.append(Path(config.source))
         paths += [user_config_dir(self._env), tmg_home(self._env), cwd / ".tmg", cwd / ".agents" / "skills"]
