@@ -209,13 +209,14 @@ class ChatSession:
     skills: SessionSkills | None = None  # the skills it offers and those it activated
     mcp: McpTools | None = None  # this session's view of the MCP servers (tools, resources)
 
-    async def run_prompt(self, text: str) -> None:
-        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
+    async def run_prompt(self, text: str, typed: str | None = None) -> None:
+        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached.
+        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin)."""
         sent, images = text, []
         if self.mcp is not None:
             text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             sent, images = attached.text(text), attached.images
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
+        await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
@@ -410,8 +411,11 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    from tmg.memory.project import find_project
+
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
+                         project=find_project(envr.cwd), session_dir=ref.dir)
 
 
 class _NoMemoryThisRun:

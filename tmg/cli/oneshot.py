@@ -85,10 +85,11 @@ def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> in
     session = open_session(options, envr, live, notices, ConsoleEvents(answer, notices))
     # Text already written to a pipe or file cannot be taken back: no retry after it.
     session.engine.retry_after_partial = bool(envr.stdout_isatty)
-    return asyncio.run(_answer_once(session, prompt))
+    # Memory learns from the argument only: piped text is material, never the user's teaching.
+    return asyncio.run(_answer_once(session, prompt, " ".join(words).strip()))
 
 
-async def _answer_once(session: ChatSession, prompt: str) -> int:
+async def _answer_once(session: ChatSession, prompt: str, typed: str = "") -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
 
@@ -110,7 +111,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     try:
         session.transcript.prompt(prompt)
         session.invoke_skill(prompt)
-        await session.run_prompt(prompt)
+        await session.run_prompt(prompt, typed=typed)
         return 0
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")
