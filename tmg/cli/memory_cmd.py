@@ -77,6 +77,11 @@ def pin(engram_id: str = typer.Argument(..., metavar="ID", help="An engram id (s
     return _run(config, lambda client, _scope: pin_memory(client, engram_id, not off))
 
 
+from tmg.cli.memory_scope import scope as _scope  # noqa: E402 - `tmg memory scope`, in its own module
+
+app.command("scope")(_scope)
+
+
 def _run(config_path: Optional[str], operation) -> int:
     import asyncio
 
