@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tmg.memory.teaching.secret_like import looks_secret  # noqa: F401 - one small pattern module
+
 if TYPE_CHECKING:
     from tmg.memory.teaching.judge import Teaching
 
@@ -24,10 +26,10 @@ if TYPE_CHECKING:
 # of the corpora's tuning parts passes this gate.
 MARKERS = frozenset("""
 now forward future henceforth hereafter whenever every each always never ever anymore longer default rule general
-times today starting rest
+times today starting rest unless until otherwise further notice
 désormais dorénavant partir avenir toujours jamais chaque défaut prochaine
 jetzt sofort nun künftig zukünftig zukunft immer nie niemals mal standardmäßig grundsätzlich
-ahora adelante futuro siempre nunca jamás vez defecto próxima
+ahora adelante futuro siempre nunca jamás jamas vez defecto próxima
 don't dont not stop quit cease no avoid skip omit prefer rather keep stick stay quit
 n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein keine keinen sin
 remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
@@ -38,7 +40,8 @@ prefiero quiero gustaría debes tienes
 repo repository project codebase monorepo workspace folder directory here our staging prod production
 projet dépôt projekt unser unsere unseren proyecto repositorio nuestro notre
 nope nah wrong incorrect false actually wait instead real correct right actual proper mistake outdated
-deprecated exist exists such said told gave suggested wrote used
+deprecated exist exists such said told gave suggested wrote used isn't doesn't didn't aren't wasn't weren't
+heads confusing mixing confused mixed address
 nein non falsch faux eigentlich sondern mais sino fait realidad stimmt dijiste
 name called yourself you're youre ur call heißt heisst appelles llamas
 be answer reply respond answers replies responses réponds antworte responde
@@ -71,7 +74,3 @@ def find_teachings(typed: str, previous_answer: str = "",
     return judge.find_teachings(typed, previous_answer, project_name)
 
 
-def looks_secret(text: str) -> bool:
-    from tmg.memory.teaching import judge
-
-    return judge.looks_secret(text)

@@ -1,5 +1,6 @@
-"""The cues the teaching scorer reads, grouped by what they signal (English, with the French,
-German and Spanish words people type out of habit).
+"""The cues of an instruction the teaching scorer reads, grouped by what they signal (English,
+with the French, German and Spanish words people type out of habit); forms.py has the other
+kinds of clause (memory requests, questions, corrections ...) and what rules one out.
 
 Each group is a small closed class of function words and constructions (time adverbials, modal
 requests, speech verbs, question words, negations), not a list of instructions: what an
@@ -10,7 +11,6 @@ punctuation stripped), so a cue inside a quotation counts for nothing.
 
 from __future__ import annotations
 
-import re
 
 from tmg.memory.teaching.phrases import Phrases, Words
 
@@ -29,7 +29,8 @@ POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il t
 STRONG_TIME = Phrases(
     "from now (on|)", "from here (on|) (out|)", "from this point (on|forward|)", "(going|moving) forward",
     "in (the|) future", "for the future", "for future (reference|answers|replies|chats)", "henceforth", "hereafter",
-    "from today (on|)", "starting (now|today)", "for the rest of (this|the|our)",
+    "from today (on|)", "starting (now|today)", "for the rest of (this|the|our)", "(for|in) (all|any) future",
+    "(unless|until) (i|you) (say|tell you|say so) otherwise", "until further notice",
     "désormais", "desormais", "dorénavant", "dorenavant", "(à|a) partir de maintenant", "(à|a) partir d'aujourd'hui",
     "(à|a) l'avenir", "ab jetzt", "ab sofort", "von (nun|jetzt) an", "künftig", "kunftig", "zukünftig", "zukunftig",
     "in zukunft", "a partir de ahora", "de ahora en adelante", "desde ahora", "en adelante", "en el futuro")
@@ -88,6 +89,7 @@ HABIT = Phrases(
     "keep (your|the|all|my|) (answers|replies|responses|explanations|it|them|things) "
     "(short|brief|simple|concise|under|below|plain|to)", "stick (to|with)", "stay (with|in)", "continue to",
     "prefer", "favor", "favour", "default to", "(don't|dont|do not) ever", "(arrête|arrêtez|arrete) de",
+    "(can|could|would|will) (you|u) (please|) not", "please not",
     "(cesse|cessez) de", "(hör|höre|hor) auf", "deja de", "para de", "basta de")
 
 
@@ -105,10 +107,13 @@ PREFERENCE = Phrases(
     "i (really|) prefer", "(i'd|i would) (really|much|) (prefer|rather)", "i (really|) like it (better|) when",
     "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
     "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
-    "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero")
+    "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
+    "(i|i'd|i would) (really|) (want|like|need|prefer) (all|my|your|future|short|shorter|long|longer|brief|concise"
+    "|detailed|simple|plain|more|fewer|less|) (future|) (answers|replies|responses|explanations|examples|code"
+    "|summaries|emails|commit messages)")
 # Asking or telling the assistant to do something (directive; by itself only for now).
 ADDRESSED_MODAL = Phrases(
-    "(i'd|i would) (really|) like you to", "i (really|) (want|need|expect) you to", "make sure (you|to|that)",
+    "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)",
     "be sure to", "(you|u) (should|must|shall)", "(you|u) (need|have) to", "(you|u) are to", "(you're|youre) to",
     "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(j'aimerais|je voudrais|je veux) que tu",
     "tu dois", "il faut que tu", "ich (möchte|mochte|will)", "ich hätte gern", "du (sollst|musst)", "quiero que",
@@ -117,8 +122,9 @@ ADDRESSED_MODAL = Phrases(
 # A rule stated about a project or a kind of thing: "every PR needs ...", "this codebase uses ...".
 RULE = Phrases(
     "must", "should", "need", "needs", "need to", "needs to", "has to", "have to", "require", "requires",
-    "(is|are) required", "only", "always", "never", "use", "uses", "live", "lives", "goes", "belong", "belongs",
-    "follow", "follows", "(is|are) called", "verwenden", "nutzen", "benutzen", "utilisons", "usamos")
+    "(is|are) required", "only", "use", "uses", "live", "lives", "goes", "belong", "belongs", "follow", "follows",
+    "(is|are) called", "we (always|never|only|usually|don't|dont|do not)", "make it a rule", "verwenden", "nutzen",
+    "benutzen", "utilisons", "usamos")
 
 
 def quantified(words: Words) -> bool:
@@ -157,193 +163,6 @@ def style(words: Words) -> bool:
     return False
 
 
-# Memory requests: keep this.
-MEMORY = Phrases(
-    "remember", "memorize", "memorise", "take note", "make a note", "keep in mind", "bear in mind",
-    "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
-    "for future reference", "(save|store|remember) this", "write this down", "souviens-toi", "rappelle-toi",
-    "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
-    "pour (mémoire|memoire)", "(merk|merke) dir", "merken sie sich", "(denk|denke) daran", "vergiss nicht",
-    "behalte im kopf", "zur info", "notiere", "notier", "recuerda", "(acuérdate|acuerdate)", "ten en cuenta",
-    "no olvides", "toma nota", "apunta", "para que conste", "para tu (información|informacion)")
-MEMORY_OPENERS = frozenset("please pls and so also just".split())
-REQUEST_HEADS = Phrases("(could|can|would|will) (you|u)")
-NOT_MEMORY = Phrases(
-    "(do|did) (you|u) (still|) remember", "(can|could) (you|u) remember (what|when|how|where|who|if|my|the|me)",
-    "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
-    "(if|as) i remember", "note (this|it) (is|was)", "note to self", "te (acuerdas|recuerdas)", "tu te souviens",
-    "erinnerst du dich")
-
-
-def memory_request(words: Words) -> bool:
-    """"Remember that ...", "please keep in mind ...", "..., please remember that"."""
-    if NOT_MEMORY.find(words) >= 0:
-        return False
-    for index in MEMORY.finditer(words):
-        if index in words.breaks or words[index - 1] in MEMORY_OPENERS:
-            return True
-        head = REQUEST_HEADS.find(words, max(0, index - 3))
-        if 0 <= head < index:
-            return True
-    return False
-
-
-# Forms that teach nothing however they are worded.
-_QUESTION_WORDS = frozenset("""
-what whats what's why how hows how's where wheres which who whom whose is are was were does did has have should
-shall pourquoi comment quel quelle quels quelles qu'est-ce combien qui où warum wieso weshalb wie was welche
-welcher welches wo wann wer ist sind qué cómo cuál cual dónde cuándo quién
-""".split())
-QUESTION_HEADS = Phrases(
-    "do (i|you|we|they|it|people|these|those|the|u)", "can (i|we|it|this|that|one|there|someone)",
-    "could (i|we|it|this|that)", "will (it|this|that|i|there)", "would (it|this|that|i)", "any idea",
-    "when (is|are|does|do|did|was|will|should|can)", "est-ce que", "quand (est|sont|dois)", "gibt es", "kann ich",
-    "hast du", "por qué")
-_REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
-REQUEST = Phrases(
-    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "pourrais-tu", "peux-tu",
-    "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
-    "puedes", "podrías", "podrias")
-
-
-def question_start(words: Words) -> bool:
-    return bool(words) and (words[0] in _QUESTION_WORDS or QUESTION_HEADS.starts(words))
-
-
-def request_start(words: Words) -> bool:
-    """A request in question form: "could you stop ...?", "can you always ..."."""
-    at = 0
-    while at < len(words) and words[at] in _REQUEST_LEAD:
-        at += 1
-    return REQUEST.match_at(words, at) > 0
-
-
-HYPOTHETICAL_START = Phrases(
-    "(and|so|but|) (if|when) (i|you|u|we) (said|told|were|was|would|had|wanted|asked|wrote|typed|did|could|might)",
-    "(and|so|but|) (if|when) (i'd|you'd|we'd)", "(and|so|) (suppose|supposing|imagine|pretend|hypothetically)",
-    "in theory", "say (i|you|we)", "(imagine|imaginons|supposons|imagina|supongamos)")
-HYPOTHETICAL = Phrases(
-    "what if", "(let's|lets) say", "in a world where", "would you (still|ever)",
-    "si je (disais|te disais|voulais|demandais)", "et si", "angenommen", "stell dir vor", "was (wäre|ware) wenn",
-    "wenn ich (sagen würde|sagte|wollte)", "qué pasaría si", "que pasaria si", "si te dijera")
-
-
-def hypothetical(words: Words) -> bool:
-    return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
-
-
-SPEECH = Phrases(
-    "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
-    "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "wants us", "asked us",
-    "asks us", "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
-    "meint", "schreibt", "dice", "dijo", "escribió", "piensa")
-REPORTED = Phrases("according to", "i (read|heard)", "apparently", "selon", "laut", "según", "segun")
-_SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo".split())
-
-
-def reported(words: Words) -> bool:
-    """Someone else's words: "my colleague says you should never ...", "the docs say ..."."""
-    if REPORTED.find(words) >= 0:
-        return True
-    for index in SPEECH.finditer(words):
-        before = words[max(0, index - 3):index]
-        if before and not _SPEAKERS_OWN & set(before):
-            return True
-    return False
-
-
-ASIDE = Phrases(
-    "(don't|dont|do not|no need to|never) (you|) (worry|bother|fret|panic|stress|sweat|mind|hesitate)",
-    "never mind", "nevermind", "nvm", "no worries", "no problem", "not a problem", "no biggie",
-    "(don't|dont) get me wrong", "(don't|dont) mind me", "(don't|dont) take (it|this) (personally|wrong)",
-    "never (have|had|did|was|were|will) i", "not to worry", "ne t'inquiète pas", "ne t'inquiete pas",
-    "t'inquiète", "ne vous inquiétez pas", "pas de souci", "pas de (problème|probleme)", "laisse tomber",
-    "peu importe", "keine sorge", "mach dir keine sorgen", "kein problem", "vergiss es", "schon gut",
-    "no te preocupes", "no pasa nada", "(olvídalo|olvidalo)", "da igual", "no importa")
-_TASK_THINGS = ("refactor|change|pr|commit|function|file|script|query|snippet|email|draft|paragraph|answer|reply"
-                "|example|test|one|case|question|task|method|class|line|loop|diff|patch|branch|ticket|bug|version|run"
-                "|build|step|letter|post|message")
-ONE_OFF = Phrases(
-    "yet", "for now", "right now", "just now", "this time", "for today", "today", "tonight", "at the moment",
-    "just once", "this one", f"(in|for|on|of) (this|that) ({_TASK_THINGS})",
-    f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
-    "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
-
-# About this project, or about the user wherever they are.
-_PLACES = "repo|repository|project|codebase|code base|monorepo|workspace|folder|directory|dir"
-_OURS = ("repo|codebase|project|app|service|api|ci|pipeline|build|tests|test|test suite|deploys|deploy|deployments"
-         "|releases|release|schema|database|db|dataset|warehouse|design system|backend|frontend|staging|prod"
-         "|production|cluster|infra|stack|linter|formatter|monorepo|migrations|migration")
-PROJECT = Phrases(
-    f"(in|for|across|throughout|inside|within|of|on) (this|the|our) ({_PLACES})",
-    "this (repo|repository|project|codebase|code base|monorepo)", "(in|around|over) here", "here we",
-    f"our ({_OURS})", "the (staging|prod|production) (db|database|server|env|environment|cluster|host|box)",
-    "(dans|pour) ce (projet|dépôt|depot|repo)", "notre (projet|dépôt|depot|code)",
-    "(in|für|fur) (diesem|dieses|unserem) (projekt|repo|repository)",
-    "(unser|unsere|unseren|unserem) (release|projekt|repo|code|ci|build)",
-    "(en|para) este (proyecto|repositorio|repo)", "nuestro (proyecto|repositorio|código|codigo)")
-PROJECT_START = Phrases("here (we|the|our|all|every|everything|nothing|no)")
-
-
-def about_project(words: Words) -> bool:
-    return PROJECT.find(words) >= 0 or PROJECT_START.starts(words)
-
-
-PERSONAL = Phrases("everywhere", "in every (project|repo)", "all my (projects|repos)", "across (all|) projects",
-                   "not just (in|) (this|here)")
-
-# Corrections of the previous answer.
-CONTRA_LEAD = Phrases(
-    "no", "nope", "nah", "wrong", "incorrect", "false", "not quite", "not really", "not true", "not exactly",
-    "actually", "wait", "um", "umm", "ugh", "erm", "uh", "nein", "non", "falsch", "faux", "pas du tout",
-    "incorrecto", "falso", "en realidad", "eigentlich", "en fait",
-    "(that's|thats|that is) (wrong|incorrect|not right|not true|outdated|not correct|not it|false|not what)",
-    "i (don't|dont) think (that's|thats|this is) right", "i (don't|dont) think so", "(you're|you are) wrong",
-    "you got it wrong", "that (isn't|isnt) right", "i think there's a mistake", "there's a mistake",
-    "das stimmt (so|) nicht (ganz|)", "das ist falsch", "c'est faux", "ce n'est pas", "eso no es", "no es así",
-    "no es asi", "está mal", "esta mal")
-CONTRA = Phrases(
-    "instead", "rather than", "no such", "not exist", "(doesn't|does not|don't|do not|didn't|did not|isn't|is not"
-    "|aren't|wasn't) (exist|work|have|has|support|take|accept)", "(there's|there is) no",
-    "(isn't|isnt) a (thing|flag|option|command|function|method|key)", "the (real|correct|right|actual|proper|true) *"
-    " (is|are)", "(it's|its) actually", "should be", "(is|are|was) (deprecated|removed|outdated|wrong|incorrect)",
-    "you mean", "wrong", "mistake", "sondern", "sino", "stimmt nicht")
-
-
-def contradiction(body: str, words: Words) -> bool:
-    """"X, not Y", "not X but Y", "doesn't exist", "the real one is", "pas X mais Y" ..."""
-    if CONTRA.find(words) >= 0 or re.search(r",\s*not\s+\S", body):
-        return True
-    if "not" in words and "but" in words[words.index("not") + 1:words.index("not") + 4]:
-        return True
-    return "pas" in words and "mais" in words[words.index("pas"):]
-
-
-ASSISTANT_WORDS = Phrases(
-    "(you|u) (said|told|gave|suggested|wrote|recommended|mentioned|claimed|used)",
-    "(you|u) keep (saying|using|suggesting)", "your (last|) (answer|example|command|suggestion|code|snippet|reply)",
-    "the * (you|u) (gave|suggested|wrote|used|mentioned)", "du hast (gesagt|geschrieben)", "tu as dit",
-    "dijiste")
-NOT_CORRECTION = Phrases(
-    "i mean", "i meant", "no thanks", "no thank you", "not now", "no need", "i have (another|a|one more) question",
-    "question", "what i (asked|meant|wanted|said)", "not what i", "still",
-    "(that's|thats|it's|its|is) (fine|ok|okay|good|great|perfect|correct|right|enough|alright|all right)")
-# A correction asserts something: "it's 6379", "-k is kilobytes", "no such flag", "c'est ...".
-ASSERTS = frozenset("""
-is are was were it's its that's thats there's exists exist has have does doesn't don't isn't aren't wasn't such
-c'est est sont ist sind es son heißt heisst called
-""".split())
-ASSERTS_NUMBER = re.compile(r"(?:^|\b(?:is|it'?s|its|it is|are|was|equals?|be|=)\s+)[-+]?\d[\d.,]*\b")
-
-# How the assistant is called, and how the user is.
-NAMING = Phrases(
-    "(your|ur) name", "(you|u) are called", "(you're|youre|u're) called", "u r called", "(call|calling) yourself",
-    "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas")
-IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
-USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *")
-SELF_NAME = re.compile(r"\b(?:I am|I'm|my name is|call me|this is|je suis|ich bin|soy|me llamo)\s+"
-                       r"((?:[A-Z][\w-]*)(?: [A-Z0-9][\w-]*){0,2})")
-
 # Instruction verbs a clause may start with (the imperative mood, which has no ending of its own
 # in English): a lexicon of what people tell an assistant to do, and their French, German and
 # Spanish forms.
@@ -357,7 +176,7 @@ highlight bold capitalise capitalize abbreviate shorten expand elaborate clarify
 ignore offer provide generate produce output render display present structure organise organize align save store
 log build install upgrade update pin lock bump tag rebase squash merge review approve flag report escalate cc copy
 attach greet thank apologise apologize guess invent pretend claim say switch change convert go do think double-check
-take get set read look restrict reduce cut favor favour
+take get set read look restrict reduce cut favor favour target remember
 réponds répondez utilise utilisez écris écrivez mets mettez donne donnez évite évitez arrête arrêtez garde gardez
 ajoute ajoutez parle parlez fais faites dis dites sois soyez tutoie vouvoie commence termine explique expliquez
 préfère n'utilise n'écris
@@ -367,7 +186,9 @@ responde respóndeme contesta usa utiliza escribe da dame pon evita habla di dim
 """.split())
 _VERB_SUFFIXES = ("-moi", "-toi", "-me", "-nous")
 # After these a clause's own verb may follow: "so answer", "please never", "bitte gib".
-VERB_OPENERS = frozenset("so and then but please pls plz just also kindly bitte favor always never".split())
+VERB_OPENERS = frozenset(
+    "so and then but please pls plz just also kindly bitte favor always never siempre nunca toujours jamais immer "
+    "nie niemals".split())
 
 
 def is_verb(word: str) -> bool:
@@ -382,15 +203,28 @@ def clause_starts(words: Words) -> list[int]:
     return [i for i in range(len(words)) if i in words.breaks or words[i - 1] in VERB_OPENERS]
 
 
+_SUBJECTS = frozenset("i you u we he she they it i'm you're we're they're".split())
+
+
 def imperative(words: Words, anywhere: bool = True) -> bool:
-    """An instruction verb where a clause's own verb goes; `anywhere` False: at its start only
-    (after "please", "so" ...)."""
+    """An instruction verb where a clause's own verb goes, with no subject before it ("always
+    use ...", not "you always give ..."); `anywhere` False: at its start only."""
     for index in clause_starts(words):
         if not anywhere and index > 0 and any(w not in VERB_OPENERS for w in words[:index]):
             return False
-        if is_verb(words[index]):
+        start = max((b for b in words.breaks if b <= index), default=0)
+        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]):
             return True
     return False
+
+
+_WANT = Phrases("i (only|just|really|) (want|need|expect|like)")
+
+
+def wants_from_assistant(words: Words) -> bool:
+    """"i only want python 3.12 syntax from you": a standing want, addressed."""
+    at = _WANT.find(words)
+    return at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words)))
 
 
 _STATE_VERBS = frozenset("""
@@ -398,7 +232,8 @@ know understand think see get like care have want need remember mean believe fee
 heard said got gotten went gone made came took taken found felt told left had did done wrote written
 """.split())
 _INVERSION = frozenset("have had did was were will am is are".split())
-_NEGATORS = Phrases("(don't|dont|do not|never|no need to|nie|niemals)")
+_NEGATORS = Phrases("(don't|dont|do not|never|no need to|nie|niemals|nunca|jamás|jamas)")
+_REMINDER = Phrases("forget to")  # "don't forget to add tests": a reminder for this task
 _SPANISH_NEGATIVE = Phrases("no (uses|escribas|pongas|hagas|digas)", "no me des")
 
 
@@ -408,17 +243,22 @@ def negative_imperative(words: Words) -> bool:
     for index in clause_starts(words):
         length = _NEGATORS.match_at(words, index)
         if length and index + length not in words.breaks:
-            after = words[index + length:index + length + 2]
+            at = index + length
+            while at < len(words) and words[at] in ("again", "ever"):
+                at += 1  # "never again am I ..."
+            after = words[at:at + 2]
             if not after or after[0] in _STATE_VERBS or after[0].endswith(("ed", "ing")):
                 continue
             if after[0] in _INVERSION and after[1:2] == ["i"]:
+                continue
+            if words[index] != "never" and _REMINDER.match_at(words, at):
                 continue
             return True
         if _SPANISH_NEGATIVE.match_at(words, index):
             return True
         word = words[index]
         if (word == "ne" or word.startswith("n'")) and any(w in ("jamais", "pas", "plus")
-                                                              for w in words[index + 1:index + 3]):
+                                                              for w in words[index + 1:index + 4]):
             return True
     return False
 
@@ -438,14 +278,27 @@ def definite_object(words: Words) -> bool:
 
 _PROHIBITION = Phrases("(no|zero|no more|nothing but|only|kein|keine|keinen|pas de|plus de|sin|nada de)")
 _NOT_PROHIBITED = frozenset(
-    "thanks thank problem worries need idea way clue offence offense rush doubt wonder pressure sir one".split())
+    "thanks thank problem worries need idea way clue offence offense rush doubt wonder pressure sir one such".split())
 
 
 def prohibition(words: Words) -> bool:
-    """"no emojis", "no more `any` in TypeScript answers": not "no thanks"."""
-    length = _PROHIBITION.match_at(words, 0)
-    return bool(length) and len(words) > length and length not in words.breaks \
-        and words[length] not in _NOT_PROHIBITED
+    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons": not
+    "no thanks", "no, I meant"."""
+    for index in sorted(words.breaks):
+        length = _PROHIBITION.match_at(words, index)
+        end = index + length
+        if length and end < len(words) and end not in words.breaks and words[end] not in _NOT_PROHIBITED \
+                and len(words) - index <= 8:
+            return True
+    return False
+
+
+def conditional(words: Words) -> bool:
+    """"when you write shell scripts for me, start them ...", "when writing python, ..."."""
+    if len(words.breaks) < 2:
+        return False
+    return CONDITIONAL.starts(words) or (len(words) > 1 and words[0] in ("when", "whenever", "while", "if")
+                                         and words[1].endswith("ing"))
 
 
 CONDITIONAL = Phrases(

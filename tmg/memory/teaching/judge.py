@@ -23,8 +23,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tmg.memory.teaching import cues
+from tmg.memory.teaching import cues, forms
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
+from tmg.memory.teaching.secret_like import looks_secret
 from tmg.memory.teaching.segment import Clause, user_clauses
 
 INSTRUCTION, CORRECTION, FACT = "instruction", "correction", "fact"
@@ -49,11 +50,6 @@ _STOP = frozenset(
     " you your i me my we our they them he she his her not no yes do does did don't can could would should will"
     " just also then than so as if when what which who how why there here have has had get got use using one all"
     " any every each more most some such only very really about into out up down over than thats that's".split())
-_SECRET_WORD = (r"(?:password|passwd|passwort|kennwort|pass ?phrase|pw|pwd|pin|secret|token|api[ _-]?key|apikey"
-                r"|credentials?|mot de passe|contrase[ñn]a|clave)")
-_SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,20}}?(?:\bis\b|\bwas\b|=|:|\best\b|\bist\b|\bes\b))?\s*"
-                           r"[\"'`]?(?P<value>[^\s\"'`]{4,})", re.IGNORECASE)
-_KEY_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,}|://[^\s/:@]+:[^\s/@]+@")
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ class _Answer:
         self.text = text or ""
         self.tokens = _tokens(self.text)
         self.numbers = {n.replace(",", ".") for n in _NUMBER.findall(self.text)}
-        self.self_names = [m.group(1).casefold() for m in cues.SELF_NAME.finditer(self.text)]
+        self.self_names = [m.group(1).casefold() for m in forms.SELF_NAME.finditer(self.text)]
 
     def sentence_about(self, words: set[str]) -> str:
         """The answer's sentence sharing most words with `words` (the first if none does)."""
@@ -112,16 +108,18 @@ def find_teachings(typed: str, previous_answer: str = "",
     answer = _Answer(previous_answer)
     short_reply = (clauses[-1].sentence - clauses[0].sentence < SHORT_REPLY_SENTENCES
                    and clauses[-1].end - clauses[0].start <= SHORT_REPLY_CHARS)
-    reply = " ".join(clause.masked for clause in clauses) if short_reply else ""
+    reply = typed[clauses[0].start:clauses[-1].end] if short_reply else ""
     judged = range(len(clauses))
     if len(clauses) > 2 * EDGE_CLAUSES:
         judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
     verdicts: list[_Verdict | None] = [None] * len(clauses)
+    # A prompt that asks something: what it states is context for the question, not a rule to keep.
+    asks = any(c.masked.endswith("?") for c in clauses)
     for index in judged:
         clause = clauses[index]
         verdicts[index] = _judge(clause, index == 0, typed, answer, reply,
                                  index > 0 and clauses[index - 1].paragraph == clause.paragraph
-                                 and cues.about_project(Words(clauses[index - 1].masked)))
+                                 and forms.about_project(Words(clauses[index - 1].masked)), asks)
     if not any(verdicts):
         return []
     out = []
@@ -132,19 +130,9 @@ def find_teachings(typed: str, previous_answer: str = "",
     return out
 
 
-def looks_secret(text: str) -> bool:
-    """A password, token or key in `text`, written in prose ("the staging pw is Wint3r-88") or
-    key-shaped: such a statement is never pinned, masked or not."""
-    for match in _SECRET_VALUE.finditer(text):
-        value = match.group("value")
-        if any(c.isdigit() for c in value) or any(not c.isalnum() for c in value) or value != value.lower():
-            return True
-    return _KEY_SHAPED.search(text) is not None
-
-
 def _judge(clause: Clause, first: bool, typed: str, answer: _Answer, reply: str,
-           after_project: bool = False) -> _Verdict | None:
-    """`reply`: the whole of a short reply (masked), "" for a longer prompt; `after_project`: the
+           after_project: bool = False, asks: bool = False) -> _Verdict | None:
+    """`reply`: the whole of a short reply (as typed), "" for a longer prompt; `after_project`: the
     clause before it (same paragraph) was about the project ("Here, the main branch is trunk.
     Don't call it main.")."""
     words = Words(clause.masked)
@@ -153,19 +141,19 @@ def _judge(clause: Clause, first: bool, typed: str, answer: _Answer, reply: str,
     if opener:
         body = " ".join(clause.masked.split()[opener:]) if opener < len(words) else ""
         words = Words(body)
-    if not words or cues.hypothetical(words) or cues.ASIDE.find(words) >= 0 or cues.reported(words):
+    if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    question = body.endswith("?") or "¿" in body or cues.question_start(words)
-    request = cues.request_start(words)
+    question = body.endswith("?") or "¿" in body or forms.question_start(words)
+    request = forms.request_start(words)
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
-    if cues.memory_request(words):
+    if forms.memory_request(words):
         return _Verdict(FACT, True, ("memory request",))
-    if cues.NAMING.find(words) >= 0 or (answer.self_names and _renames_assistant(body, words, answer)):
+    if forms.NAMING.find(words) >= 0 or (answer.self_names and _renames_assistant(body, words, answer)):
         return _Verdict(CORRECTION, True, ("assistant's name",))
-    if cues.USER_NAME.starts(words):
+    if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
         return _Verdict(FACT, True, ("user's name",))
-    found = _instruction_cues(words, request, after_project)
+    found = _instruction_cues(words, request, after_project, asks)
     if found is not None:
         return _Verdict(INSTRUCTION, True, found)
     return _correction(body, words, first, typed[clause.start:clause.end], answer, reply)
@@ -182,48 +170,54 @@ def _discourse(words: Words) -> int:
     return at
 
 
-def _instruction_cues(words: Words, request: bool, after_project: bool = False) -> tuple[str, ...] | None:
+def _instruction_cues(words: Words, request: bool, after_project: bool = False,
+                      asks: bool = False) -> tuple[str, ...] | None:
     """The cues that make a clause a standing instruction, or None."""
     cut = cues.task_object_start(words)
     if cut is not None:
         words = _prefix(words, cut)  # "explain why you should never ...": the rest is the task's object
     strong = cues.STRONG_TIME.find(words) >= 0
-    for phrases in (cues.STRONG_TIME, cues.PROJECT):  # "in this repo run ...", "from now on use ...":
+    for phrases in (cues.STRONG_TIME, forms.PROJECT):  # "in this repo run ...", "from now on use ...":
         for index in phrases.finditer(words):         # a verb right after them stands as after a comma
             words.breaks.add(index + phrases.match_at(words, index))
     negative = cues.negative_imperative(words)
-    prohibition = cues.prohibition(words) and len(words) <= 8
+    prohibition = cues.prohibition(words)
     directive = {
         "imperative": cues.imperative(words),
         "don't/never": negative,
         "prohibition": prohibition,
         "request": request,
         "please": cues.POLITE.find(words) >= 0,
-        "preference": cues.PREFERENCE.find(words) >= 0,
+        "preference": cues.PREFERENCE.find(words) >= 0 or cues.wants_from_assistant(words),
         "addressed": cues.ADDRESSED_MODAL.find(words) >= 0,
     }
-    project = after_project or cues.about_project(words)
+    project = after_project or forms.about_project(words)
     standing = {
         "from now on": strong,
         "always/never": _assistant_habit(words),
         "change of habit": cues.habit_change(words),
         "preference": directive["preference"],
-        "when ..., do": cues.CONDITIONAL.starts(words) and len(words.breaks) > 1,
+        "when ..., do": cues.conditional(words),
         "every answer": cues.generic(words),
         "style": cues.style(words),
         "project rule": project,
-        "don't/never": (negative and not cues.definite_object(words)) or prohibition,
+        "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
     }
-    if cues.ONE_OFF.find(words) >= 0 and not strong:
+    if forms.ONE_OFF.find(words) >= 0 and not strong:
         return None  # "don't run the migrations yet", "in this refactor"
     said = tuple(k for k, v in directive.items() if v) + tuple(k for k, v in standing.items() if v)
     if any(directive.values()) and any(standing.values()):
         return said
     if strong and not cues.third_person(words):
         return said
-    if (project or cues.quantified(words)) and cues.RULE.find(words) >= 0:
+    if (project or cues.quantified(words)) and cues.RULE.find(words) >= 0 and not asks:
         return said + ("rule",)
     return None
+
+
+def _ends_in_habit(words: Words) -> bool:
+    """"... ever again", "... anymore": a "don't" about what the assistant keeps doing."""
+    return bool(words) and (words[-1] in ("again", "anymore") or words[-2:] == ["any", "more"])
 
 
 def _prefix(words: Words, end: int) -> Words:
@@ -235,7 +229,10 @@ def _prefix(words: Words, end: int) -> Words:
 def _assistant_habit(words: Words) -> bool:
     """An always/never/whenever that qualifies what the assistant does (see cues.HABIT_OPENERS)."""
     led_by_verb = bool(words) and cues.is_verb(words[0])
+    addressed = cues.ADDRESSED_MODAL.find(words)
     for index in cues.WEAK_TIME.finditer(words):
+        if 0 <= addressed < index and not led_by_verb:
+            return True  # "je veux que tu répondes toujours", "I need you to ... always"
         if index in words.breaks:
             return True  # first, or after a comma: "always use ...", "use const and let, always"
         previous = words[:index]
@@ -255,31 +252,39 @@ def _assistant_habit(words: Words) -> bool:
 
 
 def _correction(body: str, words: Words, first: bool, said: str, answer: _Answer, reply: str) -> _Verdict | None:
-    explicit = cues.ASSISTANT_WORDS.find(words) >= 0
-    if not (answer.text or explicit) or cues.NOT_CORRECTION.find(words) >= 0:
+    explicit = forms.ASSISTANT_WORDS.find(words) >= 0
+    if not (answer.text or explicit) or forms.NOT_CORRECTION.find(words) >= 0:
         return None
-    lead = cues.CONTRA_LEAD.match_at(words, 0)
+    lead = forms.CONTRA_LEAD.match_at(words, 0)
     rest = Words(" ".join(words[lead:])) if lead else words
     if rest and cues.imperative(rest, anywhere=False) and not explicit:
         return None  # "actually, use a dict instead": a change to this task, not a fact
     shared = _tokens(said) & answer.tokens if answer.tokens else set()
     numbers = {n.replace(",", ".") for n in _NUMBER.findall(said)}
     contradicts_number = bool(answer.numbers and numbers and not numbers <= answer.numbers
-                              and cues.ASSERTS_NUMBER.search(body) and len(words) <= 8)
-    if lead and first and answer.text and reply:
-        after = Words(reply)[lead:]
-        if shared or any(w in cues.ASSERTS for w in after):
-            return _Verdict(CORRECTION, False, ("opens with a contradiction",))
-    if cues.contradiction(body, words) and (shared or explicit or (lead and first)):
+                              and forms.ASSERTS_NUMBER.search(body) and len(words) <= 8)
+    if lead and first and answer.text and reply and (shared or _has_content(reply)):
+        return _Verdict(CORRECTION, False, ("opens with a contradiction",))
+    if forms.contradiction(body, words) and (shared or explicit or (lead and first)):
         return _Verdict(CORRECTION, False, ("contradicts the answer",))
     if contradicts_number and (shared or reply):
         return _Verdict(CORRECTION, False, ("another number than the answer",))
     return None
 
 
+def _has_content(reply: str) -> bool:
+    """A reply that says what is right instead: a number, a code span, an identifier, a name
+    ("no its 6379", "It's `git restore --staged`", "the capital is Ottawa"), not "no, I don't think so"."""
+    if _NUMBER.search(reply) or "`" in reply:
+        return True
+    words = reply.split()
+    return any(re.search(r"[._/-]\w|\w[A-Z]", w) or (i > 0 and w[:1].isupper() and w.lower() != "i")
+               for i, w in enumerate(words))
+
+
 def _renames_assistant(body: str, words: Words, answer: _Answer) -> bool:
     """"You're not Zorblax": the name the previous answer gave the assistant, said back to it."""
-    return cues.IDENTITY.find(words) >= 0 and any(name in body for name in answer.self_names)
+    return forms.IDENTITY.find(words) >= 0 and any(name in body for name in answer.self_names)
 
 
 def _groups(clauses: list[Clause], verdicts: list[_Verdict | None], typed: str,
@@ -337,8 +342,8 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[_Verdict |
     kind = INSTRUCTION if INSTRUCTION in kinds else FACT if FACT in kinds else CORRECTION
     standing = any(v.standing for v in chosen)
     masked = Words(" ".join(clauses[i].masked for i in group))
-    project = (cues.about_project(masked) or _names_project_file(statement, project_name)) \
-        and cues.PERSONAL.find(masked) < 0
+    project = (forms.about_project(masked) or _names_project_file(statement, project_name)) \
+        and forms.PERSONAL.find(masked) < 0
     context = ""
     if kind == CORRECTION and not standing and answer.text:
         context = answer.sentence_about(_tokens(statement))
