@@ -94,10 +94,13 @@ HABIT = Phrases(
 
 
 def habit_change(words: Words) -> bool:
-    for index in clause_starts(words):
+    """"stop doing", "keep to", "no more" where a clause's verb stands, or after "to" ("I'd like
+    you to stop using ...")."""
+    for index in clause_starts(words) + [i + 1 for i, w in enumerate(words) if w == "to"]:
         if HABIT.match_at(words, index):
             return True
-        if words[index] in ("stop", "quit", "cease") and index + 1 < len(words) and words[index + 1].endswith("ing"):
+        if index < len(words) and words[index] in ("stop", "quit", "cease") and index + 1 < len(words) \
+                and words[index + 1].endswith("ing"):
             return True
     return False
 
@@ -204,6 +207,7 @@ def clause_starts(words: Words) -> list[int]:
 
 
 _SUBJECTS = frozenset("i you u we he she they it i'm you're we're they're".split())
+_CONJUNCTIONS = frozenset("so and then but".split())
 
 
 def imperative(words: Words, anywhere: bool = True) -> bool:
@@ -213,8 +217,9 @@ def imperative(words: Words, anywhere: bool = True) -> bool:
         if not anywhere and index > 0 and any(w not in VERB_OPENERS for w in words[:index]):
             return False
         start = max((b for b in words.breaks if b <= index), default=0)
+        start = max([start] + [i + 1 for i in range(start, index) if words[i] in _CONJUNCTIONS])
         if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]):
-            return True
+            return True  # (a subject is looked for since the last comma or "so", "and" ...)
     return False
 
 
@@ -278,7 +283,8 @@ def definite_object(words: Words) -> bool:
 
 _PROHIBITION = Phrases("(no|zero|no more|nothing but|only|kein|keine|keinen|pas de|plus de|sin|nada de)")
 _NOT_PROHIBITED = frozenset(
-    "thanks thank problem worries need idea way clue offence offense rush doubt wonder pressure sir one such".split())
+    "thanks thank problem worries need idea way clue offence offense rush doubt wonder pressure sir one such "
+    "its it's it that that's this i you we they he she is was the a an".split())
 
 
 def prohibition(words: Words) -> bool:

@@ -253,9 +253,9 @@ def _assistant_habit(words: Words) -> bool:
 
 def _correction(body: str, words: Words, first: bool, said: str, answer: _Answer, reply: str) -> _Verdict | None:
     explicit = forms.ASSISTANT_WORDS.find(words) >= 0
-    if not (answer.text or explicit) or forms.NOT_CORRECTION.find(words) >= 0:
-        return None
     lead = forms.CONTRA_LEAD.match_at(words, 0)
+    if not (answer.text or explicit) or forms.NOT_CORRECTION.find(words, lead) >= 0:
+        return None  # (after the lead: "I don't think that's right" is no "that's right")
     rest = Words(" ".join(words[lead:])) if lead else words
     if rest and cues.imperative(rest, anywhere=False) and not explicit:
         return None  # "actually, use a dict instead": a change to this task, not a fact
@@ -308,7 +308,7 @@ def _groups(clauses: list[Clause], verdicts: list[_Verdict | None], typed: str,
             group.insert(0, before)
         after = last + 1
         if after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
-                and verdicts[after] is None and _fragment(clauses[after]):
+                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])):
             group.append(after)
     return groups
 
@@ -319,8 +319,23 @@ def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:
     words = clause.masked.split()
     if len(words) <= 5 and _ANAPHOR.search(clause.masked):
         return True
-    mine = {t for t in _tokens(typed[clause.start:clause.end]) if len(t) >= 4}
-    return bool(mine & _tokens(typed[before.start:before.end]))
+    return bool(_names(typed[clause.start:clause.end]) & _names(typed[before.start:before.end]))
+
+
+def _names(text: str) -> set[str]:
+    """The names in a clause: capitalised words past its first, and code-like tokens."""
+    out = set()
+    for index, word in enumerate(text.split()):
+        word = word.strip(PUNCTUATION + "'`")
+        if len(word) >= 3 and ((index and word[:1].isupper()) or re.search(r"[._/\d]", word)):
+            out.add(word.casefold())
+    return out
+
+
+def _goes_on(clause: Clause, after: Clause) -> bool:
+    """The same sentence going on with another verb of the instruction ("stop using the em dash
+    so much; use commas instead")."""
+    return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
 
 
 def _fragment(clause: Clause) -> bool:

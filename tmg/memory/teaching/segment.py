@@ -72,9 +72,11 @@ def _introduces_material(lead: str) -> bool:
     for index, word in enumerate(words):
         if word in _TASK_VERBS and words[index + 1:index + 2] and words[index + 1] in _THESE:
             return True
-        if word in ("here's", "below") or words[index:index + 2] in (["here", "is"], ["here", "are"], ["this", "is"],
-                                                                      ["these", "are"], ["as", "follows"]):
+        if word in ("here's", "below") or words[index:index + 2] in (["here", "is"], ["here", "are"], ["as", "follows"]):
             return True
+        if words[index:index + 2] in (["this", "is"], ["these", "are"]) and (
+                any(w in _MATERIAL_NOUNS for w in words[index + 2:index + 5]) or words[index + 2:index + 3] == ["what"]):
+            return True  # "this is the log:", "this is what I got:", not "this is a tangent, but:"
         if words[index:index + 2] == ["the", "following"]:
             return True
         if word in _SPEECH and index > 0 and words[index - 1] not in _OWN:
