@@ -41,7 +41,8 @@ repo repository project codebase monorepo workspace folder directory here our st
 projet dépôt projekt unser unsere unseren proyecto repositorio nuestro notre
 nope nah wrong incorrect false actually wait instead real correct right actual proper mistake outdated
 deprecated exist exists such said told gave suggested wrote used isn't doesn't didn't aren't wasn't weren't
-heads confusing mixing confused mixed address
+heads confusing mixing confused mixed address think believe pretty correction date obsolete
+advised aware insist refrain gilt arrêter cesser dejar aufhören
 nein non falsch faux eigentlich sondern mais sino fait realidad stimmt dijiste
 name called yourself you're youre ur call heißt heisst appelles llamas
 be answer reply respond answers replies responses réponds antworte responde

@@ -12,6 +12,8 @@ punctuation stripped), so a cue inside a quotation counts for nothing.
 from __future__ import annotations
 
 
+from collections.abc import Iterable
+
 from tmg.memory.teaching.phrases import Phrases, Words
 
 # Words that open a clause without changing what it does ("ok so, btw, also: never ...").
@@ -80,23 +82,31 @@ def generic(words: Words) -> bool:
         elif word in ("every", "each", "any", "all"):
             if any(w in _OUTPUTS or w in ("files", "commits", "file") for w in words[index + 1:index + 3]):
                 return True
+    quantifier = next((i for i, w in enumerate(words) if w in ("every", "each", "any", "all", "anything", "everything")), -1)
+    if quantifier >= 0 and any(words[i:i + 2] in ([u, v] for u in ("you", "u") for v in _WRITE_VERBS)
+                               for i in range(quantifier + 1, len(words))):
+        return True  # "every mockup description you write", "anything you draft"
     return GENERIC_WRITING.find(words) >= 0
+
+
+_WRITE_VERBS = frozenset("write give send draft generate produce suggest show make create".split())
 
 
 # A change of habit: stop doing, no more, keep to.
 HABIT = Phrases(
     "(stop|quit|cease) (with|being)", "enough with", "no more", "no longer", "keep (to|using|with)",
-    "keep (your|the|all|my|) (answers|replies|responses|explanations|it|them|things) "
+    "keep (your|the|all|my|) (answers|replies|responses|explanations|it|them|em|things) "
     "(short|brief|simple|concise|under|below|plain|to)", "stick (to|with)", "stay (with|in)", "continue to",
-    "prefer", "favor", "favour", "default to", "(don't|dont|do not) ever", "(arrête|arrêtez|arrete) de",
+    "prefer", "favor", "favour", "default to", "(don't|dont|do not) ever", "refrain from",
+    "(arrête|arrêtez|arrete|arrêter|arreter) de",
     "(can|could|would|will) (you|u) (please|) not", "please not",
-    "(cesse|cessez) de", "(hör|höre|hor) auf", "deja de", "para de", "basta de")
+    "(cesse|cessez|cesser) de", "(hör|höre|hor) auf", "aufhören", "(deja|dejar) de", "para de", "basta de")
 
 
-def habit_change(words: Words) -> bool:
-    """"stop doing", "keep to", "no more" where a clause's verb stands, or after "to" ("I'd like
-    you to stop using ...")."""
-    for index in clause_starts(words) + [i + 1 for i, w in enumerate(words) if w == "to"]:
+def habit_change(words: Words, after: Iterable[int] = ()) -> bool:
+    """"stop doing", "keep to", "no more" where a clause's verb stands, after "to" ("I'd like you
+    to stop using ..."), or at `after` (the end of a request: "peux-tu arrêter de ...")."""
+    for index in [*clause_starts(words), *(i + 1 for i, w in enumerate(words) if w == "to"), *after]:
         if HABIT.match_at(words, index):
             return True
         if index < len(words) and words[index] in ("stop", "quit", "cease") and index + 1 < len(words) \
@@ -116,7 +126,7 @@ PREFERENCE = Phrases(
     "|summaries|emails|commit messages)")
 # Asking or telling the assistant to do something (directive; by itself only for now).
 ADDRESSED_MODAL = Phrases(
-    "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)",
+    "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)", "i (must|) insist (that|) you",
     "be sure to", "(you|u) (should|must|shall)", "(you|u) (need|have) to", "(you|u) are to", "(you're|youre) to",
     "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(j'aimerais|je voudrais|je veux) que tu",
     "tu dois", "il faut que tu", "ich (möchte|mochte|will)", "ich hätte gern", "du (sollst|musst)", "quiero que",
@@ -126,7 +136,7 @@ ADDRESSED_MODAL = Phrases(
 RULE = Phrases(
     "must", "should", "need", "needs", "need to", "needs to", "has to", "have to", "require", "requires",
     "(is|are) required", "only", "use", "uses", "live", "lives", "goes", "belong", "belongs", "follow", "follows",
-    "(is|are) called", "we (always|never|only|usually|don't|dont|do not)", "make it a rule", "verwenden", "nutzen",
+    "(is|are) called", "we (always|never|only|usually|don't|dont|do not)", "make it a rule", "gilt", "verwenden", "nutzen",
     "benutzen", "utilisons", "usamos")
 
 

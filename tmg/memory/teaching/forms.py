@@ -14,6 +14,7 @@ MEMORY = Phrases(
     "remember", "memorize", "memorise", "take note", "make a note", "(keep|bear) (that|this|it|) in mind",
     "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
     "for future reference", "(save|store|remember) this", "write this down", "heads up", "heads-up",
+    "(please|) be (advised|aware)", "note down", "make note",
     "souviens-toi", "rappelle-toi",
     "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
     "pour (mémoire|memoire)", "(merk|merke) dir", "merken sie sich", "(denk|denke) daran", "vergiss nicht",
@@ -155,6 +156,10 @@ PERSONAL = Phrases("everywhere", "in every (project|repo)", "all my (projects|re
 # Corrections of the previous answer.
 CONTRA_LEAD = Phrases(
     "no", "nope", "nah", "wrong", "incorrect", "false", "not quite", "not really", "not true", "not exactly",
+    "(small|quick|minor|one|a) correction", "correction", "to correct you",
+    "(that's|thats|that is|it's|its|this is) (deprecated|removed|outdated|obsolete|out of date)",
+    "(that|this) (information|info|answer) is (wrong|outdated|out of date|obsolete|incorrect)",
+
     "actually", "wait", "um", "umm", "ugh", "erm", "uh", "nein", "non", "falsch", "faux", "pas du tout",
     "incorrecto", "falso", "en realidad", "eigentlich", "en fait",
     "(that's|thats|that is) (wrong|incorrect|not right|not true|outdated|not correct|not it|false|not what|not how)",
@@ -169,6 +174,7 @@ CONTRA = Phrases(
     "(isn't|isnt) a (thing|flag|option|command|function|method|key)", "the (real|correct|right|actual|proper|true) *"
     " (is|are)", "(it's|its) actually", "should be", "(is|are|was) (deprecated|removed|outdated|wrong|incorrect)",
     "you mean", "wrong", "mistake", "sondern", "sino", "stimmt nicht", "(you're|you are|youre) (confusing|mixing)",
+    "out of date", "obsolete", "outdated", "deprecated",
     "you (confused|mixed)")
 
 
@@ -181,6 +187,9 @@ def contradiction(body: str, words: Words) -> bool:
     return "pas" in words and "mais" in words[words.index("pas"):]
 
 
+# A gentle correction that says what is right straight away ("i think its def", "pretty sure its 27017").
+SOFT_LEAD = Phrases(
+    "(i think|i believe|pretty sure|i'm pretty sure|im pretty sure|i'm fairly sure|surely) (it's|its|it is|that's|thats)")
 ASSISTANT_WORDS = Phrases(
     "(you|u) (said|told|gave|suggested|wrote|recommended|mentioned|claimed|used)",
     "(you|u) keep (saying|using|suggesting)", "your (last|) (answer|example|command|suggestion|code|snippet|reply)",

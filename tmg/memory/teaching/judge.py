@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tmg.memory.teaching import cues, forms
+from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
 from tmg.memory.teaching.segment import Clause, user_clauses
 
-INSTRUCTION, CORRECTION, FACT = "instruction", "correction", "fact"
+INSTRUCTION, FACT = "instruction", "fact"
 # Of a long prompt only this much of each end is read: a teaching is typed before or after a
 # paste, not buried in its middle.
 EDGE_CHARS = 8_000
@@ -40,16 +41,8 @@ MAX_STATEMENT_CHARS = 400
 # A correction of the previous answer that is this short is taken whole ("NO. That throws away
 # my changes! It's `git restore --staged`.").
 SHORT_REPLY_SENTENCES, SHORT_REPLY_CHARS = 3, 300
-CONTEXT_CHARS = 160
 _WORD = re.compile(r"[\w'./-]+|`[^`]+`")
-_TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[A-Za-z_][\w]*(?:[./][\w]+)*")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w])")
 _ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|eso|esto|lo|la)\b")
-_STOP = frozenset(
-    "the a an and or but to of in on for with at by from is are was were be been it its it's this that these those"
-    " you your i me my we our they them he she his her not no yes do does did don't can could would should will"
-    " just also then than so as if when what which who how why there here have has had get got use using one all"
-    " any every each more most some such only very really about into out up down over than thats that's".split())
 
 
 @dataclass(frozen=True)
@@ -62,33 +55,6 @@ class Teaching:
     project: bool  # about the project this was typed in, not the user everywhere
     context: str = ""  # a correction's subject: the sentence of the previous answer it corrects
     cues: tuple[str, ...] = ()  # why (for --debug and the bench)
-
-
-@dataclass(frozen=True)
-class _Verdict:
-    kind: str
-    standing: bool
-    cues: tuple[str, ...]
-
-
-class _Answer:
-    """What a correction is measured against: the previous answer's words, numbers, and the name
-    it gave itself."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text or ""
-        self.tokens = _tokens(self.text)
-        self.numbers = {n.replace(",", ".") for n in _NUMBER.findall(self.text)}
-        self.self_names = [m.group(1).casefold() for m in forms.SELF_NAME.finditer(self.text)]
-
-    def sentence_about(self, words: set[str]) -> str:
-        """The answer's sentence sharing most words with `words` (the first if none does)."""
-        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", self.text) if s.strip()]
-        if not sentences:
-            return ""
-        best = max(sentences, key=lambda s: (len(_tokens(s) & words), -sentences.index(s)))
-        best = " ".join(best.split())
-        return best if len(best) <= CONTEXT_CHARS else best[: CONTEXT_CHARS - 1].rstrip() + "…"
 
 
 def find_teachings(typed: str, previous_answer: str = "",
@@ -105,21 +71,23 @@ def find_teachings(typed: str, previous_answer: str = "",
     clauses = user_clauses(typed)
     if not clauses:
         return []
-    answer = _Answer(previous_answer)
+    answer = Answer(previous_answer)
     short_reply = (clauses[-1].sentence - clauses[0].sentence < SHORT_REPLY_SENTENCES
                    and clauses[-1].end - clauses[0].start <= SHORT_REPLY_CHARS)
     reply = typed[clauses[0].start:clauses[-1].end] if short_reply else ""
     judged = range(len(clauses))
     if len(clauses) > 2 * EDGE_CLAUSES:
         judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
-    verdicts: list[_Verdict | None] = [None] * len(clauses)
+    verdicts: list[Verdict | None] = [None] * len(clauses)
     # A prompt that asks something: what it states is context for the question, not a rule to keep.
     asks = any(c.masked.endswith("?") for c in clauses)
+    # A short reply that opens by contradicting the answer corrects it: its "no X" is no ban.
+    contradicting = bool(reply and answer.text and forms.CONTRA_LEAD.match_at(Words(clauses[0].masked), 0))
     for index in judged:
         clause = clauses[index]
         verdicts[index] = _judge(clause, index == 0, typed, answer, reply,
                                  index > 0 and clauses[index - 1].paragraph == clause.paragraph
-                                 and forms.about_project(Words(clauses[index - 1].masked)), asks)
+                                 and forms.about_project(Words(clauses[index - 1].masked)), asks, contradicting)
     if not any(verdicts):
         return []
     out = []
@@ -130,8 +98,8 @@ def find_teachings(typed: str, previous_answer: str = "",
     return out
 
 
-def _judge(clause: Clause, first: bool, typed: str, answer: _Answer, reply: str,
-           after_project: bool = False, asks: bool = False) -> _Verdict | None:
+def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
+           after_project: bool = False, asks: bool = False, contradicting: bool = False) -> Verdict | None:
     """`reply`: the whole of a short reply (as typed), "" for a longer prompt; `after_project`: the
     clause before it (same paragraph) was about the project ("Here, the main branch is trunk.
     Don't call it main.")."""
@@ -148,15 +116,15 @@ def _judge(clause: Clause, first: bool, typed: str, answer: _Answer, reply: str,
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
     if forms.memory_request(words):
-        return _Verdict(FACT, True, ("memory request",))
-    if forms.NAMING.find(words) >= 0 or (answer.self_names and _renames_assistant(body, words, answer)):
-        return _Verdict(CORRECTION, True, ("assistant's name",))
+        return Verdict(FACT, True, ("memory request",))
+    if forms.NAMING.find(words) >= 0 or (answer.self_names and renames_assistant(body, words, answer)):
+        return Verdict(CORRECTION, True, ("assistant's name",))
     if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
-        return _Verdict(FACT, True, ("user's name",))
-    found = _instruction_cues(words, request, after_project, asks)
+        return Verdict(FACT, True, ("user's name",))
+    found = _instruction_cues(words, request, after_project, asks, contradicting)
     if found is not None:
-        return _Verdict(INSTRUCTION, True, found)
-    return _correction(body, words, first, typed[clause.start:clause.end], answer, reply)
+        return Verdict(INSTRUCTION, True, found)
+    return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
 
 
 def _discourse(words: Words) -> int:
@@ -171,7 +139,7 @@ def _discourse(words: Words) -> int:
 
 
 def _instruction_cues(words: Words, request: bool, after_project: bool = False,
-                      asks: bool = False) -> tuple[str, ...] | None:
+                      asks: bool = False, contradicting: bool = False) -> tuple[str, ...] | None:
     """The cues that make a clause a standing instruction, or None."""
     cut = cues.task_object_start(words)
     if cut is not None:
@@ -195,7 +163,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
     standing = {
         "from now on": strong,
         "always/never": _assistant_habit(words),
-        "change of habit": cues.habit_change(words),
+        "change of habit": cues.habit_change(words, _ends(words, cues.ADDRESSED_MODAL, forms.REQUEST)),
         "preference": directive["preference"],
         "when ..., do": cues.conditional(words),
         "every answer": cues.generic(words),
@@ -206,6 +174,8 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
     if forms.ONE_OFF.find(words) >= 0 and not strong:
         return None  # "don't run the migrations yet", "in this refactor"
     said = tuple(k for k, v in directive.items() if v) + tuple(k for k, v in standing.items() if v)
+    if contradicting and [k for k, v in directive.items() if v] == ["prohibition"]:
+        return None  # "no. no default TTL unless ...": a correction, judged below
     if any(directive.values()) and any(standing.values()):
         return said
     if strong and not cues.third_person(words):
@@ -213,6 +183,11 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
     if (project or cues.quantified(words)) and cues.RULE.find(words) >= 0 and not asks:
         return said + ("rule",)
     return None
+
+
+def _ends(words: Words, *phrases) -> list[int]:
+    """Where each match of `phrases` ends: a request's or an address's verb comes next."""
+    return [i + p.match_at(words, i) for p in phrases for i in p.finditer(words)]
 
 
 def _ends_in_habit(words: Words) -> bool:
@@ -251,43 +226,7 @@ def _assistant_habit(words: Words) -> bool:
     return False
 
 
-def _correction(body: str, words: Words, first: bool, said: str, answer: _Answer, reply: str) -> _Verdict | None:
-    explicit = forms.ASSISTANT_WORDS.find(words) >= 0
-    lead = forms.CONTRA_LEAD.match_at(words, 0)
-    if not (answer.text or explicit) or forms.NOT_CORRECTION.find(words, lead) >= 0:
-        return None  # (after the lead: "I don't think that's right" is no "that's right")
-    rest = Words(" ".join(words[lead:])) if lead else words
-    if rest and cues.imperative(rest, anywhere=False) and not explicit:
-        return None  # "actually, use a dict instead": a change to this task, not a fact
-    shared = _tokens(said) & answer.tokens if answer.tokens else set()
-    numbers = {n.replace(",", ".") for n in _NUMBER.findall(said)}
-    contradicts_number = bool(answer.numbers and numbers and not numbers <= answer.numbers
-                              and forms.ASSERTS_NUMBER.search(body) and len(words) <= 8)
-    if lead and first and answer.text and reply and (shared or _has_content(reply)):
-        return _Verdict(CORRECTION, False, ("opens with a contradiction",))
-    if forms.contradiction(body, words) and (shared or explicit or (lead and first)):
-        return _Verdict(CORRECTION, False, ("contradicts the answer",))
-    if contradicts_number and (shared or reply):
-        return _Verdict(CORRECTION, False, ("another number than the answer",))
-    return None
-
-
-def _has_content(reply: str) -> bool:
-    """A reply that says what is right instead: a number, a code span, an identifier, a name
-    ("no its 6379", "It's `git restore --staged`", "the capital is Ottawa"), not "no, I don't think so"."""
-    if _NUMBER.search(reply) or "`" in reply:
-        return True
-    words = reply.split()
-    return any(re.search(r"[._/-]\w|\w[A-Z]", w) or (i > 0 and w[:1].isupper() and w.lower() != "i")
-               for i, w in enumerate(words))
-
-
-def _renames_assistant(body: str, words: Words, answer: _Answer) -> bool:
-    """"You're not Zorblax": the name the previous answer gave the assistant, said back to it."""
-    return forms.IDENTITY.find(words) >= 0 and any(name in body for name in answer.self_names)
-
-
-def _groups(clauses: list[Clause], verdicts: list[_Verdict | None], typed: str,
+def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
             short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
     if short_reply and any(v is not None and v.kind == CORRECTION for v in verdicts):
@@ -317,8 +256,8 @@ def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:
     """A short clause that points back ("keep to that"), or one that shares a name with the
     clause before it ("Our design system is called Nimbus; refer to ... Nimbus names")."""
     words = clause.masked.split()
-    if len(words) <= 5 and _ANAPHOR.search(clause.masked):
-        return True
+    if _ANAPHOR.search(clause.masked) and (len(words) <= 5 or forms.memory_request(Words(clause.masked))):
+        return True  # "keep to that", "bear that in mind for scheduling"
     return bool(_names(typed[clause.start:clause.end]) & _names(typed[before.start:before.end]))
 
 
@@ -344,8 +283,8 @@ def _fragment(clause: Clause) -> bool:
     return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?")
 
 
-def _teaching(group: list[int], clauses: list[Clause], verdicts: list[_Verdict | None], typed: str,
-              answer: _Answer, project_name: Callable[[str], bool]) -> Teaching | None:
+def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
+              answer: Answer, project_name: Callable[[str], bool]) -> Teaching | None:
     chosen = [verdicts[i] for i in group if verdicts[i] is not None]
     carrying = [i for i in group if verdicts[i] is not None]
     statement = _words(typed, clauses, group)
@@ -361,7 +300,7 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[_Verdict |
         and forms.PERSONAL.find(masked) < 0
     context = ""
     if kind == CORRECTION and not standing and answer.text:
-        context = answer.sentence_about(_tokens(statement))
+        context = answer.sentence_about(tokens(statement))
     return Teaching(kind, statement, standing, project, context,
                     tuple(dict.fromkeys(c for v in chosen for c in v.cues)))
 
@@ -386,17 +325,3 @@ def _names_project_file(statement: str, project_name: Callable[[str], bool]) -> 
         if ("." in name or "/" in name or name[:1].isupper()) and len(name) >= 3 and project_name(name):
             return True
     return False
-
-
-def _tokens(text: str) -> set[str]:
-    """Content tokens: identifiers, flags, numbers, words that are not function words."""
-    out = set()
-    for token in _TOKEN.findall(text):
-        token = token.strip(".").casefold()
-        if len(token) >= 2 and token not in _STOP and not token.isdigit() or any(c.isdigit() for c in token):
-            if token:
-                out.add(token)
-    for part in re.findall(r"[a-z][a-z0-9_]{2,}", text.casefold()):
-        if part not in _STOP:
-            out.add(part)
-    return out

@@ -53,7 +53,7 @@ note email e-mail mail message thread text letter post comment review memo annou
 snippet log output file notice chat slack reply ticket issue policy notes emails messages logs files
 """.split())
 _POINTERS = frozenset("this following below attached here's".split())
-_SPEECH = frozenset("sent wrote writes said says posted replied left".split())
+_SPEECH = frozenset("sent wrote writes said says posted replied left forwarded forwarding fwd".split())
 _OWN = frozenset("i we you u".split())
 
 
@@ -79,7 +79,7 @@ def _introduces_material(lead: str) -> bool:
             return True  # "this is the log:", "this is what I got:", not "this is a tangent, but:"
         if words[index:index + 2] == ["the", "following"]:
             return True
-        if word in _SPEECH and index > 0 and words[index - 1] not in _OWN:
+        if word in _SPEECH and (index > 0 and words[index - 1] not in _OWN or word.startswith(("forward", "fwd"))):
             return True
     return False
 
@@ -222,7 +222,7 @@ def _sentences(typed: str, start: int, end: int) -> list[tuple[int, int]]:
         head = typed[cursor:match.start()]
         if _ABBREVIATION.search(head[-8:].lower()):
             continue
-        out.append((cursor, match.start()))
+        out.append((cursor, match.start() + len(match.group(0).rstrip())))  # with its closing quote
         cursor = match.end()
     out.append((cursor, end))
     return [(a, b) for a, b in (_strip(typed, a, b) for a, b in out) if b > a]
