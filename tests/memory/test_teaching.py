@@ -192,6 +192,11 @@ def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing
     assert taught("From now on connect with postgres://app:hunter2@db/app") == []
 
 
+def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
+    assert taught("From now on, use these settings for the app:") == []
+    assert taught("Please remember:\nmy name is Priya") == ["my name is Priya"]
+
+
 def test_a_short_clause_keeps_what_it_points_back_to() -> None:
     assert taught("Here, the main branch is `trunk`. Don't call it main.") == [
         "Here, the main branch is `trunk`. Don't call it main."]

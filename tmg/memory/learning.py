@@ -230,12 +230,12 @@ class LearningHook:
             if ledger.count >= cap:
                 self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
                 return
-            ledger.add(statement)
             where = scope or (project.scope if teaching.project and project is not None else "")
             tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{teaching.kind}"]
             self._debug(f"memory: learning the user's {teaching.kind} ({', '.join(teaching.cues)})"
                         f"{' in ' + where if where else ''}: {statement[:60]!r}")
             self._learn(statement, tags, where, pinned=teaching.standing)
+            ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
 
     def _statement(self, teaching: Any) -> str | None:
         """What is written for a teaching: the user's words (a correction with the sentence of the

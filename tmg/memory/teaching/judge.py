@@ -103,6 +103,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     """`reply`: the whole of a short reply (as typed), "" for a longer prompt; `after_project`: the
     clause before it (same paragraph) was about the project ("Here, the main branch is trunk.
     Don't call it main.")."""
+    if typed[clause.start:clause.end].endswith(":"):
+        return None  # "from now on, use these settings:": it points at material, it holds none
     words = Words(clause.masked)
     body = clause.masked
     opener = _discourse(words)
