@@ -11,7 +11,6 @@ process, at the session's first learn.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,8 @@ FILE_NAME = "memory-learned"
 
 
 def _key(statement: str) -> str:
+    import hashlib  # at the session's first learn, not at every start
+
     return hashlib.sha256(" ".join(statement.casefold().split()).encode()).hexdigest()[:16]
 
 

@@ -14,22 +14,18 @@ another project's memories out of a request.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 PROJECT_PREFIX = "project:"
 _MAX_ID = 120  # PLUR takes scopes of up to 200 characters without whitespace
-_SECTION = re.compile(r'^\s*\[\s*remote\s+"origin"\s*\]\s*$')
-_URL = re.compile(r"^\s*url\s*=\s*(\S+)\s*$")
-_SCP = re.compile(r"^(?:[^@/\s]+@)?([^:/\s]+):(?!//)(.+)$")  # git@github.com:owner/repo.git
-_UNSAFE = re.compile(r"[^a-z0-9._/-]+")
+# String operations, not regular expressions: this runs at every session's start.
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._/-")
 
 
-@dataclass(frozen=True)
-class Project:
-    """Where a prompt was typed: its root and the id PLUR scopes it by."""
+class Project(NamedTuple):
+    """Where a prompt was typed: its root and the id PLUR scopes it by (a NamedTuple: a frozen
+    dataclass costs a one-shot half a millisecond to create at import)."""
 
     id: str
     root: Path
@@ -64,22 +60,35 @@ def find_project(cwd: Path) -> Project:
 def remote_id(url: str) -> str:
     """`host/owner/repo` of a remote URL, the same however it is cloned (https, ssh, scp-like)."""
     url = url.strip()
-    scp = _SCP.match(url) if "://" not in url else None
-    if scp:
-        host, path = scp.group(1), scp.group(2)
+    head, colon, tail = url.partition(":")
+    if "://" not in url and colon and "/" not in head and not tail.startswith("//"):  # git@github.com:owner/repo
+        host, path = head.rsplit("@", 1)[-1], tail
     else:
         rest = url.split("://", 1)[-1]
         host, _, path = rest.partition("/")
         host = host.rsplit("@", 1)[-1]  # user:password@ never reaches a scope
         host = host.split(":", 1)[0]  # nor a port
     path = path.strip("/").removesuffix(".git").strip("/")
-    ident = _UNSAFE.sub("-", f"{host}/{path}".lower()).strip("-/")
+    ident = _safe(f"{host}/{path}").strip("-/")
     return ident[:_MAX_ID] or "remote"
 
 
 def path_id(root: Path) -> str:
-    name = _UNSAFE.sub("-", root.name.lower()).strip("-./") or "root"
+    import hashlib  # only for a project without a remote
+
+    name = _safe(root.name).strip("-./") or "root"
     return f"{name[:40]}-{hashlib.sha1(str(root).encode()).hexdigest()[:8]}"
+
+
+def _safe(text: str) -> str:
+    """Lower-case, every run of other characters than [a-z0-9._/-] one dash."""
+    out: list[str] = []
+    for char in text.lower():
+        if char in _SAFE:
+            out.append(char)
+        elif not out or out[-1] != "-":
+            out.append("-")
+    return "".join(out)
 
 
 def visible(scope: str | None, home: str) -> bool:
@@ -96,12 +105,11 @@ def _origin_url(dot_git: Path) -> str | None:
         return None
     in_origin = False
     for line in lines:
-        if line.lstrip().startswith("["):
-            in_origin = _SECTION.match(line) is not None
-        elif in_origin:
-            match = _URL.match(line)
-            if match:
-                return match.group(1)
+        line = line.strip()
+        if line.startswith("["):
+            in_origin = "".join(line.split()) == '[remote"origin"]'
+        elif in_origin and line.partition("=")[0].strip() == "url":
+            return line.partition("=")[2].strip() or None
     return None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
 from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
@@ -45,8 +45,7 @@ _WORD = re.compile(r"[\w'./-]+|`[^`]+`")
 _ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|eso|esto|lo|la)\b")
 
 
-@dataclass(frozen=True)
-class Teaching:
+class Teaching(NamedTuple):
     """One thing the user taught, in their own words."""
 
     kind: str  # instruction, correction or fact

@@ -12,7 +12,7 @@ quotes or backticks counts for nothing while `Always sign with 'Cheers'` keeps i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 QUOTE, CODE = "‹q›", "‹c›"
 
@@ -103,8 +103,7 @@ _SIGNATURE = re.compile(r"^\s*(?:[—–-]{1,2}\s*[a-z][\w.]*|(?:thanks|thank yo
 # The patterns above run on lower-cased text (IGNORECASE makes compiling them several times slower).
 
 
-@dataclass(frozen=True)
-class Clause:
+class Clause(NamedTuple):
     """One clause of the user's own voice."""
 
     start: int  # span in the typed text: `typed[start:end]` is the clause in the user's words
