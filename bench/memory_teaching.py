@@ -245,7 +245,7 @@ async def main() -> None:
             scores.append(await score_part(part, FakePlurCaller("full"), root / part))
     else:
         from tests.support.plur_server import real_plur_spec
-        from tmg.mcp_servers.connection import McpConnection
+        from tmg.mcp.connection import McpConnection
 
         for part in parts:
             conn = McpConnection(real_plur_spec(root / f"plur-{part}", "full"), start_timeout=30)

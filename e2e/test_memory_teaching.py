@@ -16,7 +16,7 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from e2e.plur import FakePlur, memory_blocks
 from tests.support.plur_server import running
-from tmg.mcp_servers import ServerSpec, child_environment
+from tmg.mcp import ServerSpec, child_environment
 
 REPO = Path(__file__).resolve().parent.parent
 ECHO_SERVER = REPO / "tests" / "support" / "echo_mcp_server.py"

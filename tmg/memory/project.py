@@ -93,7 +93,10 @@ def _safe(text: str) -> str:
 
 def visible(scope: str | None, home: str) -> bool:
     """Whether an engram of `scope` may go with a request whose project scope is `home`:
-    personal ones (any scope but `project:...`) everywhere, a project's only in that project."""
+    personal ones (any scope but `project:...`) everywhere, a project's only in that project.
+    A request in no known project (`home` is no project scope) filters nothing."""
+    if not home.startswith(PROJECT_PREFIX):
+        return True
     return not scope or not scope.startswith(PROJECT_PREFIX) or scope == home
 
 
