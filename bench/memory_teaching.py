@@ -47,7 +47,7 @@ from tmg.engine.turn import Turn  # noqa: E402
 from tmg.llm.gateway import Completion, Usage  # noqa: E402
 from tmg.memory.client import PlurClient  # noqa: E402
 from tmg.memory.learning import LearningHook  # noqa: E402
-from tmg.memory.project import Project  # noqa: E402
+from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 

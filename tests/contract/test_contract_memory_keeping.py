@@ -126,7 +126,7 @@ def test_pin_unpin_and_forget_answer_alike(servers) -> None:
 
 
 def test_scope_ranks_but_keeps_nothing_out_and_rescope_answers_alike(servers) -> None:
-    """What tmg's project scopes rely on (tmg.memory.project): the pinned set and recall say each
+    """What tmg's project scopes rely on (tmg.project): the pinned set and recall say each
     engram's scope; recall asked with a project scope leaves another project's engrams out, but
     inject still selects another project's pinned one (so tmg filters); plur_rescope moves one
     in place, keeping its id, and its refusals read the same."""

@@ -16,7 +16,7 @@ from tmg.memory.client import PlurClient
 from tmg.memory.health import WriteReport
 from tmg.memory.learning import LearningHook
 from tmg.memory.lock import WriteLock
-from tmg.memory.project import Project
+from tmg.project import Project
 from tmg.memory.runtime import ReadyClient
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool
@@ -182,7 +182,7 @@ async def test_a_project_teaching_plur_keeps_personal_is_retired_and_the_user_to
 
 
 def test_a_project_is_named_by_its_origin_remote_in_every_clone(tmp_path: Path) -> None:
-    from tmg.memory.project import find_project, remote_id
+    from tmg.project import find_project, remote_id
 
     for url in ("git@github.com:Acme/Shop.git", "https://bob:s3cret@github.com/acme/shop.git",
                 "ssh://git@github.com/acme/shop", "https://github.com/acme/shop/"):
@@ -201,7 +201,7 @@ def test_a_project_is_named_by_its_origin_remote_in_every_clone(tmp_path: Path) 
 
 
 def test_a_worktree_finds_its_repository_config(tmp_path: Path) -> None:
-    from tmg.memory.project import find_project
+    from tmg.project import find_project
 
     main = tmp_path / "main" / ".git"
     (main / "worktrees" / "wt").mkdir(parents=True)
@@ -214,7 +214,7 @@ def test_a_worktree_finds_its_repository_config(tmp_path: Path) -> None:
 
 
 def test_another_projects_engrams_are_not_visible() -> None:
-    from tmg.memory.project import visible
+    from tmg.project import visible
 
     home = "project:github.com/acme/shop"
     assert visible(None, home) and visible("global", home) and visible("local", home) and visible("user:x", home)

@@ -10,7 +10,7 @@ import pytest
 from tests.support.doubles import FakePlurCaller
 from tmg.memory.client import PlurClient
 from tmg.memory.payloads import rescope_payload
-from tmg.memory.project import Project
+from tmg.project import Project
 from tmg.memory.rescope import move_memory
 
 PROJECT = Project("github.com/acme/shop", Path("/nonexistent"))

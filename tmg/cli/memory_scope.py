@@ -15,7 +15,7 @@ def scope(engram_id: str = typer.Argument(..., metavar="ID", help="An engram id 
     """Move a memory to your personal scope, or to the scope of the project you are in."""
     from tmg.cli.memory_cmd import _run
     from tmg.environment import Environment
-    from tmg.memory.project import find_project
+    from tmg.project import find_project
     from tmg.memory.rescope import move_memory
 
     project = find_project(Environment().cwd)

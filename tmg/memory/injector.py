@@ -35,7 +35,7 @@ from typing import NamedTuple
 from tmg.config.model import MemoryConfig
 from tmg.context.pipeline import TurnContext
 from tmg.memory.client import PlurClient
-from tmg.memory.project import visible
+from tmg.project import visible
 from tmg.memory.results import InjectResult
 from tmg.memory.runtime import ClientSource
 

@@ -44,7 +44,7 @@ from tmg.memory.injector import without_blocks
 from tmg.memory.ledger import LearnLedger
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import PendingRing
-from tmg.memory.project import PROJECT_PREFIX, Project
+from tmg.project import PROJECT_PREFIX, Project
 from tmg.memory.runtime import ClientSource
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool

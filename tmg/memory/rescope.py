@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from tmg.memory import payloads
 from tmg.memory.client import PlurClient
-from tmg.memory.project import Project
+from tmg.project import Project
 from tmg.memory.results import ResultError
 
 PERSONAL_SCOPE = "global"  # PLUR's default for a statement learned without a scope

@@ -19,7 +19,7 @@ from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import pending_dir
-from tmg.memory.project import Project
+from tmg.project import Project
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.session_end import MemoryEnd

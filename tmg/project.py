@@ -1,4 +1,5 @@
-"""The project a prompt is typed in, and which memories belong to it (memory.md §4).
+"""The project a prompt is typed in, and which memories belong to it (memory.md §4; the
+sessions-per-project work of issue 21 names a project the same way).
 
 A project is the git root above the working folder, else the folder itself. Its id is what PLUR
 scopes it by (`project:<id>`), so it must be the same in every clone of the repository (issue
