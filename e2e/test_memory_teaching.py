@@ -118,6 +118,8 @@ def test_memory_scope_moves_an_instruction_into_the_project_and_back(store, tmg,
     store.run("never push to main without a review", cwd=shop)
     (engram,) = store.engrams()
     assert engram["scope"] == "global"
+    listed = tmg.run("memory", "list", env=tmg.env(memory=True), cwd=shop, timeout=90)
+    assert listed.code == 0 and f"{engram['id']}  [global]  never push" in listed.out, listed.out + listed.err
     moved = tmg.run("memory", "scope", engram["id"], "project", env=tmg.env(memory=True), cwd=shop, timeout=90)
     assert moved.code == 0, moved.err
     assert moved.out == (f"moved {engram['id']}: personal (every project) -> "
