@@ -35,7 +35,7 @@ INSTRUCTION, FACT = "instruction", "fact"
 EDGE_CHARS = 8_000
 # Of a long text only the clauses at its two ends are judged: a teaching typed with a paste
 # comes before or after it, and the cost stays bounded (~0.1 ms a clause).
-EDGE_CLAUSES = 40
+EDGE_CLAUSES = 20
 # A statement is one teaching, a sentence or a few: longer is a document, never pinned.
 MAX_STATEMENT_CHARS = 400
 # A correction of the previous answer that is this short is taken whole ("NO. That throws away

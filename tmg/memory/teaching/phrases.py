@@ -73,14 +73,20 @@ class Phrases:
 
     def match_at(self, words: Sequence[str], index: int) -> int:
         """The length of the longest phrase starting at `words[index]`, or 0."""
-        if index >= len(words):
+        size = len(words)
+        if index >= size:
             return 0
         for phrases in (self._by_first.get(words[index]), self._wild):
             for phrase in phrases or ():
-                end = index + len(phrase)
-                if end <= len(words) and all(not slot or word in slot
-                                             for slot, word in zip(phrase[1:], words[index + 1:end])):
-                    return len(phrase)
+                length = len(phrase)
+                if index + length > size:
+                    continue
+                for offset in range(1, length):  # a plain loop: this is the scorer's inner loop
+                    slot = phrase[offset]
+                    if slot and words[index + offset] not in slot:
+                        break
+                else:
+                    return length
         return 0
 
     def find(self, words: Sequence[str], start: int = 0) -> int:
