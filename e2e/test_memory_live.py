@@ -126,7 +126,7 @@ def test_neither_a_configured_key_nor_a_piped_password_reaches_the_store_or_the_
     canary2 = f"hunter2-{uuid.uuid4().hex[:8]}"
     llm.enqueue(Text(f"Done: key {API_KEY}, DB_PASSWORD={canary2}."), Text(f"Again: {API_KEY} / {canary2}"))
     env = live.tmg.env(memory=True, HOME=str(live.home), TMG_PLUR_DIR=str(live.install_dir))
-    for learn in ("full", "batch"):
+    for learn in ("batch", "full"):  # batch keeps the first answer (its words, the secrets masked)
         r = live.tmg.run("-r", "From now on, use these settings:", stdin=f"DB_USER=app\nDB_PASSWORD={canary2}\n",
                          env={**env, "TMG_MEMORY_LEARN": learn}, timeout=90)
         assert r.code == 0, r.err
