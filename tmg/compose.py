@@ -56,6 +56,7 @@ from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths
 from tmg.tools.shell import ShellTool
+from tmg.tools.web_fetch import WebFetchTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -106,9 +107,17 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
     shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: (config() if config else Config()).tool_timeout,
                       secret=lambda value: redact(value) != value)
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
-             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
+             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell, _web_fetch(gate)]
     sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
     return ToolRegistry(tools, sources=sources, gate=gate)
+
+
+def _web_fetch(gate: PermissionGate | None) -> WebFetchTool:
+    """web_fetch, asking the session's permission engine what a redirect or a private address needs."""
+    if not isinstance(gate, PermissionEngine):  # no engine (tests): nothing private, no redirect elsewhere
+        return WebFetchTool(names_url=lambda _url: False, allows=lambda _action: False)
+    return WebFetchTool(names_url=lambda url: gate.rule_names_url("web_fetch", url),
+                        allows=lambda action: gate.judge(action).decision == "allow")
 
 
 def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
