@@ -135,6 +135,7 @@ class LearningHook:
         redact: Callable[[str], str] = lambda s: s,
         scrub: Callable[[str], str] | None = None,
         instructions: MutableSet[str] | None = None,
+        written: Callable[[int, str, str, str], None] | None = None,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
@@ -149,6 +150,8 @@ class LearningHook:
             scrub: masks secrets in every text before it is written; by default the redactor
                 followed by the secret-shape detector (`tmg.memory.scrub`).
             instructions: ids of the user's standing instructions (shared with the injector).
+            written: told of each write that landed, `(prompt id, "learn" | "capture", id, text)`:
+                the checkpoint log keeps them, so a rewind of that prompt can retract them.
         """
         self._clients = clients
         self._config = config
@@ -168,6 +171,7 @@ class LearningHook:
         self.spooled: set[Path] = set()  # spooled by this session: for the next one, not this one's end
         self.turns_seen = 0  # turns memory was asked to learn from (a server that never started matters then)
         self.instructions: MutableSet[str] = set() if instructions is None else instructions
+        self._written = written
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
@@ -183,7 +187,7 @@ class LearningHook:
             episode = Episode(text=text) if text.strip() else None
         if memory.learn in ("capture", "full"):
             if episode is not None:
-                self._capture(self._scrub(episode.summary), turn.mode, turn.session_id)
+                self._capture(self._scrub(episode.summary), turn)
             if memory.learn == "full":
                 self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
             return
@@ -218,7 +222,7 @@ class LearningHook:
             return
         sent.add(key)
         tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN)
-        self._learn(statement, tags, scope)
+        self._learn(statement, tags, scope, turn.prompt_id)
 
     def batch(self, session_id: str) -> list[dict[str, Any]]:
         """The session's ring, oldest first (a copy)."""
@@ -270,11 +274,23 @@ class LearningHook:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _capture(self, summary: str, agent: str, session_id: str) -> None:
-        payload = payloads.capture_payload(summary, agent, session_id)
-        self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
+    def forget_learned(self, session_id: str, statement: str) -> None:
+        """A rewind retracted ``statement``: the same words taught again are learned again."""
+        self._learned.get(session_id, set()).discard(statement.casefold())
 
-    def _learn(self, statement: str, tags: list[str], scope: str) -> None:
+    def _capture(self, summary: str, turn: Turn) -> None:
+        agent, session_id = turn.mode, turn.session_id
+        payload = payloads.capture_payload(summary, agent, session_id)
+
+        async def call(client: Any) -> Any:
+            result = await client.capture(summary, agent, session_id)
+            if result.ok and result.value is not None and self._written is not None:
+                self._written(turn.prompt_id, "capture", result.value.id, summary)
+            return result
+
+        self._write("capture", payload, call)
+
+    def _learn(self, statement: str, tags: list[str], scope: str, prompt_id: int) -> None:
         source = payloads.SOURCES[payloads.USER_ORIGIN]
         payload = payloads.learn_payload(statement, tags, scope, pinned=True, source=source)
 
@@ -287,6 +303,8 @@ class LearningHook:
             if result.ok and result.value:
                 self.statements[result.value] = statement
                 self.instructions.add(result.value)
+                if self._written is not None:
+                    self._written(prompt_id, "learn", result.value, statement)
             return result
 
         self._write("learn", payload, call)

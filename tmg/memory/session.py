@@ -42,6 +42,7 @@ class SessionMemory:
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
         runtime: MemoryRuntime | None = None,
         redact: Callable[[str], str] = lambda s: s,
+        written: Callable[[int, str, str, str], None] | None = None,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -57,6 +58,8 @@ class SessionMemory:
             redact: the config redactor (configured secrets); with the secret-shape detector it
                 scrubs every text memory writes (server, spool, pending files), and masks the
                 recall query.
+            written: told of each learn and capture that landed (the checkpoint log: a rewind
+                retracts them).
         """
         current = config()
         self.session_id = session_id
@@ -88,7 +91,7 @@ class SessionMemory:
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
-            spool=self.spool, scrub=scrub, instructions=self.instructions,
+            spool=self.spool, scrub=scrub, instructions=self.instructions, written=written,
         )
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
@@ -123,6 +126,21 @@ class SessionMemory:
             self.statements.pop(which, None)
             self.instructions.discard(which)
         return list(outcome.lines)
+
+    async def retract(self, writes: list[dict[str, Any]], kept_ids: set[str]) -> list[str]:
+        """A rewind's memory writes retracted (tmg.memory.retract); what was is forgotten here too."""
+        from tmg.memory.retract import retract
+
+        if not writes:
+            return []
+        client = await self._clients.client(self.runtime.start_timeout)
+        lines = await retract(client, writes, kept_ids)
+        for write in writes:
+            if write.get("kind") == "learn" and write.get("id") not in kept_ids:
+                self.instructions.discard(write["id"])
+                self.statements.pop(write["id"], None)
+                self.hook.forget_learned(self.session_id, str(write.get("text", "")))
+        return lines
 
     async def add(self, text: str) -> list[str]:
         """`/memory add ...`: teach a standing instruction in the user's words (scrubbed, pinned)."""
