@@ -256,7 +256,8 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     todos = TodoList(ref.dir)
     session_tools: list[Tool] = [
         TodoWriteTool(todos, show=lambda lines: _show_todos(lines, notices, transcript)),
-        ExitPlanModeTool(gate.mode, gate.set_mode, plan_review, present=lambda plan: _print(envr, plan),
+        ExitPlanModeTool(gate.mode, gate.set_mode, _quiet_while_asking(plan_review, waiting) if plan_review else None,
+                         present=lambda plan: _print(envr, plan),
                          say=lambda text: _say_and_record(text, notices, transcript))]
     mcp.show_on(waiting.progress, waiting.hold)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),

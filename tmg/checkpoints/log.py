@@ -5,7 +5,7 @@ of the prompt's user message in the history:
 
     {"k": "file", "p": TS, "at": I, "path": P, "existed": true, "before": SHA, "mode": 420}
     {"k": "file", ..., "existed": true, "before": null, "why": "12,000,000 bytes, over ..."}
-    {"k": "after", "p": TS, "at": I, "path": P, "sha": SHA}      (null: the file is gone)
+    {"k": "after", "p": TS, "at": I, "path": P, "sha": SHA}      (what it left; null: no file)
     {"k": "shell", "p": TS, "at": I, "command": "make install"}
     {"k": "memory", "p": TS, "at": I, "kind": "learn", "id": "ENG-...", "text": "..."}
     {"k": "rewound", "prompts": [{"p": TS, "text": "..."}, ...]}
@@ -79,9 +79,15 @@ class CheckpointLog:
         return f"{path} is not kept for a rewind: {why}" if why else None
 
     def left(self, prompt: PromptKey, path: Path) -> None:
-        """What ``prompt`` left ``path`` as, after a change (a rewind compares it with the file then)."""
+        """What ``prompt`` left ``path`` as, after a change: a rewind compares the file with it
+        then, and shows the difference (kept like a copy, within the same bound)."""
         try:
-            sha = digest(path.read_bytes()) if path.is_file() else None
+            if not path.is_file():
+                sha = None
+            elif path.stat().st_size > MAX_KEPT_BYTES:
+                sha = digest(path.read_bytes())
+            else:
+                sha = self._blob(path.read_bytes())
         except OSError:
             return
         self._append(prompt, {"k": "after", "path": str(path), "sha": sha})

@@ -166,6 +166,14 @@ def apply_rewind(plan: RewindPlan, history: History, log: CheckpointLog, keep: s
     return lines
 
 
+def kept_memory_ids(plan: RewindPlan, log: CheckpointLog) -> set[str]:
+    """The memory ids recorded by prompts the rewind keeps (their writes are not retracted)."""
+    rewound = {p.key.ts for p in plan.prompts}
+    taken_back = {ts for r in log.records() if r["k"] == "rewound" for ts in (p.get("p") for p in r["prompts"])}
+    return {str(r.get("id")) for r in log.records()
+            if r["k"] == "memory" and r.get("p") not in rewound and r.get("p") not in taken_back}
+
+
 def _index_of(history: History, key: PromptKey) -> int:
     if key.at < len(history.messages) and history.messages[key.at].get("ts") == key.ts:
         return key.at

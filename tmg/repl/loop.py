@@ -37,6 +37,7 @@ from tmg.mcp.server_set import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.consent import ConsentPrompt
+from tmg.repl.plan_review import PlanReviewPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
@@ -117,6 +118,8 @@ class Repl:
         # A tool call the permission engine asks about is put to the user here, below the
         # answer so far, made final first (questions are no lines: nothing is redrawn below them).
         self.consent = ConsentPrompt(envr, before=self.notices.region.settle)
+        self.plan_review = PlanReviewPrompt(envr, before=self.notices.region.settle)  # plan mode's plan, likewise
+        self.mode_before_plan: str | None = None  # what /plan off goes back to
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -125,7 +128,8 @@ class Repl:
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
-                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
+                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent,
+                               plan_review=self.plan_review)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).
@@ -181,9 +185,11 @@ class Repl:
         return (self.session.ref.mode, model)
 
     def warning(self) -> str:
-        """What the prompt line must show beside mode and model: "yolo" when nothing asks."""
+        """What the prompt line must show beside mode and model: "yolo" when nothing asks, "plan"
+        while only reads run."""
         gate = getattr(self.session, "gate", None)
-        return "yolo" if gate is not None and gate.mode() == "yolo" else ""
+        mode = gate.mode() if gate is not None else ""
+        return mode if mode in ("yolo", "plan") else ""
 
     # -- the loop -------------------------------------------------------------------------
 
