@@ -168,10 +168,10 @@ def apply_rewind(plan: RewindPlan, history: History, log: CheckpointLog, keep: s
 
 def kept_memory_ids(plan: RewindPlan, log: CheckpointLog) -> set[str]:
     """The memory ids recorded by prompts the rewind keeps (their writes are not retracted)."""
-    rewound = {p.key.ts for p in plan.prompts}
-    taken_back = {ts for r in log.records() if r["k"] == "rewound" for ts in (p.get("p") for p in r["prompts"])}
-    return {str(r.get("id")) for r in log.records()
-            if r["k"] == "memory" and r.get("p") not in rewound and r.get("p") not in taken_back}
+    records = log.records()
+    gone = {p.key.ts for p in plan.prompts}
+    gone |= {p.get("p") for r in records if r["k"] == "rewound" for p in r["prompts"]}  # rewound before
+    return {str(r.get("id")) for r in records if r["k"] == "memory" and r.get("p") not in gone}
 
 
 def _index_of(history: History, key: PromptKey) -> int:

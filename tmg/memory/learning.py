@@ -254,6 +254,12 @@ class LearningHook:
     def pending(self) -> int:
         return len(self._tasks)
 
+    async def settled(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s, cancelling nothing) for the writes in flight to land: a
+        rewind then finds them recorded against their prompt."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
     async def drain(self, timeout: float) -> list[str]:
         """Wait for the detached writes, at most `timeout` seconds; cancel what is left.
 

@@ -33,10 +33,6 @@ class Repl(Protocol):
 
     def prewarm(self, session: ChatSession) -> None: ...
 
-    async def ask(self, text: str) -> None:
-        """Run ``text`` as a prompt."""
-        ...
-
 
 MEMORY_OFF = "memory: not configured (no memory server in this session; see MEMORY in `tmg config`)"
 
@@ -254,8 +250,7 @@ async def _plan(repl: Repl, arg: str) -> None:
                          "(/plan off leaves it)")
     elif not arg:
         repl.screen.info("already in plan mode (/plan off leaves it)")
-    if arg:
-        await repl.ask(arg)
+    # /plan PROMPT: the loop asks PROMPT next, as a prompt of its own (Ctrl-C stops it alone)
 
 
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {

@@ -113,8 +113,7 @@ class Repl:
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
                                           show_login=lambda name, url: self.notices.notice(login_line(name, url)))
-        # An untrusted ./tmg.yaml is asked about once, before the first session opens.
-        self.trust_question = TrustQuestion(envr)
+        self.trust_question = TrustQuestion(envr)  # an untrusted ./tmg.yaml: asked once, before the first session
         # A tool call the permission engine asks about is put to the user here, below the
         # answer so far, made final first (questions are no lines: nothing is redrawn below them).
         self.consent = ConsentPrompt(envr, before=self.notices.region.settle)
@@ -266,6 +265,8 @@ class Repl:
             await self._mcp_prompt(parsed)
         elif isinstance(parsed, commands.Command):
             await self._command(run_command(self, parsed))
+            if parsed.name == "plan" and parsed.arg not in ("", "off"):  # /plan PROMPT: asked in plan mode
+                await self.ask(parsed.arg)
         else:
             await self.ask(parsed.text)
 

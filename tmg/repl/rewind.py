@@ -42,6 +42,8 @@ async def rewind(session: ChatSession, screen: ReplScreen, arg: str, ask: Ask) -
     if not arg.isdigit():
         screen.error(f"/rewind takes a number of prompts, not {arg!r} (/rewind lists them)")
         return
+    if session.memory is not None:  # a learn of the last prompt still landing is recorded first
+        await session.memory.hook.settled(3.0)
     try:
         plan = plan_rewind(history, log, int(arg))
     except UsageError as exc:
