@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from tmg.checkpoints.log import CheckpointLog
+from tmg.checkpoints.log import CheckpointLog, PromptKey
 from tmg.checkpoints.tools import PromptTracker, checkpointed, current_prompt
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
@@ -55,11 +55,10 @@ from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import McpTools
-from tmg.tools.registry import ToolRegistry
+from tmg.tools.plan import ExitPlanModeTool, PlanReview
+from tmg.tools.registry import Tool, ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths
-from tmg.tools.plan import ExitPlanModeTool, PlanReview
-from tmg.tools.registry import Tool
 from tmg.tools.shell import ShellTool
 from tmg.tools.todo import TodoList, TodoWriteTool
 from tmg.tools.web_fetch import WebFetchTool
@@ -128,8 +127,8 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
 
 class _Checkpoints(NamedTuple):
     log: CheckpointLog
-    prompt: Callable[[], object]
-    say: Callable[[str], None]
+    prompt: Callable[[], PromptKey | None]  # the prompt running now
+    say: Callable[[str], None]  # a file that could not be kept
 
 
 def _web_fetch(gate: PermissionGate | None) -> WebFetchTool:

@@ -8,6 +8,7 @@ which prompt a turn belongs to, for the memory writes it records.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,12 +57,12 @@ class Checkpointed:
             self._log.ran(prompt, str(arguments.get("command", "")))
             return await self._tool.run(arguments)
         path = self._locate(str(arguments.get("path", "")))
-        why = self._log.keep(prompt, path)
+        why = await asyncio.to_thread(self._log.keep, prompt, path)  # a copy of up to 10 MB, fsync'd
         if why:
             self._say(why)
         result = await self._tool.run(arguments)
         if not result.is_error:
-            self._log.left(prompt, path)
+            await asyncio.to_thread(self._log.left, prompt, path)
         return result
 
 
