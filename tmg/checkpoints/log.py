@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -49,6 +50,8 @@ class CheckpointLog:
         self.dir = session_dir / CHECKPOINTS_DIR
         self._warn = warn
         self._file = None
+        # Copies are made on a thread (the file tools') while a memory write may land on the loop.
+        self._lock = threading.Lock()
         self._kept: set[tuple[float, str]] = set()  # (prompt, path) kept in this process
         self.prompts: dict[int, PromptKey] = {}  # the engine's prompt id -> its key (memory writes)
 
@@ -72,7 +75,7 @@ class CheckpointLog:
                     data = path.read_bytes()
                     record.update(before=self._blob(data), mode=st.st_mode & 0o7777)
             except OSError as exc:
-                why = f"it could not be read ({exc.strerror or exc})"
+                why = f"it could not be copied ({exc.strerror or exc})"
             if why:
                 record.update(before=None, why=why)
         self._append(prompt, record)
@@ -105,14 +108,18 @@ class CheckpointLog:
         if prompt is not None:
             record = {**record, "p": prompt.ts, "at": prompt.at}
         try:
-            if self._file is None:
-                private_dirs(self.dir)
-                self._file = open(self.dir / LOG_FILE, "a", encoding="utf-8", opener=private_opener)
-            self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-            self._file.flush()
-            os.fsync(self._file.fileno())  # a checkpoint is kept before the change it guards
+            with self._lock:
+                self._write(record)
         except OSError as exc:
             self._warn(f"checkpoint not recorded in {self.dir} ({exc.strerror or exc}); a rewind may not restore it")
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            private_dirs(self.dir)
+            self._file = open(self.dir / LOG_FILE, "a", encoding="utf-8", opener=private_opener)
+        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())  # a checkpoint is kept before the change it guards
 
     def _blob(self, data: bytes) -> str:
         sha = digest(data)
