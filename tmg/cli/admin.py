@@ -72,7 +72,7 @@ def compact(
 
 @app.command()
 def rewind(
-    count: int = typer.Argument(1, metavar="[N]", help="How many of the latest prompts to take back (default 1)."),
+    count: int = typer.Argument(1, metavar="N", help="How many of the latest prompts to take back (default 1)."),
     force: bool = typer.Option(False, "--force", help="Restore files even where they changed since (your changes go)."),
     listing: bool = typer.Option(False, "--list", help="List the prompts that can be rewound, newest first."),
     mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to rewind."),

@@ -25,6 +25,8 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   tmg -t [SESSION]             print a session's transcript
   tmg sessions | config | doctor | memory | skills | mcp
   tmg compact                  summarise older turns of the mode's session now
+  tmg rewind [N]               take back the last N prompts: their files, what
+                               the model sees, what memory learned (--list)
   tmg permissions [--revoke N|RULE]  saved "always" answers to tool prompts
   tmg trust [PATH]             let PATH's (default: here) tmg.yaml run its MCP
                                servers and use its providers' URL/HEADERS/API_KEY
