@@ -11,11 +11,13 @@ from tmg.context.pipeline import Pipeline, TurnContext
 from tmg.context.validator import check_prompt_size
 from tmg.engine.events import EngineEvents
 from tmg.engine.hooks import HookSet
+from tmg.engine.intercept import Interceptor, run_tool_call
+from tmg.engine.limits import check_limits
 from tmg.engine.loops import CORRECTION, LoopDetector
 from tmg.engine.phases import Phase
 from tmg.engine.recovery import RetryPolicy
 from tmg.engine.turn import Turn
-from tmg.errors import TmgError, TurnLimitError
+from tmg.errors import TmgError
 from tmg.llm.gateway import (
     Completion,
     CompletionRequest,
@@ -67,13 +69,15 @@ class PhaseEngine:
         retry_after_partial: bool = True,
         failover_for: FailoverFor | None = None,
         budget: Any = None,
+        interceptor: Interceptor | None = None,
     ) -> None:
         """``retry_after_partial`` False: a stream that fails after text reached the user is not
         retried (text already written to a pipe cannot be taken back, and a retry would write
         the answer twice); the prompt fails with a clear error instead.
 
         ``budget`` (the pipeline's BudgetGatekeeper) learns the provider's real token counts and
-        runs ``/compact``; None: neither."""
+        runs ``/compact``; None: neither. ``interceptor`` may block or rewrite tool calls and
+        continue a prompt past its answer (tmg.engine.intercept: the command hooks)."""
         self._config = config
         self._pipeline = pipeline
         self.history = history
@@ -87,6 +91,7 @@ class PhaseEngine:
         self.retry_after_partial = retry_after_partial
         self._failover_for = failover_for
         self._budget = budget
+        self._intercept = interceptor
         # The provider this prompt failed over to: its later turns stay with it.
         self._fallback: tuple[ProviderSpec, ModelGateway] | None = None
         self._prompt_id = 0
@@ -120,16 +125,13 @@ class PhaseEngine:
         index = 0
         self._partial: list[str] = []  # the text streamed so far this turn, kept on Ctrl-C
         turn: Turn | None = None
+        continued = False  # the interceptor had this prompt go on past an answer
         try:
             while True:
                 index += 1
                 turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode)
                 await self._enter(Phase.GUARD, turn)
-                if index > cfg.max_turns:
-                    raise TurnLimitError(
-                        f"stopped after MAX_TURNS ({cfg.max_turns}) model calls for this prompt without a "
-                        "final answer; raise MAX_TURNS in the config if the task really needs more"
-                    )
+                check_limits(index, cfg, result.cost, self._events.on_notice)  # MAX_TURNS, MAX_BUDGET_USD
                 await self._hooks.before_turn(turn)
                 error: BaseException | None = None
                 try:
@@ -137,7 +139,7 @@ class PhaseEngine:
                     if completion.tool_calls:
                         await self._enter(Phase.EXECUTING, turn)
                         cfg = self._config()  # a long tool loop sees a changed MAX_TURNS from here on
-                        tool_messages = await self._execute(completion, loops, cfg)
+                        tool_messages = await self._execute(completion, loops, cfg, turn)
                     else:
                         tool_messages = []
                     await self._enter(Phase.PERSISTING, turn)
@@ -152,9 +154,13 @@ class PhaseEngine:
                     self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
                 if not completion.tool_calls:
-                    result.text = completion.text
-                    result.meta = turn.meta
-                    return result
+                    more = await self._intercept.before_stop(turn, continued) if self._intercept else None
+                    if more is None:
+                        result.text = completion.text
+                        result.meta = turn.meta
+                        return result
+                    continued = True  # the model reads why, and goes on
+                    self.history.append({"role": "user", "content": more, "meta": {"from": "Stop hook"}})
         except asyncio.CancelledError:
             self._keep_interrupted(turn)
             raise
@@ -346,14 +352,14 @@ class PhaseEngine:
                                f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
         return True
 
-    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config) -> list[dict[str, Any]]:
+    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config, turn: Turn) -> list[dict[str, Any]]:
         repeated = loops.is_repeat(completion.tool_calls)
         messages = []
         for call in completion.tool_calls:
             if repeated:
                 result = ToolResult(CORRECTION, is_error=True)
             else:
-                result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
+                result = await run_tool_call(self._tools, self._intercept, call, turn, cfg.tool_timeout)
             self._events.on_tool(call.name, call.arguments, result)
             message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "content": result.content}
             if result.images:  # stored bounded with the message; sent as image parts (tool_images.py)
