@@ -157,6 +157,14 @@ class InstructionFiles:
         return changed
 
 
+def listing(env: Mapping[str, str], cwd: Path) -> list[str]:
+    """The instruction files the next prompt of a session in ``cwd`` sends, one line each
+    (``tmg config``, ``/memory``)."""
+    files = InstructionFiles(env, cwd)
+    files.refresh()
+    return files.current.listing()
+
+
 def _signature(path: Path) -> Signature | None:
     try:
         st = os.stat(path)

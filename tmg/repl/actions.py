@@ -120,6 +120,7 @@ async def _memory(repl: Repl, arg: str) -> None:
     describe = getattr(memory, "describe", None)
     if describe is None:
         repl.screen.say(MEMORY_OFF)
+        instruction_files(repl)
         return
     verb, _, rest = arg.partition(" ")
     if verb == "forget":  # `/memory forget ID`: through PLUR's own plur_forget
@@ -127,6 +128,16 @@ async def _memory(repl: Repl, arg: str) -> None:
             repl.screen.say(line)
         return
     for line in describe():
+        repl.screen.say(line)
+    instruction_files(repl)
+
+
+def instruction_files(repl: Repl) -> None:
+    """The instruction files each prompt sends (AGENTS.md ...), a line each with its path."""
+    from tmg.context.instruction_files import listing
+
+    envr = repl.envr
+    for line in listing(envr.env, envr.cwd):
         repl.screen.say(line)
 
 
