@@ -214,7 +214,7 @@ def _read(path: Path, budget: int) -> tuple[bytes, int]:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _Unreadable("it is not a regular file")
-        data = os.read(fd, budget) if budget > 0 else b""
+        data = os.read(fd, budget + 1)  # one byte past the budget: a file that big is cut
     except OSError as exc:
         raise _Unreadable(exc.strerror or str(exc)) from None
     finally:
