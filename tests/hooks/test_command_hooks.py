@@ -154,6 +154,12 @@ async def test_stop_asks_to_go_on_and_is_told_when_it_already_did(tmp_path):
     assert await hooks.before_stop(turn("really done"), continued=True) is None
 
 
+async def test_continue_false_at_stop_only_ends_the_prompt(tmp_path):
+    done = script(tmp_path, "done.sh", "echo '{\"continue\": false, \"decision\": \"block\", \"reason\": \"x\"}'\n")
+    hooks, _ = hooks_for(tmp_path, HookSpec("Stop", done))
+    assert await hooks.before_stop(turn("done"), continued=False) is None
+
+
 async def test_session_start_and_pre_compact_cannot_block(tmp_path):
     no = script(tmp_path, "no.sh", "echo 'not now' >&2; exit 2\n")
     hooks, said = hooks_for(tmp_path, HookSpec("SessionStart", no), HookSpec("PreCompact", no, "auto"))

@@ -115,6 +115,9 @@ class CommandHooks:
             self._say(f"hooks: {event}: {text}")
         if merged.stop is not None:
             self._say(f"hooks: {event} said to stop: {_one_line(merged.stop)}")
+            if event == "Stop":  # the prompt is ending anyway: it ends, without going on
+                merged.block = None
+                return merged
             raise HookStopError(f"stopped by a {event} hook: {_one_line(merged.stop)}")
         return merged
 
