@@ -99,9 +99,9 @@ class Scripted:
         self.after.append((arguments, result.content))
         return "ctx-after"
 
-    async def before_stop(self, turn, continued):
-        self.stops.append(continued)
-        return None if continued or not self.go_on else self.go_on
+    async def before_stop(self, turn):
+        self.stops.append(turn.index)
+        return None if turn.index > 1 or not self.go_on else self.go_on
 
 
 async def test_a_blocked_call_never_reaches_the_gate_and_the_model_reads_why(tmp_path):
@@ -133,7 +133,7 @@ async def test_the_interceptor_may_have_a_prompt_go_on_once(tmp_path):
     engine, _ = engine_for(tmp_path, model, interceptor=hooks)
     result = await engine.run_prompt("fix it")
     assert result.text == "tests pass, done" and result.turns == 2
-    assert hooks.stops == [False, True]
+    assert hooks.stops == [1, 2]
     assert model.sent_messages(1)[-1] == {"role": "user", "content": "run the tests first"}
 
 

@@ -148,16 +148,16 @@ async def test_stop_asks_to_go_on_and_is_told_when_it_already_did(tmp_path):
     gate = script(tmp_path, "gate.sh", 'cat > "$0.in"; grep -q \'"stop_hook_active": true\' "$0.in" && exit 0; '
                                        'echo "run the tests first" >&2; exit 2\n')
     hooks, _ = hooks_for(tmp_path, HookSpec("Stop", gate))
-    assert await hooks.before_stop(turn("done"), continued=False) == (
+    assert await hooks.before_stop(turn("done")) == (
         "[a Stop hook asks you to go on before you finish: run the tests first]")
     assert json.loads(Path(gate + ".in").read_text())["last_assistant_message"] == "done"
-    assert await hooks.before_stop(turn("really done"), continued=True) is None
+    assert await hooks.before_stop(turn("really done")) is None  # the same prompt: stop_hook_active
 
 
 async def test_continue_false_at_stop_only_ends_the_prompt(tmp_path):
     done = script(tmp_path, "done.sh", "echo '{\"continue\": false, \"decision\": \"block\", \"reason\": \"x\"}'\n")
     hooks, _ = hooks_for(tmp_path, HookSpec("Stop", done))
-    assert await hooks.before_stop(turn("done"), continued=False) is None
+    assert await hooks.before_stop(turn("done")) is None
 
 
 async def test_session_start_and_pre_compact_cannot_block(tmp_path):

@@ -76,8 +76,7 @@ class PhaseEngine:
         the answer twice); the prompt fails with a clear error instead.
 
         ``budget`` (the pipeline's BudgetGatekeeper) learns the provider's real token counts and
-        runs ``/compact``; None: neither. ``interceptor`` may block or rewrite tool calls and
-        continue a prompt past its answer (tmg.engine.intercept: the command hooks)."""
+        runs ``/compact``; None: neither. ``interceptor``: the command hooks (tmg.engine.intercept)."""
         self._config = config
         self._pipeline = pipeline
         self.history = history
@@ -125,7 +124,6 @@ class PhaseEngine:
         index = 0
         self._partial: list[str] = []  # the text streamed so far this turn, kept on Ctrl-C
         turn: Turn | None = None
-        continued = False  # the interceptor had this prompt go on past an answer
         try:
             while True:
                 index += 1
@@ -154,13 +152,11 @@ class PhaseEngine:
                     self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
                 if not completion.tool_calls:
-                    more = await self._intercept.before_stop(turn, continued) if self._intercept else None
+                    more = await self._intercept.before_stop(turn) if self._intercept else None
                     if more is None:
-                        result.text = completion.text
-                        result.meta = turn.meta
+                        result.text, result.meta = completion.text, turn.meta
                         return result
-                    continued = True  # the model reads why, and goes on
-                    self.history.append({"role": "user", "content": more, "meta": {"from": "Stop hook"}})
+                    self.history.append({"role": "user", "content": more, "meta": {"from": "Stop hook"}})  # go on
         except asyncio.CancelledError:
             self._keep_interrupted(turn)
             raise

@@ -32,9 +32,9 @@ class Interceptor(Protocol):
         """Text to add to ``result`` for the model ("" for none); raise TmgError to stop the prompt."""
         ...
 
-    async def before_stop(self, turn: Turn, continued: bool) -> str | None:
-        """Why the prompt should go on after ``turn``'s final answer (None: it ends). ``continued``:
-        this prompt went on for that reason before (a hook that always objects must not loop)."""
+    async def before_stop(self, turn: Turn) -> str | None:
+        """Why the prompt should go on after ``turn``'s final answer (None: it ends); the model
+        reads it as its next instruction. MAX_TURNS bounds a prompt that always goes on."""
         ...
 
 

@@ -43,6 +43,7 @@ class CommandHooks:
         self._source = "resume" if resumed else "startup"
         self._say = say
         self._started = False  # SessionStart ran (at the session's first prompt)
+        self._went_on: int | None = None  # the prompt a Stop hook had go on (stop_hook_active)
 
     # -- the engine's Interceptor --
 
@@ -64,10 +65,12 @@ class CommandHooks:
         said = f"[a PostToolUse hook says: {out.block}]" if out.block is not None else ""  # the tool has run
         return _joined([said, _framed("PostToolUse", out.context)])
 
-    async def before_stop(self, turn: Turn, continued: bool) -> str | None:
-        out = await self._run("Stop", "", stop_hook_active=continued, last_assistant_message=turn.response_text)
+    async def before_stop(self, turn: Turn) -> str | None:
+        active = self._went_on == turn.prompt_id  # a hook that always objects checks it, as in Claude Code
+        out = await self._run("Stop", "", stop_hook_active=active, last_assistant_message=turn.response_text)
         if out.block is None:
             return None
+        self._went_on = turn.prompt_id
         self._say(f"hooks: Stop asked the model to go on: {_one_line(out.block)}")
         return f"[a Stop hook asks you to go on before you finish: {out.block}]"
 
