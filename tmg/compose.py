@@ -216,9 +216,14 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     notices.set_before_line(waiting.clear)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
-    # HOOKS (read live at each event; a project's only in a trusted folder), said where they fail.
+    def note(text: str) -> None:  # what a hook did (a block, a rewrite): stderr and the transcript
+        notices.notice(text)
+        transcript.notice(text)
+
+    # HOOKS (read live at each event; a project's only in a trusted folder).
     command_hooks = CommandHooks(watcher.current, session_id=ref.id, transcript_path=ref.transcript_path, cwd=envr.cwd,
-                                 env=envr.env, permission_mode=gate.mode, resumed=bool(history.messages), say=say)
+                                 env=envr.env, permission_mode=gate.mode, resumed=bool(history.messages), say=say,
+                                 note=note)
     budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice,
                               before_summary=command_hooks.before_compact)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)

@@ -32,7 +32,9 @@ class CommandHooks:
 
     def __init__(self, config: Callable[[], Config], *, session_id: str, transcript_path: Path, cwd: Path,
                  env: Mapping[str, str], permission_mode: Callable[[], str], resumed: bool,
-                 say: Callable[[str], None]) -> None:
+                 say: Callable[[str], None], note: Callable[[str], None] | None = None) -> None:
+        """``say`` a hook that failed (a warning), ``note`` what a hook did (a block, a rewrite, its
+        systemMessage): both go to stderr and the transcript."""
         self._config = config
         self._session_id = session_id
         self._transcript = str(transcript_path)
@@ -42,6 +44,7 @@ class CommandHooks:
         self._mode = permission_mode
         self._source = "resume" if resumed else "startup"
         self._say = say
+        self._note = note or say
         self._started = False  # SessionStart ran (at the session's first prompt)
         self._went_on: int | None = None  # the prompt a Stop hook had go on (stop_hook_active)
 
@@ -51,12 +54,12 @@ class CommandHooks:
         out = await self._run("PreToolUse", call.name, tool_name=call.name, tool_input=_input(call.arguments),
                               tool_use_id=call.id)
         if out.block is not None:
-            self._say(f"hooks: PreToolUse blocked {call.name}: {_one_line(out.block)}")
+            self._note(f"hooks: PreToolUse blocked {call.name}: {_one_line(out.block)}")
             return ToolCallVerdict(call.arguments, blocked=out.block, context=_framed("PreToolUse", out.context))
         arguments = call.arguments
         if out.updated_input is not None:
             arguments = json.dumps(out.updated_input, ensure_ascii=False)
-            self._say(f"hooks: PreToolUse rewrote the arguments of {call.name} to {_one_line(arguments)}")
+            self._note(f"hooks: PreToolUse rewrote the arguments of {call.name} to {_one_line(arguments)}")
         return ToolCallVerdict(arguments, context=_framed("PreToolUse", out.context))
 
     async def after_tool(self, call: ToolCallRequest, arguments: str, result: ToolResult, turn: Turn) -> str:
@@ -71,7 +74,7 @@ class CommandHooks:
         if out.block is None:
             return None
         self._went_on = turn.prompt_id
-        self._say(f"hooks: Stop asked the model to go on: {_one_line(out.block)}")
+        self._note(f"hooks: Stop asked the model to go on: {_one_line(out.block)}")
         return f"[a Stop hook asks you to go on before you finish: {out.block}]"
 
     # -- the prompt's and compaction's --
@@ -109,7 +112,7 @@ class CommandHooks:
         for spec, run in zip(specs, runs):
             out = read_outcome(event, run, spec.timeout)
             for text in out.messages:
-                self._say(f"hooks: {event} `{_one_line(spec.command, 80)}`: {text}")
+                self._note(f"hooks: {event} `{_one_line(spec.command, 80)}`: {text}")
             for text in out.failures:
                 self._say(f"hooks: {event} hook `{_one_line(spec.command, 80)}` failed: {text}; going on without it")
             out.messages, out.failures = [], []
@@ -117,7 +120,7 @@ class CommandHooks:
         for text in merged.failures:  # what only the merge found (two rewrites)
             self._say(f"hooks: {event}: {text}")
         if merged.stop is not None:
-            self._say(f"hooks: {event} said to stop: {_one_line(merged.stop)}")
+            self._note(f"hooks: {event} said to stop: {_one_line(merged.stop)}")
             if event == "Stop":  # the prompt is ending anyway: it ends, without going on
                 merged.block = None
                 return merged
