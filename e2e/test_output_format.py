@@ -112,3 +112,13 @@ def test_a_format_that_is_not_one_is_a_usage_error(tmg):
     result = tmg.run("--output-format", "yaml", "hi")
     assert result.code == 2 and result.out == ""
     assert "use one of: text, json, stream-json" in result.err
+
+
+def test_reading_a_session_back_loads_none_of_it(tmg):
+    """`tmg -t` stays a fast path (P1): no JSON sink, engine, hooks or context pipeline."""
+    from e2e.test_fast_paths import imported_heavy
+
+    tmg.llm.enqueue(Text("an answer"))
+    assert tmg.run("a question").code == 0
+    code, loaded = imported_heavy(tmg, "-t", watched=("tmg.ui.json_events", "tmg.engine", "tmg.hooks", "tmg.context"))
+    assert (code, loaded) == (0, [])

@@ -21,6 +21,7 @@ VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode
                  "--permissions": "permissions",
                  # -- issue 25, the scripting contract --
                  "--output-format": "output_format", "--max-turns": "max_turns", "--max-budget-usd": "max_budget_usd"}
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # --output-format (tmg.ui.json_events writes the JSON ones)
 # The values that are numbers, with the least each may be: anything else is typer's usage error.
 _NUMBERS = {"max_turns": (int, 1), "max_budget_usd": (float, 0.0)}
 FLAGS = {"--new": "new", "-r": "raw", "--raw": "raw", "-t": "transcript", "--transcript": "transcript",
@@ -99,7 +100,7 @@ def run_chat(line: ChatLine) -> int:
         from tmg.errors import UsageError
 
         raise UsageError(f"--max-budget-usd {budget} is not an amount; give dollars, e.g. --max-budget-usd 0.50")
-    if line.output_format != "text" or line.transcript:
+    if line.output_format != "text":
         _check_one_shot_only(line, envr.interactive)
     if line.transcript:
         from tmg.cli.transcript import show_transcript
@@ -121,12 +122,10 @@ def run_chat(line: ChatLine) -> int:
 def _check_one_shot_only(line: ChatLine, interactive: bool) -> None:
     """--output-format is a one-shot's: a usage error with -t, or where the chat would start."""
     from tmg.errors import UsageError
-    from tmg.ui.json_events import FORMATS
 
-    if line.output_format not in FORMATS:
-        raise UsageError(f"--output-format {line.output_format!r} is not a format; use one of: {', '.join(FORMATS)}")
-    if line.output_format == "text":
-        return
+    if line.output_format not in OUTPUT_FORMATS:
+        raise UsageError(f"--output-format {line.output_format!r} is not a format; use one of: "
+                         f"{', '.join(OUTPUT_FORMATS)}")
     if line.transcript:
         raise UsageError("--output-format goes with a one-shot, not -t (for a session as JSON: tmg -t --json)")
     if not line.words and interactive:

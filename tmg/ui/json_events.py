@@ -24,7 +24,6 @@ from tmg.tools.registry import ToolResult
 from tmg.ui.answer import discard_output
 
 VERSION = 1
-FORMATS = ("text", "json", "stream-json")
 
 
 class NoAnswer:
