@@ -8,16 +8,14 @@ A rewritten call still goes through the registry's permission gate: what runs is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import ToolCallRequest
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 
-@dataclass(frozen=True)
-class ToolCallVerdict:
+class ToolCallVerdict(NamedTuple):  # not a dataclass: cheaper to define on every one-shot's path
     arguments: str  # the JSON text of the call to run: the model's own, or a rewrite
     blocked: str | None = None  # why the call does not run: the model reads it as the call's error
     context: str = ""  # said to the model with the call's result

@@ -17,7 +17,6 @@ forbid or rewrite, never allow more than the rules do.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from tmg.hooks.process import CommandRun
@@ -27,16 +26,19 @@ UNBLOCKABLE = ("SessionStart", "PreCompact")
 _STDOUT_IS_CONTEXT = ("UserPromptSubmit", "SessionStart")
 
 
-@dataclass
 class Outcome:
-    """What one hook (or several, merged) asks of tmg."""
+    """What one hook (or several, merged) asks of tmg. A plain class, not a dataclass: this
+    module loads on every one-shot's path, hooks or none."""
 
-    block: str | None = None  # the reason the model reads (a tool call not run; go on, for Stop)
-    context: list[str] = field(default_factory=list)  # text added for the model
-    updated_input: dict[str, Any] | None = None  # a rewritten tool call (PreToolUse)
-    stop: str | None = None  # "continue": false: the prompt stops, with this reason
-    messages: list[str] = field(default_factory=list)  # for the user: stderr and the transcript
-    failures: list[str] = field(default_factory=list)  # it could not say anything: said, not blocking
+    def __init__(self, block: str | None = None, context: list[str] | None = None,
+                 updated_input: dict[str, Any] | None = None, stop: str | None = None,
+                 messages: list[str] | None = None, failures: list[str] | None = None) -> None:
+        self.block = block  # the reason the model reads (a tool call not run; go on, for Stop)
+        self.context = context or []  # text added for the model
+        self.updated_input = updated_input  # a rewritten tool call (PreToolUse)
+        self.stop = stop  # "continue": false: the prompt stops, with this reason
+        self.messages = messages or []  # for the user: stderr and the transcript
+        self.failures = failures or []  # it could not say anything: said, not blocking
 
     def merge(self, other: "Outcome") -> None:
         """Hooks of one event run side by side: any block blocks, every context is added."""
