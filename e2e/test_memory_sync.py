@@ -17,8 +17,6 @@ as the remote (no network).
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 import uuid
@@ -26,58 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from e2e.conftest import TmgRunner
+from e2e.machines import Machine
 from e2e.mock_llm import Text
 from e2e.plur import memory_blocks
 from tests.support.brokers import stop_brokers_under
-from tests.support.plur_server import running
 from tests.support.waiting import eventually
-from tmg.mcp import ServerSpec, child_environment
 from tmg.memory.injector import INSTRUCTIONS_HEADING
-from tmg.memory.sync_record import record_path
 
 pytestmark = pytest.mark.live
-
-
-class Machine:
-    """One of the person's machines: a tmg with the shipped config (the pinned PLUR, LEARN full),
-    its store in its own HOME, which has a git identity as a real machine's has."""
-
-    def __init__(self, root: Path, llm, entry: Path, sync: str = "") -> None:
-        self.tmg = TmgRunner(root, llm)
-        self.home = root / "user-home"
-        self.home.mkdir(parents=True, exist_ok=True)
-        (self.home / ".gitconfig").write_text(f"[user]\n\tname = {root.name}\n\temail = {root.name}@example.com\n")
-        self.store = self.home / ".plur"
-        self.install_dir = entry.parents[4]
-        self.entry = entry
-        if sync:
-            self.tmg.write_config(f"MEMORY:\n  SYNC:\n{sync}")
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return self.tmg.env(memory=True, TMG_PLUR_DIR=str(self.install_dir), **extra)
-
-    def run(self, *args: str, code: int = 0, **extra: str):
-        r = self.tmg.run(*args, env=self.env(**extra), timeout=120)
-        assert r.code == code, (r.out, r.err)
-        return r
-
-    def ask(self, prompt: str, answer: str = "Noted."):
-        self.tmg.llm.enqueue(Text(answer))
-        self.run("-r", prompt)
-        return self.tmg.llm.requests[-1]
-
-    @property
-    def record(self) -> Path:
-        return record_path(self.tmg.home, self.store)
-
-    def last_sync(self) -> dict | None:
-        return json.loads(self.record.read_text()) if self.record.exists() else None
-
-    def plur(self):
-        """PLUR itself on this machine's store (setting up what tmg has no command for)."""
-        env = child_environment({"HOME": str(self.home), "PLUR_DISABLE_EMBEDDINGS": "1", "PLUR_TOOL_PROFILE": "full"})
-        return running(ServerSpec(name="plur", command="node", args=(str(self.entry),), env=env, cwd="/"))
 
 
 @pytest.fixture
