@@ -92,6 +92,8 @@ def test_what_machine_a_learned_reaches_a_request_on_machine_b_and_no_secret_lea
     assert taught in instructions(request) and b_own in instructions(request)
     a.run("memory", "sync")
     assert b_own in instructions(a.ask("and one about the hills"))
+    # That session wrote (its episode): its end syncs it, in the broker, after the run.
+    assert eventually(lambda: (a.last_sync() or {}).get("by") == "the session end", guard=60)
 
     pushed = remote_text(remote, tmp_path)
     assert taught in pushed and b_own in pushed  # the grep below can see what was synced

@@ -123,16 +123,31 @@ def list_cmd(config: Optional[str] = ConfigOpt) -> int:
     from tmg.memory.manage import list_memory
 
     envr = Environment()
-    return _run(config, lambda client, _config: list_memory(client, _shared_from(envr)), envr)
+
+    async def operation(client, conf):
+        from tmg.memory.manage import Outcome
+
+        problem = await _load_team(client, conf, envr)
+        listed = await list_memory(client, _shared_from(envr))
+        return listed if problem is None else Outcome((*listed.lines, problem), False)
+
+    return _run(config, operation, envr)
 
 
 @app.command()
 def search(words: list[str] = typer.Argument(..., help="What to look for."),
            config: Optional[str] = ConfigOpt) -> int:
     """Engrams and episodes matching WORDS, with their ids."""
+    from tmg.environment import Environment
     from tmg.memory.manage import search_memory
 
-    return _run(config, lambda client, conf: search_memory(client, " ".join(words), conf.memory.scope))
+    envr = Environment()
+
+    async def operation(client, conf):
+        await _load_team(client, conf, envr)  # a failure to load it is `list`'s to say
+        return await search_memory(client, " ".join(words), conf.memory.scope)
+
+    return _run(config, operation, envr)
 
 
 @app.command()
@@ -242,6 +257,15 @@ def _record_at(conf, envr):
     from tmg.memory.sync_record import record_path
 
     return record_path(_home(envr), _store(conf))
+
+
+async def _load_team(client, conf, envr):
+    """Load the team store of the project in the working folder, as a session there does (only
+    when it is trusted; an untrusted one's is unlinked): None, or the line saying why not."""
+    from tmg.memory.team_store import point, register
+
+    store = point(_project(envr), _home(envr), _trusted(envr))
+    return None if store is None else await register(client, store, _store(conf))
 
 
 def _shared_from(envr):
