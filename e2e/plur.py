@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-START, END = "## PLUR MEMORY", "[/PLUR-MEMORY]"
 
 
 class FakePlur:
@@ -78,12 +77,36 @@ def system_text(request: Any) -> str:
 
 
 def memory_blocks(request: Any) -> list[str]:
-    """The memory blocks in a request's messages (the text between each pair of markers)."""
+    """The memory parts in a request's messages, each from its heading to its end (the user's
+    instructions at the end of the system message, recalled notes beside a user turn), in order."""
+    from tmg.memory.framing import INSTRUCTIONS_HEADING, NOTES_HEADING
+
     blocks = []
     for message in request["messages"]:
-        text = message["content"] if isinstance(message.get("content"), str) else ""
-        rest = text
-        while START in rest:
-            rest = rest[rest.index(START) + len(START):]
-            blocks.append(rest[: rest.index(END)] if END in rest else rest)
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [p.get("text", "") for p in content or []
+                                                            if isinstance(p, dict)]
+        for text in parts:
+            for heading in (INSTRUCTIONS_HEADING, NOTES_HEADING):
+                start = text.find(heading)
+                while start != -1:
+                    end = text.find("\n\n", start)
+                    blocks.append(text[start:] if end == -1 else text[start:end])
+                    start = text.find(heading, start + len(heading))
     return blocks
+
+
+def instructions_part(request: Any) -> str:
+    """The user's standing instructions the request carries at the end of its system message ("" when none)."""
+    from tmg.memory.framing import INSTRUCTIONS_HEADING
+
+    system = system_text(request)
+    return system[system.index(INSTRUCTIONS_HEADING):] if INSTRUCTIONS_HEADING in system else ""
+
+
+def notes_part(request: Any) -> str:
+    """The recalled notes riding with the request's latest user turn ("" when none)."""
+    from tmg.memory.framing import NOTES_HEADING
+
+    users = [m for m in request["messages"] if m.get("role") == "user"]
+    return next((b for b in memory_blocks({"messages": users[-1:]}) if b.startswith(NOTES_HEADING)), "")

@@ -63,25 +63,31 @@ class PlurClient:
         self.surface = ToolSurface.detect(caller.tool_names)
         self.on_result = on_result
 
-    async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T]) -> CallResult[T]:
-        """Route, bound and judge one call. All the public methods go through here."""
-        outcome = await self._call(tool, payload, parse)
+    async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], *,
+                   timeout: float | None = None, cached: bool = False) -> CallResult[T]:
+        """Route, bound and judge one call. All the public methods go through here.
+
+        `timeout` shortens the client's bound for this call (the prompt's deadline); `cached`
+        lets a caller that keeps read results (the broker) answer from them."""
+        outcome = await self._call(tool, payload, parse, self.timeout if timeout is None else min(timeout, self.timeout),
+                                   cached)
         if self.on_result is not None:
             self.on_result(outcome)
         return outcome
 
-    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T]) -> CallResult[T]:
+    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], timeout: float,
+                    cached: bool) -> CallResult[T]:
         try:
             name, arguments = self.surface.route(tool, payload)
         except ToolUnavailable as exc:
             return CallResult(tool, False, failure="unavailable", error=str(exc))
+        extra = {"cached": True} if cached and getattr(self.caller, "caches_reads", False) else {}
         try:
             # Our own bound too: a caller that ignores its timeout argument must not hang a turn.
-            outcome = await asyncio.wait_for(
-                self.caller.call_tool(name, arguments, timeout=self.timeout), self.timeout + 0.1
-            )
+            outcome = await asyncio.wait_for(self.caller.call_tool(name, arguments, timeout=timeout, **extra),
+                                             timeout + 0.1)
         except asyncio.TimeoutError:
-            return CallResult(tool, False, failure="timeout", error=f"{tool}: no answer in {self.timeout:g} s")
+            return CallResult(tool, False, failure="timeout", error=f"{tool}: no answer in {timeout:g} s")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - any raise is a failed call, by contract
@@ -99,10 +105,11 @@ class PlurClient:
                               error=f"{tool}: unreadable result ({type(exc).__name__}: {exc})")
         return CallResult(tool, True, value=value)
 
-    async def inject(self, task: str, budget: int, scope: str = "") -> CallResult[results.InjectResult]:
+    async def inject(self, task: str, budget: int, scope: str = "", *,
+                     timeout: float | None = None) -> CallResult[results.InjectResult]:
         """Recall for a task (callers skip an empty task: no call is made for it)."""
         payload = payloads.inject_payload(task, budget, scope)
-        return await self.call("plur_inject_hybrid", payload, results.parse_inject)
+        return await self.call("plur_inject_hybrid", payload, results.parse_inject, timeout=timeout)
 
     async def capture(self, summary: str, agent: str, session_id: str) -> CallResult[results.Episode]:
         payload = payloads.capture_payload(summary, agent, session_id)
@@ -128,9 +135,10 @@ class PlurClient:
         payload = payloads.learn_batch_items_payload(items)
         return await self.call("plur_learn_batch", payload, results.parse_learn_batch)
 
-    async def recall(self, query: str, limit: int | None = None, scope: str = "") -> CallResult[list[results.Engram]]:
+    async def recall(self, query: str, limit: int | None = None, scope: str = "", *,
+                     timeout: float | None = None) -> CallResult[list[results.Engram]]:
         payload = payloads.recall_payload(query, limit, scope)
-        return await self.call("plur_recall", payload, results.parse_recall)
+        return await self.call("plur_recall", payload, results.parse_recall, timeout=timeout)
 
     async def status(self) -> CallResult[results.Status]:
         return await self.call("plur_status", {}, results.parse_status)
@@ -138,9 +146,11 @@ class PlurClient:
     async def timeline(self, search: str | None = None, since: str | None = None) -> CallResult[list[results.Episode]]:
         return await self.call("plur_timeline", payloads.timeline_payload(search, since), results.parse_timeline)
 
-    async def pinned(self) -> CallResult[list[results.Engram]]:
-        """The pinned set (the user's standing instructions), with statements."""
-        return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned)
+    async def pinned(self, *, timeout: float | None = None) -> CallResult[list[results.Engram]]:
+        """The pinned set (the user's standing instructions), with statements; a broker may
+        answer it from its cache (it refreshes that off the path, and drops it on any write)."""
+        return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned, timeout=timeout,
+                               cached=True)
 
     async def pin(self, engram_id: str, pinned: bool = True) -> CallResult[dict[str, Any]]:
         return await self.call("plur_pin", payloads.pin_payload(engram_id, pinned), results.parse_pin)
