@@ -24,7 +24,7 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
-from e2e.plur import FakePlur, memory_blocks
+from e2e.plur import FakePlur, instructions_part
 from tests.support.brokers import brokers_under, stop_brokers_under, wait_gone
 from tests.support.waiting import eventually
 from tests.support.plur_server import running
@@ -257,14 +257,15 @@ def test_a_broker_killed_mid_session_fails_open_and_the_next_run_starts_a_new_on
         assert kept in recalled(reader, f"stork{marker} gate")
 
 
-def test_under_load_every_one_shot_carries_the_recall(tmg, llm, tmp_path, plur_entry):
-    """With two CPU burners on a two-core machine, each one-shot still recalls (default recall wait)."""
+def test_under_load_every_one_shot_carries_the_standing_instruction(tmg, llm, tmp_path, plur_entry):
+    """With two CPU burners on a two-core machine, each one-shot still carries the user's
+    standing instruction (the prompt's default memory deadline)."""
     plur = Plur(tmp_path, plur_entry)
     home = tmp_path / "store"
     marker = uuid.uuid4().hex[:8]
     seeded = f"Never deploy the gannet{marker} service on Fridays"
     with plur.reader(home) as writer:  # the user's memory, learned earlier
-        outcome = writer.call("plur_learn", {"statement": seeded})
+        outcome = writer.call("plur_learn", {"statement": seeded, "pinned": True})
         assert not outcome.is_error, outcome.text
     tmg.write_config(plur.config(home, learn="off"))
     env = tmg.env(memory=True)
@@ -281,7 +282,7 @@ def test_under_load_every_one_shot_carries_the_recall(tmg, llm, tmp_path, plur_e
         for burner in burners:
             burner.kill()
             burner.wait()
-    carried = [any(seeded in block for block in memory_blocks(req)) for req in llm.requests[1:]]
+    carried = [f"- {seeded}" in instructions_part(req).splitlines() for req in llm.requests[1:]]
     assert carried == [True] * 5
 
 

@@ -16,7 +16,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import fingerprint
+from tmg.broker.paths import CACHE_META, fingerprint
 from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
 from tmg.mcp_servers.result_content import tool_outcome
 from tmg.mcp_servers.spec import ServerSpec
@@ -72,6 +72,7 @@ class BrokerConnection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._calls: dict[int, tuple[str, dict[str, Any]]] = {}  # tools/calls awaiting an answer: (name, arguments)
         self._next_id = 0
         self._pump: asyncio.Task[None] | None = None
 
@@ -128,14 +129,21 @@ class BrokerConnection:
         info = init.get("serverInfo") or {}
         self.server_name, self.server_version = info.get("name"), info.get("version")
 
+    caches_reads = True  # a call marked `cached` may be answered from the broker's cache
+
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
-                        max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
+                        max_timeout: float | None = None, on_progress: Any = None,
+                        cached: bool = False) -> ToolOutcome:
         """tools/call, bounded by `timeout`; McpCallError when the call itself failed (broker gone,
         server died). The broker forwards no progress notifications, so `timeout` is the bound
-        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report)."""
+        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report).
+        `cached`: a read the broker may answer from its cache of the same call (it refreshes it
+        off the path, and forgets it when anything writes to the server's store)."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if cached:
+            params["_meta"] = {CACHE_META: True}
         try:
-            result = await asyncio.wait_for(self.request("tools/call", {"name": name, "arguments": arguments}),
-                                            timeout + _CALL_SLACK_S)
+            result = await asyncio.wait_for(self.request("tools/call", params), timeout + _CALL_SLACK_S)
         except asyncio.TimeoutError as exc:
             raise McpCallTimeout(f"{self.spec.name}.{name}: timed out") from exc
         except (BrokerError, NoBroker) as exc:
@@ -149,12 +157,31 @@ class BrokerConnection:
         ident = self._next_id
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[ident] = future
+        if method == "tools/call":
+            self._calls[ident] = (str(params.get("name", "")), dict(params.get("arguments") or {}))
         try:
             self._writer.write((json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
                                             "params": params}) + "\n").encode())
             return await future
         finally:
             self._pending.pop(ident, None)
+            self._calls.pop(ident, None)
+
+    def in_flight(self) -> list[tuple[int, str, dict[str, Any]]]:
+        """The tools/calls sent and not answered yet: (request id, tool name, arguments)."""
+        return [(ident, name, args) for ident, (name, args) in self._calls.items()]
+
+    async def hand_off(self, ahead: dict[int, str], timeout: float = 0.5) -> set[int]:
+        """Leave in-flight calls to the broker as this client goes: it finishes each one and
+        removes its write-ahead file (`ahead`: request id -> path) once it landed. The ids it took."""
+        if not ahead:
+            return set()
+        calls = [{"id": ident, "ahead": path} for ident, path in ahead.items()]
+        try:
+            result = await asyncio.wait_for(self.request("tmg/handoff", {"calls": calls}), timeout)
+        except (asyncio.TimeoutError, BrokerError, NoBroker, StaleBroker):
+            return set()  # an older broker, or none: the client waits for its writes as before
+        return {i for i in result.get("taken", []) if isinstance(i, int)}
 
     def _notify(self, method: str) -> None:
         if self._writer is not None:

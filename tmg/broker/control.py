@@ -75,9 +75,10 @@ def status_lines(state: BrokerState) -> list[str]:
     lines = [f"broker: {summary(status)}", f"socket: {status['socket']}"]
     for server in status.get("servers", []):
         alive = "up" if server["alive"] else "down (started again by the next call)"
+        writer = f"; its writes through pid {server['writer_pid']}" if server.get("writer_pid") else ""
         lines.append(f"server {server['name'] or server['command']}: {alive}, pid {server['pid']}, "
                      f"{server['tools']} tools, {server['calls']} call(s), started {server['starts']} time(s), "
-                     f"store {server['store']} ({_size(server['store'])})")
+                     f"store {server['store']} ({_size(server['store'])}){writer}")
     return lines
 
 

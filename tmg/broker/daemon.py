@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import fcntl
 import json
@@ -26,11 +27,14 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.broker import handoff
+from tmg.broker.cache import ReadCache
+from tmg.broker.paths import CACHE_META, LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
 from tmg.mcp_servers.errlog import LOG_BYTES as _LOG_BYTES
 from tmg.mcp_servers.errlog import rotate
 
@@ -42,6 +46,7 @@ _START_TIMEOUT_S = 30.0
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
+_GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
 
@@ -82,9 +87,15 @@ class ChildError(RuntimeError):
 class Child:
     """One server process over stdio, initialized once, its tools listed once."""
 
-    def __init__(self, spec: Spec, write_lock: asyncio.Lock | None) -> None:
+    def __init__(self, spec: Spec, write_lock: asyncio.Lock | None,
+                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None) -> None:
         self.spec = spec
         self.write_lock = write_lock
+        self.on_write = on_write  # told when a write to the store starts and when it ends
+        # A second process of the same server that takes the writes (memory servers): PLUR's
+        # writes are synchronous and rewrite a whole file (a second or more at a year of use),
+        # and its one thread would hold every read behind them. Started at the first write.
+        self.writer = writer
         self.proc: asyncio.subprocess.Process | None = None
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
@@ -96,15 +107,21 @@ class Child:
         self._next_id = 0
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None and self._reader is not None \
             and not self._reader.done()
 
+    @property
+    def ready(self) -> bool:
+        """Up and initialized (not just spawned)."""
+        return self.alive and self._starting is None
+
     async def ensure(self) -> None:
         """Started and initialized: at once when it is up; (re)started when it is not."""
-        if self.alive and self._starting is None:
+        if self.ready:
             return
         if self._starting is None:
             self._starting = asyncio.create_task(self._start())
@@ -114,6 +131,19 @@ class Child:
         finally:
             if task.done() and self._starting is task:
                 self._starting = None
+
+    def start_soon(self) -> None:
+        """Start it in the background if it is not up (nobody waits; a failure is logged)."""
+        if self.alive or self._starting is not None:
+            return
+
+        async def start() -> None:
+            try:
+                await self.ensure()
+            except ChildError as exc:
+                log.warning("server %s: the writer did not start: %s", self.spec.name, exc)
+
+        self._warming = asyncio.create_task(start())
 
     async def _start(self) -> None:
         spec = self.spec
@@ -157,6 +187,15 @@ class Child:
     def is_read(self, tool: str) -> bool:
         return tool in self.read_only or tool.startswith(_READS)
 
+    def is_read_call(self, params: dict[str, Any]) -> bool:
+        """A tools/call that only reads: by the tool's name, or through PLUR's `plur_admin`
+        gateway (the lean profile) by the tool it names."""
+        name = str(params.get("name", ""))
+        arguments = params.get("arguments")
+        if name == _GATEWAY and isinstance(arguments, dict):
+            name = str(arguments.get("action", ""))
+        return self.is_read(name)
+
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request and wait for its result; ChildError for an error answer or a dead child."""
         self._next_id += 1
@@ -172,10 +211,17 @@ class Child:
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         """A tools/call, forwarded unchanged; writes to one store one at a time."""
         self.calls += 1
-        if self.write_lock is None or self.is_read(str(params.get("name", ""))):
+        if self.write_lock is None or self.is_read_call(params):
             return await self.request("tools/call", params)
         async with self.write_lock:
-            return await self.request("tools/call", params)
+            target = self.writer if self.writer is not None and self.writer.ready else self
+            if target is self and self.writer is not None:
+                self.writer.start_soon()  # this write goes through the reader; the next ones not
+            self.on_write()
+            try:
+                return await target.request("tools/call", params)
+            finally:
+                self.on_write()
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc
@@ -256,6 +302,7 @@ class Broker:
         self.socket = socket_path(folder)
         self.fingerprint = fingerprint()
         self.children: dict[Spec, Child] = {}
+        self.reads = ReadCache()
         self.write_locks: dict[str, asyncio.Lock] = {}
         self.clients = 0
         self.calls = 0
@@ -272,14 +319,18 @@ class Broker:
             "servers": [{"name": c.spec.name, "command": c.spec.command, "kind": c.spec.kind, "cwd": c.spec.cwd,
                          "pid": c.proc.pid if c.proc else None,
                          "alive": c.alive, "calls": c.calls, "starts": c.starts, "store": c.spec.store(),
-                         "tools": len(c.tools)} for c in self.children.values()],
+                         "tools": len(c.tools),
+                         "writer_pid": c.writer.proc.pid if c.writer and c.writer.alive and c.writer.proc else None}
+                        for c in self.children.values()],
         }
 
     def child_for(self, spec: Spec) -> Child:
         child = self.children.get(spec)
         if child is None:
-            lock = self.write_locks.setdefault(spec.store(), asyncio.Lock()) if spec.kind == "memory" else None
-            child = self.children[spec] = Child(spec, lock)
+            store = spec.store()
+            lock = self.write_locks.setdefault(store, asyncio.Lock()) if spec.kind == "memory" else None
+            writer = Child(spec, None) if lock is not None else None
+            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer)
         return child
 
     async def serve(self) -> None:
@@ -305,7 +356,9 @@ class Broker:
             with contextlib.suppress(FileNotFoundError):
                 if self.socket.exists():
                     self.socket.unlink()
-            await asyncio.gather(*(c.stop() for c in self.children.values()), return_exceptions=True)
+            await self.reads.aclose()
+            children = [c for child in self.children.values() for c in (child, child.writer) if c is not None]
+            await asyncio.gather(*(c.stop() for c in children), return_exceptions=True)
             log.info("broker %s exiting", os.getpid())
 
     async def _watch_idle(self) -> None:
@@ -330,7 +383,6 @@ class Broker:
         self.clients += 1
         self.last_active = time.monotonic()
         session = ClientSession(self, writer)
-        tasks: set[asyncio.Task[None]] = set()
         try:
             while line := await reader.readline():
                 try:
@@ -341,14 +393,11 @@ class Broker:
                 if not isinstance(message, dict) or "method" not in message:
                     continue
                 self.last_active = time.monotonic()
-                task = asyncio.create_task(session.handle(message))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+                session.start(message)
         except (OSError, ValueError, asyncio.IncompleteReadError):
             pass
         finally:
-            for task in tasks:
-                task.cancel()
+            session.gone()
             self.clients -= 1
             self.last_active = time.monotonic()
             writer.close()
@@ -361,6 +410,26 @@ class ClientSession:
         self.broker = broker
         self.writer = writer
         self.child: Child | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.in_flight: dict[Any, asyncio.Task[None]] = {}  # by request id
+        self.handed: dict[Any, Path] = {}  # request id -> its write-ahead file (tmg/handoff)
+        self._landed: collections.deque[Any] = collections.deque(maxlen=64)  # ids whose call landed
+
+    def start(self, message: dict[str, Any]) -> None:
+        task = asyncio.create_task(self.handle(message))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        ident = message.get("id")
+        if ident is not None:
+            self.in_flight[ident] = task
+            task.add_done_callback(lambda _t: self.in_flight.pop(ident, None))
+
+    def gone(self) -> None:
+        """The client went away: its calls go too, except the writes it handed off."""
+        kept = {self.in_flight.get(ident) for ident in self.handed}
+        for task in self.tasks:
+            if task not in kept:
+                task.cancel()
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.writer.is_closing():
@@ -370,6 +439,11 @@ class ClientSession:
         ident = message.get("id")
         try:
             result = await self._answer(str(message["method"]), message.get("params") or {})
+            if message.get("method") == "tools/call" and handoff.landed(result):
+                self._landed.append(ident)
+                ahead = self.handed.pop(ident, None)
+                if ahead is not None:
+                    handoff.remove(ahead)
         except ChildError as exc:
             error = exc.error or {"code": CHILD_FAILED, "message": str(exc)}
         except StaleBroker:
@@ -400,9 +474,16 @@ class ClientSession:
         if method == "tools/call":
             child = await self._child()
             broker.calls += 1
+            meta = dict(params.get("_meta") or {})
+            cached = meta.pop(CACHE_META, False) is True
+            params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
+            if cached and child.is_read_call(params):
+                return await broker.reads.read((child.spec.store(), child.spec), params, lambda: child.call(params))
             return await child.call(params)
         if method == "ping":
             return {}
+        if method == "tmg/handoff":
+            return {"taken": self._take(params.get("calls") or [])}
         if method == "tmg/status":
             return broker.status()
         if method == "tmg/stop":
@@ -411,6 +492,22 @@ class ClientSession:
         if method.startswith("notifications/"):
             return None
         raise ChildError(f"method not supported by the broker: {method}")
+
+    def _take(self, calls: list[Any]) -> list[Any]:
+        """The calls the broker finishes for a client that is leaving (`tmg/handoff`)."""
+        taken = []
+        for call in calls:
+            ident = call.get("id") if isinstance(call, dict) else None
+            ahead = handoff.valid_ahead(call.get("ahead")) if isinstance(call, dict) else None
+            if ahead is None:
+                continue
+            if ident in self.in_flight:
+                self.handed[ident] = ahead
+                taken.append(ident)
+            elif ident in self._landed:  # it landed before the client asked: its file goes now
+                handoff.remove(ahead)
+                taken.append(ident)
+        return taken
 
     async def _child(self) -> Child:
         if self.child is None:

@@ -13,6 +13,7 @@ PID_NAME = "broker.pid"
 LOCK_NAME = "broker.lock"
 LOG_NAME = "broker.log"
 DEFAULT_IDLE_S = 15 * 60.0
+CACHE_META = "tmg/cache"  # in a tools/call's `_meta`: the broker may answer it from its cache
 # sun_path holds 108 bytes on Linux; a deep TMG_HOME (a test's tmp folder) falls back to /tmp.
 _MAX_SOCKET_PATH = 100
 
