@@ -40,7 +40,7 @@ from tmg.config.model import Config, MemoryConfig  # noqa: E402
 from tmg.context.pipeline import TurnContext  # noqa: E402
 from tmg.engine.turn import Turn  # noqa: E402
 from tmg.llm.gateway import Completion, Usage  # noqa: E402
-from tmg.mcp_servers.connection import McpConnection  # noqa: E402
+from tmg.mcp.connection import McpConnection  # noqa: E402
 from tmg.memory import payloads  # noqa: E402
 from tmg.memory.client import PlurClient  # noqa: E402
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING, MemoryInjector  # noqa: E402

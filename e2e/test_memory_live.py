@@ -19,7 +19,7 @@ from e2e.mock_llm import Text
 from e2e.plur import instructions_part, memory_blocks, notes_part
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 from tests.support.plur_server import running
-from tmg.mcp_servers import ServerSpec, child_environment
+from tmg.mcp import ServerSpec, child_environment
 
 pytestmark = pytest.mark.live
 

@@ -189,7 +189,7 @@ def status(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
 def timeline(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
     since = _parse_when(args.get("since"))
     until = _parse_when(args.get("until"))
-    search = (args.get("search") or "").lower()
+    terms = (args.get("search") or "").lower().split()  # the real server: any of the words
     episodes = []
     for ep in store.episodes:
         when = _parse_when(ep["timestamp"])
@@ -199,7 +199,7 @@ def timeline(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]
             continue
         if args.get("channel") and ep.get("channel") != args["channel"]:
             continue
-        if search and search not in ep.get("summary", "").lower():
+        if terms and not any(t in ep.get("summary", "").lower() for t in terms):
             continue
         episodes.append({k: ep[k] for k in ("id", "summary", "timestamp", "agent", "channel", "tags") if k in ep})
     return {"episodes": episodes, "count": len(episodes)}

@@ -14,7 +14,7 @@ MUTE = McpServerConfig(name="mute", command="sleep", args=("30",), timeout=0.5)
 
 def test_a_server_that_never_answers_gets_the_same_verdict_when_the_sdk_import_is_slow(monkeypatch):
     """A busy machine: the SDK's first import takes longer than the server's whole bound."""
-    import tmg.mcp_servers.connection as connection
+    import tmg.mcp.connection as connection
 
     real_import, cold = connection.import_sdk, [True]
 
@@ -45,9 +45,9 @@ def test_an_error_with_an_empty_message_is_named_by_its_type():
 
 
 def test_the_server_level_verdict_names_the_step_it_waited_for():
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.outcome import McpStartTimeout
-    from tmg.mcp_servers.spec import spec_from_config
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.errors import McpStartTimeout
+    from tmg.mcp.spec import spec_from_config
 
     async def start() -> BaseException:
         conn = McpConnection(spec_from_config(MUTE), start_timeout=0.5)

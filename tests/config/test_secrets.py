@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tmg.config.loader import load_config
-from tmg.config.secrets import MASK, Redactor, redact_values, unmaskable_reason
+from tmg.redaction import MASK, Redactor, redact_values, unmaskable_reason
 from tmg.errors import ConfigError
 from tmg.session.history import History
 

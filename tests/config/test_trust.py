@@ -9,7 +9,8 @@ import pytest
 
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
-from tmg.config.trust import TrustStore, screen
+from tmg.config.screen import screen
+from tmg.config.trust import TrustStore
 from tmg.config.watcher import ConfigWatcher
 from tmg.errors import ConfigError
 

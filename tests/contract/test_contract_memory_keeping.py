@@ -123,3 +123,16 @@ def test_pin_unpin_and_forget_answer_alike(servers) -> None:
         recall = server.call("plur_recall", {"query": "contract note wx42"})
         assert engram_id not in [r["id"] for r in recall.data["results"]], kind  # forgotten: not recalled
     assert shapes["fake"] == shapes["real"]
+
+
+def test_timeline_search_matches_any_of_its_words_case_blind(servers) -> None:
+    """`tmg memory search` keeps the episodes holding every word: it relies on plur_timeline
+    returning those holding any of them."""
+    found = {}
+    for kind in KINDS:
+        server = servers[(kind, "full")]
+        for summary in ("Alphaq7 went well.", "betaq7 was late.", "gammaq7 was not asked for."):
+            assert not server.call("plur_capture", {"summary": summary, "agent": "contract"}).is_error
+        outcome = server.call("plur_timeline", {"search": "ALPHAQ7 betaq7 deltaq7"})
+        found[kind] = sorted(e["summary"] for e in outcome.data["episodes"])
+    assert found["fake"] == found["real"] == ["Alphaq7 went well.", "betaq7 was late."]

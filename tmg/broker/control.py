@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.client import BrokerError, NoBroker, NotPrivate, ask
-from tmg.broker.paths import PID_NAME, runtime_dir, socket_path
+from tmg.broker.paths import PID_NAME, socket_path
+from tmg.paths import runtime_dir
 
 
 @dataclass

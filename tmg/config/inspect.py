@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from tmg.config.model import _SECRET_NAME, Config
 from tmg.config.schema import SCHEMA, Key
-from tmg.config.secrets import make_redactor, mask
+from tmg.redaction import make_redactor, mask
 
 _COMMENT_COLUMN = 44
 _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_ ./:@+-]*")

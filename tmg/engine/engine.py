@@ -26,7 +26,7 @@ from tmg.llm.gateway import (
 )
 from tmg.llm.tool_images import IMAGES_KEY, prompt_images, with_tool_images
 from tmg.session.history import History
-from tmg.tools.media import Image
+from tmg.media import Image
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
@@ -242,8 +242,9 @@ class PhaseEngine:
         pending.info.update(tokens_before=before, tokens_after=after)
         record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
         self._events.on_summary(record)
-        return (f"compacted: {pending.info['messages']} earlier messages (about {before:,} tokens) are now sent as a "
-                f"summary; the context is about {after:,} tokens (the originals stay in the transcript)")
+        info = pending.info  # the figures "summarising ..." said
+        return (f"compacted: {info['messages']} earlier messages (about {info['tokens']:,} tokens) are now sent as "
+                f"a summary; the context is about {after:,} tokens (the originals stay in the transcript)")
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
@@ -252,7 +253,7 @@ class PhaseEngine:
         tried: list[str] = []
         while True:
             provider, gateway = self._fallback or self._gateway_for(cfg)
-            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (mcp_tools.py)
+            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (tmg.mcp.session_servers)
             tools = self._tools.schemas()  # counted by the budget, then sent as they are
             payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name

@@ -206,11 +206,14 @@ class MemoryInjector:
     def _instruct(self, ctx: TurnContext, budget: int) -> Rendered | None:
         """End the system message with the instructions (it is rebuilt each turn: never accumulated)."""
         rendered = render(INSTRUCTIONS_HEADING, self._instruction_notes(), budget)
-        if rendered is None or not ctx.messages or ctx.messages[0].get("role") != "system":
+        if rendered is None:
             return None
-        system = dict(ctx.messages[0])  # replaced, never mutated: it may be someone else's dict
-        system["content"] = f"{system.get('content') or ''}\n\n{rendered.text}"
-        ctx.messages[0] = system
+        if ctx.messages and ctx.messages[0].get("role") == "system":
+            system = dict(ctx.messages[0])  # replaced, never mutated: it may be someone else's dict
+            system["content"] = f"{system.get('content') or ''}\n\n{rendered.text}"
+            ctx.messages[0] = system
+        else:  # no persona before us (it always runs in tmg's pipeline): a system message of our own
+            ctx.messages.insert(0, {"role": "system", "content": rendered.text})
         return rendered
 
     def _new_notes(self, budget: int) -> list[Note]:

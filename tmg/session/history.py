@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tmg.config.secrets import redact_values
+from tmg.private_files import private_dirs, private_opener
+from tmg.redaction import redact_values
 
 Message = dict[str, Any]
 
@@ -78,8 +79,8 @@ class History:
         """Append one message (buffered write, no fsync: :meth:`sync` makes the turn durable)."""
         record = {**message, "ts": message.get("ts") or round(time.time(), 3)}
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
+            private_dirs(self.path.parent)
+            self._file = open(self.path, "a", encoding="utf-8", opener=private_opener)  # the user's own record: 0600
         self._file.write(self._line(record))
         self._file.flush()
         self._add(record)
@@ -160,7 +161,7 @@ class History:
         """Rewrite the whole history atomically: only when a canonical transformer asks for it."""
         self.close()
         tmp = self._rewrite_temp()
-        with tmp.open("w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", opener=private_opener) as f:
             for m in messages:
                 f.write(self._line(m))
             f.flush()

@@ -6,11 +6,19 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from tmg.private_files import private_dirs, private_opener
+
 Redact = Callable[[str], str]
 
 
 def _clock() -> str:
     return time.strftime("%H:%M:%S")
+
+
+def _after_tools(turn: int) -> str:
+    """``turn`` counts the model calls of one prompt: every answer was "(turn 1)" but those
+    after tool results, so only they are marked."""
+    return " (after tool results)" if turn > 1 else ""
 
 
 class Transcript:
@@ -23,8 +31,8 @@ class Transcript:
         self.path = path
         self._redact = redact
         fresh = not path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        private_dirs(path.parent)
+        self._file = open(path, "a", encoding="utf-8", opener=private_opener)  # the user's own record: 0600
         if fresh:
             self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
 
@@ -39,11 +47,11 @@ class Transcript:
         self._write(f"\n## {_clock()} · you\n\n{self._said(text)}\n")
 
     def answer(self, text: str, model: str, turn: int) -> None:
-        self._write(f"### {_clock()} · {model} (turn {turn})\n\n{self._said(text)}\n")
+        self._write(f"### {_clock()} · {model}{_after_tools(turn)}\n\n{self._said(text)}\n")
 
     def interrupted(self, partial: str, model: str, turn: int) -> None:
         body = self._said(partial) + "\n\n" if partial.strip() else ""
-        self._write(f"### {_clock()} · {model} (turn {turn}) [interrupted]\n\n{body}_answer interrupted by the user_\n")
+        self._write(f"### {_clock()} · {model}{_after_tools(turn)} [interrupted]\n\n{body}_answer interrupted by the user_\n")
 
     def memory(self, ids: list[str]) -> None:
         """The engrams recalled into this prompt's context, by id."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tmg.mcp_servers.spec import child_environment
+from tmg.mcp.spec import child_environment
 from tmg.permissions.action import ToolAction
 from tmg.tools.registry import ToolResult
 
