@@ -105,8 +105,12 @@ def instructions_part(request: Any) -> str:
 
 
 def notes_part(request: Any) -> str:
-    """The recalled notes riding with the request's latest user turn ("" when none)."""
+    """The recalled notes the request carries, as the system message right before its latest user
+    turn ("" when none)."""
     from tmg.memory.framing import NOTES_HEADING
 
-    users = [m for m in request["messages"] if m.get("role") == "user"]
-    return next((b for b in memory_blocks({"messages": users[-1:]}) if b.startswith(NOTES_HEADING)), "")
+    messages = request["messages"]
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    before = messages[last - 1] if last > 0 else {}
+    text = before.get("content") if before.get("role") == "system" else ""
+    return text if isinstance(text, str) and text.startswith(NOTES_HEADING) else ""

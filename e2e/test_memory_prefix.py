@@ -72,19 +72,21 @@ def test_twenty_prompts_with_memory_on_repeat_their_prefix(tmg, llm, plur):
     # The user's instruction ends every request's system message, byte-identical throughout.
     systems = {json.dumps(q["messages"][0]) for q in requests}
     assert len(systems) == 1 and instructions_part(requests[0]).endswith("- Always answer in French")
-    # Recalled notes ride with the latest user turn only, never stored, never in the system
-    # message; a note the session's recent prompts carried is not sent again.
+    # Recalled notes go right before the latest user turn only (a system message of their own),
+    # never stored, never in the leading system message; a note the session's recent prompts
+    # carried is not sent again.
     riders = [notes_part(q) for q in requests]
     for q in requests:
-        assert NOTES_HEADING not in json.dumps(q["messages"][:-1])
+        assert NOTES_HEADING not in json.dumps(q["messages"][:-2])
     assert f"{TOPICS[0]}-main" in riders[0] and all(f"{t}-main" in riders[0] for t in TOPICS)
     assert riders[1:WINDOW + 1] == [""] * WINDOW  # each of these recalled the same notes: nothing new
     assert set(riders[WINDOW + 1].splitlines()) == set(riders[0].splitlines())  # not carried for WINDOW prompts
     messages, chars, lost = prefix_shares(requests)
-    # What the next request does not repeat is the notes of this one and nothing else (the JSON
-    # after them in that message aside: at most 40 characters): the minimum for notes that are
-    # never stored.
-    rider_chars = sum(len(json.dumps(r)) + 40 for r in riders[:-1] if r)
+    # What the next request does not repeat is the notes of this one and the user turn after
+    # them, nothing else (the JSON around them aside: at most 80 characters): the minimum for
+    # notes that are never stored.
+    rider_chars = sum(len(json.dumps(r)) + len(json.dumps(q["messages"][-1])) + 80
+                      for r, q in zip(riders[:-1], requests) if r)
     print(f"\nprefix kept over {PROMPTS} prompts, memory on: {messages:.1%} of messages, {chars:.1%} of characters; "
           f"not kept: {lost} characters, of which the notes themselves are {rider_chars}")
     assert messages >= 0.95

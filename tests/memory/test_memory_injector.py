@@ -104,7 +104,7 @@ async def test_the_words_of_every_selected_engram_arrive_including_the_default_t
     assert injector.last.previews[0].startswith("Never indent YAML")
 
 
-async def test_notes_ride_with_the_latest_user_turn_and_nothing_else_changes() -> None:
+async def test_notes_go_right_before_the_latest_user_turn_and_nothing_else_changes() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
     stored = with_system({"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
@@ -114,7 +114,8 @@ async def test_notes_ride_with_the_latest_user_turn_and_nothing_else_changes() -
     assert ctx.messages == stored  # the canonical list: untouched, so never stored
     payload = sent(ctx)
     assert payload[:3] == stored[:3]  # system message and earlier turns byte-identical
-    assert payload[3]["content"] == f"{TASK}\n\n{rider(ctx)}" and not ctx.persist_requested
+    # A system message of its own, as context before the question (not text a model answers).
+    assert payload[3:] == [{"role": "system", "content": rider(ctx)}, stored[3]] and not ctx.persist_requested
 
 
 async def test_the_users_instructions_end_the_system_message_and_stay_byte_identical() -> None:
@@ -227,7 +228,7 @@ async def test_one_part_each_per_request_never_accumulated() -> None:
     refined = await pipeline.run(ctx_for([{"role": "user", "content": TASK}], memory_config()))
     text = str(refined.payload)
     assert text.count(INSTRUCTIONS_HEADING) == 1 and text.count(NOTES_HEADING) == 1
-    assert NOTES_HEADING in refined.payload[-1]["content"] and INSTRUCTIONS_HEADING in refined.payload[0]["content"]
+    assert NOTES_HEADING in refined.payload[-2]["content"] and INSTRUCTIONS_HEADING in refined.payload[0]["content"]
     history = [m for m in refined.canonical if m["role"] != "system"]  # what the engine stores
     assert NOTES_HEADING not in str(history) and INSTRUCTIONS_HEADING not in str(history)
     follow = history + [{"role": "assistant", "content": "Use spaces."},
@@ -246,7 +247,7 @@ async def test_the_stored_message_dicts_are_replaced_not_mutated() -> None:
     system, user = {"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}
     ctx = ctx_for([system, user], memory_config())
     await injector_for(caller).apply(ctx)
-    assert NOTES_HEADING in sent(ctx)[-1]["content"] and FRENCH in sent(ctx)[0]["content"]
+    assert NOTES_HEADING in sent(ctx)[-2]["content"] and FRENCH in sent(ctx)[0]["content"]
     assert (system, user) == ({"role": "system", "content": "Persona."}, {"role": "user", "content": TASK})
 
 
@@ -445,14 +446,14 @@ async def test_no_live_server_skips_the_prompt_and_asks_on_the_next() -> None:
     assert NEVER in rider(ctx2)
 
 
-async def test_a_list_content_user_message_gets_the_notes_as_their_own_part() -> None:
+async def test_a_list_content_user_message_is_sent_as_it_is_after_the_notes() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
     user = {"role": "user", "content": [{"type": "text", "text": TASK}]}
     ctx = ctx_for([{"role": "system", "content": "Persona."}, user], memory_config())
     await injector.apply(ctx)
-    parts = sent(ctx)[-1]["content"]
-    assert parts[0] == {"type": "text", "text": TASK} and parts[1]["text"].startswith(NOTES_HEADING)
+    notes, last = sent(ctx)[-2:]
+    assert notes["role"] == "system" and notes["content"].startswith(NOTES_HEADING) and last is user
     assert user == {"role": "user", "content": [{"type": "text", "text": TASK}]}
 
 

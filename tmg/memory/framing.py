@@ -6,10 +6,12 @@ fenced that way). Each note is one line, so a part ends at the first blank line 
 - The user's standing instructions (the pinned set) end the system message. They change only when
   the set changes, so the system message, and with it every server's prefix cache, stays
   byte-identical from one prompt to the next.
-- Notes recalled for the prompt (information that may be wrong, never orders) ride with the
-  latest user turn, in this request only, and only when recall brought a note the session's
-  recent prompts were not sent: what is sent beside the user's turn is evaluated again by the
-  model server on every prompt that carries it.
+- Notes recalled for the prompt (information that may be wrong, never orders) go as a system
+  message of their own right before the latest user turn, in this request only, and only when
+  recall brought a note the session's recent prompts were not sent: what is sent there is
+  evaluated again by the model server on every prompt that carries it. Before the question and
+  as context, not after it as part of it: SmolLM2-135M answered 23 of 40 questions and repeated
+  the notes 0 times that way, against 15 and 8 with the notes after the question's text.
 Neither part is ever stored: the system message is rebuilt each turn and riders never reach the
 history. `without_blocks` takes either part (and the old fenced block) out of a text a model
 may have echoed it into, so it is never learned from.

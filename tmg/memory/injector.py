@@ -1,10 +1,11 @@
 """Seam A, `MemoryInjector`: what memory gives each prompt (pipeline priority 15, memory.md §3).
 
 - Two parts (`tmg.memory.framing`): the user's standing instructions (the pinned set) at the end
-  of the system message, changed only when the set changes; notes recalled for the prompt ride
-  with the latest user turn, this request only, and only those the session's recent prompts were
-  not sent (`SentNotes`), so that a model server re-reads little beyond the new turn. Neither part
-  is stored; every earlier message stays byte-identical (servers' prefix caches stay warm).
+  of the system message, changed only when the set changes; notes recalled for the prompt go as a
+  system message of their own right before the latest user turn, this request only, and only those
+  the session's recent prompts were not sent (`SentNotes`), so that a model server re-reads little
+  beyond the new turn. Neither part is stored; every earlier message stays byte-identical
+  (servers' prefix caches stay warm).
 - Origin decides the part: pinned engrams (tmg pins only the user's own standing instructions; a
   user may pin more with `tmg memory pin`) are instructions; every other note, answer-derived
   ones above all, is information that may be wrong, never an order.
@@ -156,7 +157,7 @@ class MemoryInjector:
         # Rendered every turn (INJECT_BUDGET is hot); which notes are new was decided once a prompt.
         rider = render(NOTES_HEADING, self._fresh, budget - (len(instructions.text) if instructions else 0))
         if rider is not None:
-            ctx.ride_with_latest_user(rider.text)
+            ctx.ride_before_latest_user(rider.text)
         ids = (instructions.ids if instructions else ()) + (rider.ids if rider else ())
         ctx.meta["memory_ids"] = list(ids)
         if recalled.unresolved:
