@@ -66,13 +66,13 @@ def seed_engrams(fresh: bool = False) -> list[dict[str, Any]]:
     matching = [{"statement": f"The {t} project deploys from the {t}-main branch"} for t in TOPICS]
     rest = [{"statement": f"Note {i} about {AREAS[i % len(AREAS)]}: keep change {i} small and reviewed"}
             for i in range(ENGRAMS - len(matching))]
-    own = [{"statement": f"The {t} owner is the {t} guild"} for t in FRESH] if fresh else []
+    own = [{"statement": f"The {t} rota lives in the {t} wiki"} for t in FRESH] if fresh else []
     return matching + rest + own + [{"statement": p, "pinned": True} for p in PINNED]
 
 
 def prompt(i: int, fresh: bool = False) -> str:
     if fresh:
-        return f"Who is the {FRESH[i % len(FRESH)]} owner?"
+        return f"Where is {FRESH[i % len(FRESH)]} kept?"
     return f"Which branch does {TOPICS[i % len(TOPICS)]} deploy from?"
 
 
@@ -228,12 +228,12 @@ def report(args: argparse.Namespace, samples: dict[str, list[float]], seeded: di
     systems = {json.dumps(q["messages"][0]) for q in on_requests}
     with_instructions = sum(bool(instructions_part(q)) for q in on_requests)
     with_notes = [bool(notes_part(q)) for q in on_requests]
-    in_last_only = all(NOTES_HEADING not in json.dumps(q["messages"][:-1]) for q in on_requests)
+    in_last_only = all(NOTES_HEADING not in json.dumps(q["messages"][:-2]) for q in on_requests)
     sizes = [len(notes_part(q)) for q in on_requests if notes_part(q)]
     off_blocks = sum(bool(memory_blocks(q)) for q in timed_requests["memory off"])
     print(f"memory-on requests: {with_instructions}/{len(on_requests)} carry the instructions, in "
           f"{len(systems)} distinct system message(s); {sum(with_notes)}/{len(on_requests)} carry notes "
-          f"({'only beside the latest user turn' if in_last_only else 'SOMEWHERE BEFORE the latest user turn'}; "
+          f"({'only right before the latest user turn' if in_last_only else 'EARLIER in the request too'}; "
           f"{min(sizes, default=0)}-{max(sizes, default=0)} characters); memory-off requests with memory: {off_blocks}")
     for name, pairs in cache.items():
         if pairs:
