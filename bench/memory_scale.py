@@ -92,7 +92,7 @@ def store_key(vol: Volume) -> str:
 
 
 def plur_spec(home: Path, entry: Path, profile: str | None = None) -> Any:
-    from tmg.mcp_servers import ServerSpec, child_environment
+    from tmg.mcp.spec import ServerSpec, child_environment
 
     env = {"HOME": str(home), "PLUR_DISABLE_EMBEDDINGS": "1"}
     if profile:
