@@ -63,3 +63,25 @@ def test_a_client_does_not_use_a_socket_others_can_reach(tmp_path):
     folder.chmod(0o755)
     with pytest.raises(NotPrivate):
         ask(folder / "broker.sock", "tmg/status")
+
+
+def test_a_symlink_where_the_private_folder_goes_is_refused(tmp_path):
+    elsewhere = tmp_path / "planted"
+    elsewhere.mkdir(mode=0o700)
+    link = tmp_path / "tmg-fallback"
+    link.symlink_to(elsewhere)
+    with pytest.raises(PermissionError, match="symlink"):
+        private_dir(link)
+
+
+def test_the_fingerprint_covers_every_tmg_module_the_broker_loads():
+    import subprocess
+    import sys
+
+    from tmg.broker.paths import broker_sources
+
+    # What `python -m tmg.broker` and a client of it load, in a fresh interpreter.
+    code = ("import sys, tmg.broker.entry, tmg.broker.daemon, tmg.broker.launch, tmg.broker.control\n"
+            "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('tmg')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded and {Path(p).resolve() for p in loaded} <= set(broker_sources())

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,9 +58,12 @@ def socket_path(folder: Path) -> Path:
 
 
 def private_dir(folder: Path) -> Path:
-    """Create `folder` as 0700 (and make it so if it exists); refuse one owned by someone else."""
+    """Create `folder` as 0700 (and make it so if it exists); refuse one owned by someone else, or
+    a symlink (in /tmp anyone may plant one where the fallback folder goes)."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    info = folder.stat()
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise PermissionError(f"{folder} is a symlink")
     if info.st_uid != os.getuid():
         raise PermissionError(f"{folder} belongs to another user")
     if info.st_mode & 0o077:
@@ -65,10 +71,34 @@ def private_dir(folder: Path) -> Path:
     return folder
 
 
+_TMG_IMPORT = re.compile(rb"^\s*(?:from|import)\s+(tmg(?:\.\w+)*)", re.MULTILINE)
+
+
+def broker_sources() -> list[Path]:
+    """Every tmg source file the broker's code imports (its own modules and what they import from
+    tmg, with their packages' __init__ files), read from the import lines."""
+    package_root = Path(__file__).resolve().parents[1]  # tmg/
+    seen: set[Path] = set()
+    todo = sorted(Path(__file__).resolve().parent.glob("*.py"))
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for match in _TMG_IMPORT.finditer(path.read_bytes()):
+            parts = match.group(1).decode().split(".")[1:]
+            for depth in range(len(parts) + 1):  # each package on the way, then the module
+                base = package_root.joinpath(*parts[:depth])
+                todo += [base / "__init__.py"] if base.is_dir() else [base.with_suffix(".py")]
+    return sorted(seen)
+
+
+@functools.cache
 def fingerprint() -> str:
     """The broker's code identity: a client with other code makes an older broker step down."""
     digest = hashlib.sha256(sys.executable.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
+    root = Path(__file__).resolve().parents[1]
+    for path in broker_sources():
+        digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:20]
