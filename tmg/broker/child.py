@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import child_umask
+from tmg.broker.paths import TIMED_OUT, child_umask
 from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -27,6 +27,7 @@ _START_TIMEOUT_S = 30.0
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
+_UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
@@ -83,17 +84,20 @@ class Child:
         self.read_only: frozenset[str] = frozenset()
         self.calls = 0
         self.starts = 0
+        self.timeouts = 0  # calls that hit their deadline (status)
+        self._unanswered = 0  # calls abandoned since the process last answered anything
         self.started_at = 0.0
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next_id = 0
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._restarting: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None and self._reader is not None \
-            and not self._reader.done()
+            and not self._reader.done() and self._restarting is None
 
     @property
     def ready(self) -> bool:
@@ -102,6 +106,9 @@ class Child:
 
     async def ensure(self) -> None:
         """Started and initialized: at once when it is up; (re)started when it is not."""
+        if self._restarting is not None:
+            await asyncio.shield(self._restarting)  # a hung process is going: wait until it went
+            self._restarting = None
         if self.ready:
             return
         if self._starting is None:
@@ -179,7 +186,9 @@ class Child:
         return self.is_read(name)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one request and wait for its result; ChildError for an error answer or a dead child."""
+        """Send one request and wait for its result; ChildError for an error answer or a dead child.
+        Abandoned (cancelled, or its deadline passed): the server is told (`notifications/cancelled`),
+        and a process that answered none of the last few abandoned calls is restarted (hung)."""
         self._next_id += 1
         ident = self._next_id
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -187,12 +196,36 @@ class Child:
         try:
             self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
             return await future
+        except asyncio.CancelledError:
+            self._abandoned(ident)
+            raise
         finally:
             self._pending.pop(ident, None)
 
-    async def call(self, params: dict[str, Any]) -> dict[str, Any]:
-        """A tools/call, forwarded unchanged; writes to one store one at a time, through the
-        writer process once it is up (this one takes them until then)."""
+    def _abandoned(self, ident: int) -> None:
+        with contextlib.suppress(ChildError):
+            self._send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": ident, "reason": "the client's deadline passed or it cancelled"}})
+        self._unanswered += 1
+        if self._unanswered >= _UNANSWERED_RESTART and self.proc is not None:
+            log.warning("server %s: no answer to %d calls in a row: restarting it", self.spec.name, self._unanswered)
+            self._unanswered = 0
+            self._restarting = asyncio.create_task(self.stop())  # the next call starts it again
+
+    async def call(self, params: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
+        """A tools/call, forwarded unchanged, within `deadline` seconds (the client's own bound,
+        the wait for the write lock included); ChildError with code TIMED_OUT when it passed."""
+        try:
+            async with asyncio.timeout(deadline):
+                return await self._call(params)
+        except TimeoutError:
+            self.timeouts += 1
+            message = f"{self.spec.name or 'the server'}: no answer within {deadline:g} s"
+            raise ChildError(message, {"code": TIMED_OUT, "message": message}) from None
+
+    async def _call(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Writes to one store one at a time, through the writer process once it is up (this one
+        takes them until then)."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
             return await self.request("tools/call", params)
@@ -235,6 +268,7 @@ class Child:
                         with contextlib.suppress(ChildError):
                             self._send(answer)
                     continue
+                self._unanswered = 0
                 future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
                 if future is None or future.done():
                     continue

@@ -16,7 +16,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import CACHE_META, fingerprint
+from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint
 from tmg.mcp.errors import McpCallError, McpCallTimeout
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.result_content import tool_outcome
@@ -58,6 +58,10 @@ class StaleBroker(RuntimeError):
 
 class BrokerError(RuntimeError):
     """The broker answered with an error (the server could not start, or a call failed)."""
+
+
+class BrokerTimeout(BrokerError):
+    """The broker gave up on the call at the bound the client sent with it."""
 
 
 class BrokerConnection:
@@ -140,12 +144,13 @@ class BrokerConnection:
         (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report).
         `cached`: a read the broker may answer from its cache of the same call (it refreshes it
         off the path, and forgets it when anything writes to the server's store)."""
-        params: dict[str, Any] = {"name": name, "arguments": arguments}
-        if cached:
-            params["_meta"] = {CACHE_META: True}
+        # The bound goes with the call: the broker gives up on it then too (and tells the server),
+        # so that a hung call does not hold the store's writes behind it.
+        meta: dict[str, Any] = {DEADLINE_META: timeout} | ({CACHE_META: True} if cached else {})
+        params: dict[str, Any] = {"name": name, "arguments": arguments, "_meta": meta}
         try:
             result = await asyncio.wait_for(self.request("tools/call", params), timeout + _CALL_SLACK_S)
-        except asyncio.TimeoutError as exc:
+        except (asyncio.TimeoutError, BrokerTimeout) as exc:
             raise McpCallTimeout(f"{self.spec.name}.{name}: timed out") from exc
         except (BrokerError, NoBroker) as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
@@ -164,6 +169,10 @@ class BrokerConnection:
             self._writer.write((json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
                                             "params": params}) + "\n").encode())
             return await future
+        except asyncio.CancelledError:
+            if future.cancelled() or not future.done():  # given up on (its bound, or the caller's): so does the broker
+                self._notify("notifications/cancelled", {"requestId": ident, "reason": "cancelled by tmg"})
+            raise
         finally:
             self._pending.pop(ident, None)
             self._calls.pop(ident, None)
@@ -184,9 +193,10 @@ class BrokerConnection:
             return set()  # an older broker, or none: the client waits for its writes as before
         return {i for i in result.get("taken", []) if isinstance(i, int)}
 
-    def _notify(self, method: str) -> None:
-        if self._writer is not None:
-            self._writer.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
+    def _notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            message = {"jsonrpc": "2.0", "method": method} | ({"params": params} if params else {})
+            self._writer.write((json.dumps(message) + "\n").encode())
 
     async def _read(self) -> None:
         assert self._reader is not None
@@ -201,8 +211,8 @@ class BrokerConnection:
                     continue
                 if "error" in message:
                     error = message["error"] or {}
-                    exc: Exception = (StaleBroker if error.get("code") == STALE else BrokerError)(
-                        str(error.get("message", error)))
+                    kind = {STALE: StaleBroker, TIMED_OUT: BrokerTimeout}.get(error.get("code"), BrokerError)
+                    exc: Exception = kind(str(error.get("message", error)))
                     future.set_exception(exc)
                 else:
                     future.set_result(message.get("result") or {})

@@ -29,7 +29,7 @@ from typing import Any
 from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
-from tmg.broker.paths import CACHE_META, fingerprint, private_dir, socket_path
+from tmg.broker.paths import CACHE_META, DEADLINE_META, fingerprint, private_dir, socket_path
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
 CHILD_FAILED = -32097  # the server could not be started, or died with the call in flight
@@ -163,6 +163,9 @@ class ClientSession:
         self._landed: collections.deque[Any] = collections.deque(maxlen=64)  # ids whose call landed
 
     def start(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":
+            self.cancel((message.get("params") or {}).get("requestId"))
+            return
         task = asyncio.create_task(self.handle(message))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -170,6 +173,13 @@ class ClientSession:
         if ident is not None:
             self.in_flight[ident] = task
             task.add_done_callback(lambda _t: self.in_flight.pop(ident, None))
+
+    def cancel(self, ident: Any) -> None:
+        """The client gave up on a call: it fails here, its server is told (Child.request), and a
+        write it held the store's lock for frees it. A write handed off to the broker stays."""
+        task = self.in_flight.get(ident)
+        if task is not None and ident not in self.handed:
+            task.cancel()
 
     def gone(self) -> None:
         """The client went away: its calls go too, except the writes it handed off."""
@@ -223,10 +233,12 @@ class ClientSession:
             broker.calls += 1
             meta = dict(params.get("_meta") or {})
             cached = meta.pop(CACHE_META, False) is True
+            deadline = _deadline(meta.pop(DEADLINE_META, None))
             params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
             if cached and child.is_read_call(params):
-                return await broker.reads.read((child.spec.store(), child.spec), params, lambda: child.call(params))
-            return await child.call(params)
+                return await broker.reads.read((child.spec.store(), child.spec), params,
+                                               lambda: child.call(params, deadline))
+            return await child.call(params, deadline)
         if method == "ping":
             return {}
         if method == "tmg/handoff":
@@ -261,6 +273,13 @@ class ClientSession:
             raise ChildError("initialize first")
         await self.child.ensure()  # a child that died is started again here
         return self.child
+
+
+def _deadline(value: Any) -> float | None:
+    """The client's bound of a call, from its `_meta` (none from an older client: unbounded)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
 
 
 class StaleBroker(Exception):

@@ -18,6 +18,8 @@ LOG_NAME = "broker.log"
 TOOLS_UMASK_VAR = "TMG_TOOLS_UMASK"  # the user's umask, for the WARM tool servers a broker starts
 DEFAULT_IDLE_S = 15 * 60.0
 CACHE_META = "tmg/cache"  # in a tools/call's `_meta`: the broker may answer it from its cache
+TIMED_OUT = -32001  # the JSON-RPC error code of a call the broker gave up on at its deadline
+DEADLINE_META = "tmg/deadline"  # in a tools/call's `_meta`: the client's bound, seconds (the broker's too)
 # sun_path holds 108 bytes on Linux; a deep TMG_HOME (a test's tmp folder) falls back to /tmp.
 _MAX_SOCKET_PATH = 100
 
