@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tmg.broker.child import Child, ChildError
+from tmg.broker.child import Child
 from tmg.broker.client import BrokerConnection
 from tmg.broker.daemon import Broker
-from tmg.broker.paths import TIMED_OUT
 from tmg.mcp.errors import McpCallTimeout
 from tmg.mcp.spec import ServerSpec, child_environment
 
@@ -99,12 +98,11 @@ async def test_a_server_that_answers_none_of_three_abandoned_calls_is_restarted(
     try:
         # each nap outlives its deadline: the process answers none of them
         for _ in range(3):
-            with pytest.raises(ChildError) as failed:
-                await child.call({"name": "nap", "arguments": {"seconds": 30}}, deadline=0.2)
-            assert failed.value.error["code"] == TIMED_OUT
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(child.call({"name": "nap", "arguments": {"seconds": 30}}), 0.2)
         await child.ensure()
         assert child.starts == 2 and child.proc.pid != first
-        answer = await child.call({"name": "echo", "arguments": {"text": "back"}}, deadline=20)
+        answer = await child.call({"name": "echo", "arguments": {"text": "back"}})
         assert answer["content"][0]["text"] == "back"
     finally:
         await child.stop()
@@ -119,7 +117,29 @@ async def test_a_slow_server_answering_in_time_is_not_restarted(tmp_path):
     await child.ensure()
     try:
         for _ in range(4):
-            await child.call({"name": "nap", "arguments": {"seconds": 0.05}}, deadline=20)
-        assert child.starts == 1 and child.timeouts == 0
+            await asyncio.wait_for(child.call({"name": "nap", "arguments": {"seconds": 0.05}}), 20)
+        assert child.starts == 1
     finally:
         await child.stop()
+
+
+async def test_a_write_handed_off_to_the_broker_outlives_its_clients_bound_and_then_lands(tmp_path):
+    spool = tmp_path / "memory" / "spool"
+    spool.mkdir(parents=True)
+    ahead = spool / "0001.json"
+    ahead.write_text("{}")
+    async with _Running(tmp_path) as run:
+        call = asyncio.create_task(run.client.call_tool("nap", {"seconds": 1.5}, timeout=0.6))
+        while not run.lock.locked():
+            await asyncio.sleep(0.01)
+        (ident, _name, _args), = run.client.in_flight()
+        assert await run.client.hand_off({ident: str(ahead)}) == {ident}
+        call.cancel()  # the client leaves without waiting (its cancel is ignored for a handed write)
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        for _ in range(400):  # landed past the client's 0.6 s: its write-ahead file goes
+            if not ahead.exists():
+                break
+            await asyncio.sleep(0.05)
+        assert not ahead.exists()
+        assert next(iter(run.broker.children.values())).timeouts == 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import TIMED_OUT, child_umask
+from tmg.broker.paths import child_umask
 from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -84,7 +84,7 @@ class Child:
         self.read_only: frozenset[str] = frozenset()
         self.calls = 0
         self.starts = 0
-        self.timeouts = 0  # calls that hit their deadline (status)
+        self.timeouts = 0  # calls given up on at their client's bound (status)
         self._unanswered = 0  # calls abandoned since the process last answered anything
         self.started_at = 0.0
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -212,20 +212,10 @@ class Child:
             self._unanswered = 0
             self._restarting = asyncio.create_task(self.stop())  # the next call starts it again
 
-    async def call(self, params: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
-        """A tools/call, forwarded unchanged, within `deadline` seconds (the client's own bound,
-        the wait for the write lock included); ChildError with code TIMED_OUT when it passed."""
-        try:
-            async with asyncio.timeout(deadline):
-                return await self._call(params)
-        except TimeoutError:
-            self.timeouts += 1
-            message = f"{self.spec.name or 'the server'}: no answer within {deadline:g} s"
-            raise ChildError(message, {"code": TIMED_OUT, "message": message}) from None
-
-    async def _call(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Writes to one store one at a time, through the writer process once it is up (this one
-        takes them until then)."""
+    async def call(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A tools/call, forwarded unchanged; writes to one store one at a time, through the
+        writer process once it is up (this one takes them until then). Cancelled (its deadline,
+        the client's notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
             return await self.request("tools/call", params)

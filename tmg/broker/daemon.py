@@ -29,9 +29,10 @@ from typing import Any
 from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
-from tmg.broker.paths import CACHE_META, DEADLINE_META, fingerprint, private_dir, socket_path
+from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
+HANDED_WRITE_S = 30.0  # the bound of a write the broker finishes for a client that left (else spooled)
 CHILD_FAILED = -32097  # the server could not be started, or died with the call in flight
 log = logging.getLogger("tmg.broker")
 
@@ -160,6 +161,7 @@ class ClientSession:
         self.tasks: set[asyncio.Task[None]] = set()
         self.in_flight: dict[Any, asyncio.Task[None]] = {}  # by request id
         self.handed: dict[Any, Path] = {}  # request id -> its write-ahead file (tmg/handoff)
+        self.bounds: dict[Any, asyncio.Timeout] = {}  # request id -> its call's deadline
         self._landed: collections.deque[Any] = collections.deque(maxlen=64)  # ids whose call landed
 
     def start(self, message: dict[str, Any]) -> None:
@@ -195,7 +197,7 @@ class ClientSession:
     async def handle(self, message: dict[str, Any]) -> None:
         ident = message.get("id")
         try:
-            result = await self._answer(str(message["method"]), message.get("params") or {})
+            result = await self._answer(str(message["method"]), message.get("params") or {}, ident)
             if message.get("method") == "tools/call" and handoff.landed(result):
                 self._landed.append(ident)
                 ahead = self.handed.pop(ident, None)
@@ -216,7 +218,26 @@ class ClientSession:
         if ident is not None:
             self.send({"jsonrpc": "2.0", "id": ident, "error": error})
 
-    async def _answer(self, method: str, params: dict[str, Any]) -> Any:
+    async def _forward(self, ident: Any, child: Child, params: dict[str, Any], deadline: float | None,
+                       cached: bool) -> Any:
+        """One tools/call within its client's bound (`deadline` seconds, the wait for the store's
+        write lock included); ChildError with code TIMED_OUT when it passed. A write handed off
+        to the broker gets longer (`_take`): its client left, but it must not hold the store forever."""
+        try:
+            async with asyncio.timeout(deadline) as bound:
+                self.bounds[ident] = bound
+                if cached:
+                    return await self.broker.reads.read((child.spec.store(), child.spec), params,
+                                                        lambda: child.call(params))
+                return await child.call(params)
+        except TimeoutError:
+            child.timeouts += 1
+            message = f"{child.spec.name or 'the server'}: no answer within the client's {deadline:g} s"
+            raise ChildError(message, {"code": TIMED_OUT, "message": message}) from None
+        finally:
+            self.bounds.pop(ident, None)
+
+    async def _answer(self, method: str, params: dict[str, Any], ident: Any = None) -> Any:
         broker = self.broker
         if method == "initialize":
             meta = params.get("_meta") or {}
@@ -235,10 +256,7 @@ class ClientSession:
             cached = meta.pop(CACHE_META, False) is True
             deadline = _deadline(meta.pop(DEADLINE_META, None))
             params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
-            if cached and child.is_read_call(params):
-                return await broker.reads.read((child.spec.store(), child.spec), params,
-                                               lambda: child.call(params, deadline))
-            return await child.call(params, deadline)
+            return await self._forward(ident, child, params, deadline, cached and child.is_read_call(params))
         if method == "ping":
             return {}
         if method == "tmg/handoff":
@@ -263,6 +281,9 @@ class ClientSession:
             if ident in self.in_flight:
                 self.handed[ident] = ahead
                 taken.append(ident)
+                bound = self.bounds.get(ident)
+                if bound is not None and bound.when() is not None:
+                    bound.reschedule(max(bound.when(), asyncio.get_running_loop().time() + HANDED_WRITE_S))
             elif ident in self._landed:  # it landed before the client asked: its file goes now
                 handoff.remove(ahead)
                 taken.append(ident)
