@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -73,34 +72,23 @@ def private_dir(folder: Path) -> Path:
     return folder
 
 
-_TMG_IMPORT = re.compile(rb"^\s*(?:from|import)\s+(tmg(?:\.\w+)*)", re.MULTILINE)
+# The packages whose modules the broker's code imports (tests/broker/test_paths.py proves it).
+_BROKER_PACKAGES = ("", "broker", "mcp", "config")
 
 
 def broker_sources() -> list[Path]:
-    """Every tmg source file the broker's code imports (its own modules and what they import from
-    tmg, with their packages' __init__ files), read from the import lines."""
+    """Every tmg source file the broker's code may import."""
     package_root = Path(__file__).resolve().parents[1]  # tmg/
-    seen: set[Path] = set()
-    todo = sorted(Path(__file__).resolve().parent.glob("*.py"))
-    while todo:
-        path = todo.pop()
-        if path in seen or not path.is_file():
-            continue
-        seen.add(path)
-        for match in _TMG_IMPORT.finditer(path.read_bytes()):
-            parts = match.group(1).decode().split(".")[1:]
-            for depth in range(len(parts) + 1):  # each package on the way, then the module
-                base = package_root.joinpath(*parts[:depth])
-                todo += [base / "__init__.py"] if base.is_dir() else [base.with_suffix(".py")]
-    return sorted(seen)
+    return sorted(path for package in _BROKER_PACKAGES for path in (package_root / package).glob("*.py"))
 
 
 @functools.cache
 def fingerprint() -> str:
-    """The broker's code identity: a client with other code makes an older broker step down."""
+    """The broker's code identity: a client with other code makes an older broker step down.
+    From each source's size and mtime (a stat, not a read: this is on a memory run's path)."""
     digest = hashlib.sha256(sys.executable.encode())
     root = Path(__file__).resolve().parents[1]
     for path in broker_sources():
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
+        info = path.stat()
+        digest.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:20]
