@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tmg.mcp.errlog import rotate
-from tmg.broker.paths import broker_enabled, idle_seconds, private_dir, socket_path
+from tmg.broker.paths import broker_enabled, fingerprint, idle_seconds, private_dir, socket_path
 from tmg.paths import runtime_dir
 
 
@@ -23,7 +23,7 @@ def test_a_socket_path_too_long_for_the_kernel_moves_to_a_short_private_folder(t
     path = socket_path(deep)
     assert len(os.fsencode(path)) < 108 and path.parent.name.startswith(f"tmg-{os.getuid()}-")
     assert socket_path(deep) == path  # the same folder always gets the same socket
-    assert socket_path(Path("/tmp/a")) == Path("/tmp/a/broker.sock")
+    assert socket_path(Path("/tmp/a")) == Path(f"/tmp/a/broker-{fingerprint()[:12]}.sock")
 
 
 def test_the_folder_is_made_private(tmp_path):

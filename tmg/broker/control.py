@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.client import BrokerError, NoBroker, NotPrivate, ask
-from tmg.broker.paths import PID_NAME, socket_path
+from tmg.broker.paths import broker_file, socket_path
 from tmg.paths import runtime_dir
 
 
@@ -90,7 +90,7 @@ def stop(env: Mapping[str, str], wait: float = 5.0) -> int | None:
         pid = int(ask(socket_path(folder), "tmg/stop")["pid"])
     except NoBroker:
         try:
-            pid = int((folder / PID_NAME).read_text())
+            pid = int(broker_file(folder, "pid").read_text())
             os.kill(pid, 0)
         except (OSError, ValueError):
             return None

@@ -7,8 +7,9 @@ answers and forwards `tools/call` unchanged (only the id is renumbered). One chi
 spec: a changed ENV value is another child, never a stale one. Writes to one store go one at a
 time. Two methods of its own: `tmg/status` and `tmg/stop`.
 
-The broker exits after an idle period, when a client with other code asks for it (its code
-changed), or on SIGTERM. A child that died is started again by the next client that needs it.
+The broker exits after an idle period, when a client with other code reaches it (its files are
+named by its code's fingerprint, so that is rare: two tmg versions each get a broker), or on
+SIGTERM. A call fails at the bound its client sent with it, or when the client cancels it. A child that died is started again by the next client that needs it.
 """
 
 from __future__ import annotations

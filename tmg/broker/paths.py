@@ -10,9 +10,6 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-SOCKET_NAME = "broker.sock"
-PID_NAME = "broker.pid"
-LOCK_NAME = "broker.lock"
 LOG_NAME = "broker.log"
 TOOLS_UMASK_VAR = "TMG_TOOLS_UMASK"  # the user's umask, for the WARM tool servers a broker starts
 DEFAULT_IDLE_S = 15 * 60.0
@@ -49,13 +46,20 @@ def child_umask(kind: str) -> int:
         return -1
 
 
+def broker_file(folder: Path, suffix: str) -> Path:
+    """This code's broker's `sock`, `pid` or `lock` file in `folder`. A broker per code version:
+    two tmg versions used at once (an upgrade while a REPL runs, two installs) each keep a warm
+    broker of their own, instead of making each other's step down on every run."""
+    return folder / f"broker-{fingerprint()[:12]}.{suffix}"
+
+
 def socket_path(folder: Path) -> Path:
     """The socket in `folder`, or in a short private folder of its own when the path is too long."""
-    path = folder / SOCKET_NAME
+    path = broker_file(folder, "sock")
     if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path
     digest = hashlib.sha256(os.fsencode(folder.resolve())).hexdigest()[:16]
-    return Path("/tmp") / f"tmg-{os.getuid()}-{digest}" / SOCKET_NAME
+    return Path("/tmp") / f"tmg-{os.getuid()}-{digest}" / path.name
 
 
 def private_dir(folder: Path) -> Path:
@@ -84,7 +88,8 @@ def broker_sources() -> list[Path]:
 
 @functools.cache
 def fingerprint() -> str:
-    """The broker's code identity: a client with other code makes an older broker step down.
+    """The broker's code identity: it names the broker's files (a broker per version), and a broker
+    that finds a client of other code on its socket steps down.
     From each source's size and mtime (a stat, not a read: this is on a memory run's path)."""
     digest = hashlib.sha256(sys.executable.encode())
     root = Path(__file__).resolve().parents[1]
