@@ -102,6 +102,20 @@ def pin(engram_id: str = typer.Argument(..., metavar="ID", help="An engram id (s
     return _run(config, lambda client, _config: pin_memory(client, engram_id, not off))
 
 
+@app.command("scope")
+def scope(engram_id: str = typer.Argument(..., metavar="ID", help="An engram id (see list or search)."),
+          where: str = typer.Argument(..., metavar="personal|project",
+                                      help="personal: recalled in every project; project: only in this one."),
+          config: Optional[str] = ConfigOpt) -> int:
+    """Move a memory to your personal scope, or to the scope of the project you are in."""
+    from tmg.environment import Environment
+    from tmg.memory.rescope import move_memory
+    from tmg.project import find_project
+
+    project = find_project(Environment().cwd)
+    return _run(config, lambda client, _scope: move_memory(client, engram_id, where.lower(), project))
+
+
 def _run(config_path: Optional[str], operation) -> int:
     """Run `operation(client, config)` against the configured memory server; print its outcome."""
     import asyncio

@@ -41,6 +41,7 @@ from tmg.memory.client import PlurClient
 from tmg.memory.framing import (INSTRUCTIONS_HEADING, LEGACY_END, LEGACY_START, NOTES_HEADING, Note, Rendered,
                                 one_line, render, without_blocks)
 from tmg.memory.results import InjectResult
+from tmg.project import visible
 from tmg.memory.runtime import ClientSource
 from tmg.memory.sent_notes import SentNotes
 
@@ -109,6 +110,7 @@ class MemoryInjector:
         debug: Callable[[str], None] = lambda _m: None,
         redact: Callable[[str], str] = lambda s: s,
         ready_wait: float | None = None,
+        home_scope: str = "",
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None while the server is not (yet) usable.
@@ -118,6 +120,8 @@ class MemoryInjector:
             sent: which notes went with the session's recent prompts (None: this process only).
             debug: lines for `--debug` (never shown otherwise).
             redact: masks config secrets in the recall query: the memory server never sees them.
+            home_scope: the session's project scope (`project:<id>`): asked for when MEMORY.SCOPE
+                is empty, and another project's engrams are left out (PLUR's scope only ranks).
         """
         self._clients = clients
         self.statements: MutableMapping[str, str] = {} if statements is None else statements
@@ -127,6 +131,9 @@ class MemoryInjector:
         self._sent = sent if sent is not None else SentNotes(None, "")
         self._debug = debug
         self._redact = redact
+        self.home_scope = home_scope
+        self._scope = home_scope  # the scope asked for (MEMORY.SCOPE, else the project's), set each turn
+        self.scopes: dict[str, str] = {}  # id -> scope, from the pinned set, recall and this session's learns
         self._key: tuple[int, str] | None = None
         self._recalled: Recalled | None = None  # None with a key: this prompt's ask failed
         self._fresh: list[Note] = []  # this prompt's notes the recent prompts were not sent
@@ -144,6 +151,7 @@ class MemoryInjector:
         if not text:
             return
         budget = memory.inject_budget * CHARS_PER_TOKEN
+        self._scope = memory.scope or self.home_scope
         if (ctx.prompt_id, text) != self._key and not await self._ask_once(ctx, text, memory, budget):
             self._instruct(ctx, budget)  # no live server: what is known of the instructions still goes
             return
@@ -199,10 +207,12 @@ class MemoryInjector:
 
     def _instruction_notes(self) -> list[Note]:
         """The standing instructions known now: the pinned set in its order, then those learned
-        since it was read (the hook adds their ids and words as it learns them)."""
+        since it was read (the hook adds their ids and words as it learns them); another
+        project's are left out."""
         order = list(self._pinned or ())
         order += sorted(i for i in self.instructions if i not in set(order))
-        return [Note(i, self.statements[i], True) for i in order if self.statements.get(i, "").strip()]
+        return [Note(i, self.statements[i], True) for i in order
+                if self.statements.get(i, "").strip() and visible(self.scopes.get(i), self._scope)]
 
     def _instruct(self, ctx: TurnContext, budget: int) -> Rendered | None:
         """End the system message with the instructions (it is rebuilt each turn: never accumulated)."""
@@ -237,7 +247,7 @@ class MemoryInjector:
         # Through the broker it is read every prompt (from its cache); else once a session.
         cached = bool(getattr(client.caller, "caches_reads", False))
         pins = asyncio.ensure_future(self._read_pins(client, deadline)) if cached or self._pinned is None else None
-        inject = asyncio.ensure_future(client.inject(text, memory.inject_budget, memory.scope,
+        inject = asyncio.ensure_future(client.inject(text, memory.inject_budget, memory.scope or self.home_scope,
                                                      timeout=_left(deadline)))
         try:
             await _until(deadline, "the memory server", inject, *([pins] if pins else []))
@@ -273,20 +283,22 @@ class MemoryInjector:
                    if len(words) >= _CONSIDER_CUT and i not in self.statements]
         if wanted:
             limit = max(20, 4 * len(wanted))
-            recall = asyncio.ensure_future(client.recall(text, limit, memory.scope, timeout=_left(deadline)))
+            recall = asyncio.ensure_future(client.recall(text, limit, memory.scope or self.home_scope, timeout=_left(deadline)))
             await _until(deadline, "the recall of their words", recall)
             result = recall.result()
             if result.ok and result.value is not None:
                 for engram in result.value:
                     if engram.statement.strip():
                         self.statements[engram.id] = engram.statement
+                    if engram.scope:
+                        self.scopes[engram.id] = engram.scope
                 self.stats.resolved_by_recall += sum(1 for i in wanted if i in self.statements)
         order = list(inject.ids_without_text)
         order += [line.id for line in inject.directives] + [line.id for line in inject.consider]
         notes, unresolved, seen = [], [], set()
         for engram_id in order:
-            if engram_id in seen:
-                continue
+            if engram_id in seen or not visible(self.scopes.get(engram_id), memory.scope or self.home_scope):
+                continue  # another project's: PLUR's scope ranks, it does not keep out
             seen.add(engram_id)
             words = self.statements.get(engram_id) or directive_text.get(engram_id) or consider_text.get(engram_id)
             if words and words.strip():
@@ -309,6 +321,8 @@ class MemoryInjector:
             order.append(engram.id)
             if engram.statement.strip():
                 self.statements[engram.id] = engram.statement
+            if engram.scope:
+                self.scopes[engram.id] = engram.scope
         self._pinned = order
 
 

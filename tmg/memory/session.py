@@ -19,6 +19,7 @@ from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import pending_dir
+from tmg.project import Project
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.sent_notes import SentNotes, sent_file
@@ -43,6 +44,8 @@ class SessionMemory:
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
         runtime: MemoryRuntime | None = None,
         redact: Callable[[str], str] = lambda s: s,
+        project: Project | None = None,
+        session_dir: Path | None = None,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -60,6 +63,9 @@ class SessionMemory:
             redact: the config redactor (configured secrets); with the secret-shape detector it
                 scrubs every text memory writes (server, spool, pending files), and masks the
                 recall query.
+            project: the project the session runs in (what is taught about it stays in its
+                scope, and another project's memories stay out of its requests).
+            session_dir: the session's folder (its learn count is kept there).
         """
         current = config()
         self.session_id = session_id
@@ -87,13 +93,16 @@ class SessionMemory:
         self.lock = WriteLock(lock_path, debug=debug)
         self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
                                        deadline=ready_wait, sent=SentNotes(sent_file(home), session_id),
-                                       debug=debug, redact=redact)
+                                       debug=debug, redact=redact,
+                                       home_scope=project.scope if project is not None else "")
         self.spool = BatchSpool(spool_dir(home), warn=warn, scrub=scrub)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
-            spool=self.spool, scrub=scrub, instructions=self.instructions,
+            spool=self.spool, scrub=scrub, instructions=self.instructions, project=project,
+            session_dir=session_dir, warn=warn,
         )
+        self.injector.scopes = self.hook.scopes  # what this session learns is filtered at once
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
             report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,

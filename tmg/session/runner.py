@@ -46,10 +46,11 @@ class ChatSession:
     skills: SessionSkills | None = None  # the skills it offers and those it activated
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
 
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
         transcript, a leading ``$name`` activating that skill first (a one-shot never depends on the
-        model choosing it), the MCP resources it names (`@server:uri`) read and attached."""
+        model choosing it), the MCP resources it names (`@server:uri`) read and attached.
+        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin)."""
         self.transcript.prompt(text)
         if self.skills is not None:
             self.skills.leading_invocation(text)
@@ -57,7 +58,7 @@ class ChatSession:
         if self.mcp is not None:
             text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             sent, images = attached.text(text), attached.images
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
+        await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
