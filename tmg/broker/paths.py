@@ -91,7 +91,8 @@ def fingerprint() -> str:
     """The broker's code identity: it names the broker's files (a broker per version), and a broker
     that finds a client of other code on its socket steps down.
     From each source's size and mtime (a stat, not a read: this is on a memory run's path)."""
-    digest = hashlib.sha256(sys.executable.encode())
+    # The environment it runs in, however it is reached (a symlinked venv is the same one).
+    digest = hashlib.sha256(f"{os.path.realpath(sys.prefix)}\0{sys.version}".encode())
     root = Path(__file__).resolve().parents[1]
     for path in broker_sources():
         info = path.stat()
