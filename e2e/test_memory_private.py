@@ -118,7 +118,8 @@ def test_a_prose_password_is_in_no_file_and_nothing_is_open_to_others(shipped, l
     # The grep could see them: the user's own record keeps the prompts.
     assert holding(shipped.tmg.home, said["repl prompt"]) and holding(shipped.tmg.home, said["one-shot prompt"])
 
-    assert socket_path(runtime_dir({"TMG_HOME": str(shipped.tmg.home)})).exists() and (shipped.tmg.home / "broker.log").exists()
+    broker = shipped.broker_folder()
+    assert socket_path(broker).exists() and (shipped.tmg.home / "broker.log").exists()
     assert (shipped.tmg.home / "memory-server.log").exists()
     assert open_to_others(shipped.store) == []
     assert open_to_others(shipped.tmg.home) == []
