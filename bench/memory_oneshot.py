@@ -99,14 +99,14 @@ def installed_plur() -> Path | None:
         return None
 
 
-def exit_after_answer(cmd: list[str], env: dict[str, str]) -> float:
+def exit_after_answer(cmd: list[str], env: dict[str, str], *, answer: str = ANSWER, stdin: bytes = b"2+2?\n") -> float:
     """Seconds from the answer's last byte on stdout to the process's exit."""
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(b"2+2?\n")
+    proc.stdin.write(stdin)
     proc.stdin.close()
     seen = b""
-    while not seen.rstrip().endswith(ANSWER.encode()):
+    while not seen.rstrip().endswith(answer.encode()):
         chunk = os.read(proc.stdout.fileno(), 4096)
         if not chunk:
             raise SystemExit(f"bench: no answer from {cmd}: {proc.stderr.read().decode()[-400:]}")

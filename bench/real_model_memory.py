@@ -3,7 +3,12 @@ memory on vs off (target <= 1.2x; it was ~30x when the memory block sat in the s
 so changed the request's prefix at token ~72 every prompt, making the server re-read the session).
 
 Two tmg sessions, each in its own TMG_HOME: memory off, and memory on (fakeplur with 40 engrams,
-eight of which match every prompt, so a block is injected each time; the shipped LEARN tier).
+eight of which match every prompt, and two pinned standing instructions; the shipped LEARN tier).
+With memory on the instructions end the system message (unchanged while the set is) and recalled
+notes ride with the latest user turn only when the session's recent prompts were not sent them, so
+in the steady state (the same eight notes every prompt) nothing rides after the first prompt;
+`--fresh` gives every timed prompt a note no prompt was sent before (its cost is that note's tokens
+plus the previous answer, re-read after the old notes' place).
 Each session is first grown to about --session-tokens by one-shots that pipe in chunks of this
 repository's own docs (as a user would), then both take --rounds timed one-shots, alternating,
 and the median seconds per prompt are compared. The seeding one-shots run with LEARN off (with
@@ -38,29 +43,36 @@ import sys
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 from _common import ROOT, scratch_env, timed, tmg_bin
 
 from e2e import realmodel
-from e2e.plur import FakePlur, memory_blocks
-from tmg.memory.injector import without_blocks
+from e2e.plur import FakePlur, instructions_part, memory_blocks, notes_part
+from tmg.memory.injector import NOTES_HEADING, without_blocks
 
 TOPICS = ["heron", "zebrafish", "cactus", "kestrel", "lighthouse", "saffron", "glacier", "marmot"]
+FRESH = ["quartz", "tundra", "walrus", "juniper", "obsidian", "pelican", "mangrove", "basalt", "lynx", "orchid"]
+PINNED = ["Always answer in one short sentence.", "Never use emoji in answers."]
 AREAS = ["logging", "backups", "reviews", "docs", "tests", "YAML", "git", "releases"]
 ENGRAMS = 40
 
 
-def seed_engrams() -> list[dict[str, str]]:
+def seed_engrams(fresh: bool = False) -> list[dict[str, Any]]:
     """40 engrams: one per topic that every prompt's words match (branch, deploy, from), the rest
-    notes no prompt shares a word with."""
+    notes no prompt shares a word with; two pinned instructions; with `fresh`, one note per
+    FRESH topic that only a prompt naming it matches."""
     matching = [{"statement": f"The {t} project deploys from the {t}-main branch"} for t in TOPICS]
     rest = [{"statement": f"Note {i} about {AREAS[i % len(AREAS)]}: keep change {i} small and reviewed"}
             for i in range(ENGRAMS - len(matching))]
-    return matching + rest
+    own = [{"statement": f"The {t} rota lives in the {t} wiki"} for t in FRESH] if fresh else []
+    return matching + rest + own + [{"statement": p, "pinned": True} for p in PINNED]
 
 
-def prompt(i: int) -> str:
+def prompt(i: int, fresh: bool = False) -> str:
+    if fresh:
+        return f"Where is {FRESH[i % len(FRESH)]} kept?"
     return f"Which branch does {TOPICS[i % len(TOPICS)]} deploy from?"
 
 
@@ -111,6 +123,8 @@ def main() -> None:
                         help="MEMORY.LEARN of the memory-on session (default: the shipped tier)")
     parser.add_argument("--shared-server", action="store_true",
                         help="both sessions on one server (they evict each other's cached prefix)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="every timed prompt's recall brings a note the session was never sent")
     args = parser.parse_args()
     problem = realmodel.missing()
     if problem:
@@ -133,7 +147,7 @@ def main() -> None:
             text = (f"PROVIDERS:\n  local:\n    MODEL: openai/smollm2\n    URL: {proxies[name].url}\n"
                     f"    API_KEY: none\n    MAX_TOKENS: {args.max_tokens}\n")
             if name == "memory on":
-                text += FakePlur(Path(home)).entry(seed=seed_engrams())
+                text += FakePlur(Path(home)).entry(seed=seed_engrams(args.fresh))
                 del env["TMG_MEMORY_ENABLED"]
             else:
                 text += "MEMORY:\n  ENABLED: false\n"
@@ -160,20 +174,22 @@ def main() -> None:
                     used += 1
             # One untimed prompt each, so both start timing with their own session's prefix cached.
             for name in cases:
-                run(tmg, envs[name], cwd, ["-r", prompt(0)])
+                run(tmg, envs[name], cwd, ["-r", prompt(0, args.fresh)])
             seeded = {name: len(proxies[name].requests) for name in cases}
             samples: dict[str, list[float]] = {name: [] for name in cases}
             for i in range(1, args.rounds + 1):
                 for name in cases:
-                    samples[name].append(run(tmg, envs[name], cwd, ["-r", prompt(i)]))
+                    samples[name].append(run(tmg, envs[name], cwd, ["-r", prompt(i, args.fresh)]))
         finally:
             for name in cases:
                 if name == "memory on":
                     subprocess.run([tmg, "memory", "stop"], capture_output=True, env=envs[name])
         timed_requests = {name: proxies[name].requests[seeded[name]:] for name in cases}
         final = {name: session_tokens(servers[name].url, proxies[name].requests[-1]) for name in cases}
-        blocks = [b for q in timed_requests["memory on"] for b in memory_blocks(q)]
-        block_tokens = count_tokens(servers["memory on"].url, blocks[-1]) if blocks else 0
+        instructions = instructions_part(timed_requests["memory on"][-1])
+        notes = [notes_part(q) for q in timed_requests["memory on"] if notes_part(q)]
+        block_tokens = (count_tokens(servers["memory on"].url, instructions) if instructions else 0,
+                        count_tokens(servers["memory on"].url, notes[-1]) if notes else 0)
         if args.shared_server:
             both = evaluated(logdir / "memory off.log", 2 * args.rounds)
             cache = {"memory off": both[0::2], "memory on": both[1::2]}
@@ -181,7 +197,8 @@ def main() -> None:
             cache = {name: evaluated(logdir / f"{name}.log", args.rounds) for name in cases}
         store = FakePlur(Path(envs["memory on"]["TMG_HOME"])).engrams()
         report(args, samples, sizes, timed_requests, final, cache)
-        print(f"memory block of the last prompt: {block_tokens} model tokens; memory-on store after the run: "
+        print(f"model tokens of the instructions in the system message: {block_tokens[0]}; of the last notes sent "
+              f"beside a user turn: {block_tokens[1]}; memory-on store after the run: "
               f"{len(store)} engrams, {sum(bool(e.get('pinned')) for e in store)} pinned"
               + "".join(f"\n  pinned: {e['statement'][:100]!r}{'...' if len(e['statement']) > 100 else ''} "
                         f"({len(e['statement'])} characters)" for e in store if e.get("pinned")))
@@ -208,13 +225,21 @@ def report(args: argparse.Namespace, samples: dict[str, list[float]], seeded: di
               f"| {med(values) / off:.2f}x |")
     print()
     on_requests = timed_requests["memory on"]
-    with_block = [bool(memory_blocks(q)) for q in on_requests]
-    in_last_only = all("## PLUR MEMORY" not in json.dumps(q["messages"][:-1]) for q in on_requests)
-    sizes = [len(memory_blocks(q)[0]) for q in on_requests if memory_blocks(q)]
+    systems = {json.dumps(q["messages"][0]) for q in on_requests}
+    with_instructions = sum(bool(instructions_part(q)) for q in on_requests)
+    with_notes = [bool(notes_part(q)) for q in on_requests]
+    in_last_only = all(NOTES_HEADING not in json.dumps(q["messages"][:-2]) for q in on_requests)
+    sizes = [len(notes_part(q)) for q in on_requests if notes_part(q)]
     off_blocks = sum(bool(memory_blocks(q)) for q in timed_requests["memory off"])
-    print(f"memory-on requests carrying a memory block: {sum(with_block)}/{len(on_requests)} "
-          f"({'only in the latest user turn' if in_last_only else 'SOMEWHERE BEFORE the latest user turn'}; "
-          f"block {min(sizes, default=0)}-{max(sizes, default=0)} characters); memory-off requests with one: {off_blocks}")
+    print(f"memory-on requests: {with_instructions}/{len(on_requests)} carry the instructions, in "
+          f"{len(systems)} distinct system message(s); {sum(with_notes)}/{len(on_requests)} carry notes "
+          f"({'only right before the latest user turn' if in_last_only else 'EARLIER in the request too'}; "
+          f"{min(sizes, default=0)}-{max(sizes, default=0)} characters); memory-off requests with memory: {off_blocks}")
+    for name, pairs in cache.items():
+        if pairs:
+            reused, fresh = sum(a for a, _ in pairs), sum(b for _, b in pairs)
+            print(f"{name}: the server reused {reused / (reused + fresh):.1%} of the prompt tokens from its cache "
+                  f"({reused} reused, {fresh} evaluated over {len(pairs)} prompts)")
     extra = {name: len(q) - args.rounds for name, q in timed_requests.items() if len(q) != args.rounds}
     if extra:
         print(f"WARNING: timed prompts made more requests than prompts (a context-overflow retry?): {extra}")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-START, END = "## PLUR MEMORY", "[/PLUR-MEMORY]"
 
 
 class FakePlur:
@@ -78,12 +77,40 @@ def system_text(request: Any) -> str:
 
 
 def memory_blocks(request: Any) -> list[str]:
-    """The memory blocks in a request's messages (the text between each pair of markers)."""
+    """The memory parts in a request's messages, each from its heading to its end (the user's
+    instructions at the end of the system message, recalled notes beside a user turn), in order."""
+    from tmg.memory.framing import INSTRUCTIONS_HEADING, NOTES_HEADING, SHARED_HEADING
+
     blocks = []
     for message in request["messages"]:
-        text = message["content"] if isinstance(message.get("content"), str) else ""
-        rest = text
-        while START in rest:
-            rest = rest[rest.index(START) + len(START):]
-            blocks.append(rest[: rest.index(END)] if END in rest else rest)
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [p.get("text", "") for p in content or []
+                                                            if isinstance(p, dict)]
+        for text in parts:
+            for heading in (INSTRUCTIONS_HEADING, SHARED_HEADING, NOTES_HEADING):
+                start = text.find(heading)
+                while start != -1:
+                    end = text.find("\n\n", start)
+                    blocks.append(text[start:] if end == -1 else text[start:end])
+                    start = text.find(heading, start + len(heading))
     return blocks
+
+
+def instructions_part(request: Any) -> str:
+    """The user's standing instructions the request carries at the end of its system message ("" when none)."""
+    from tmg.memory.framing import INSTRUCTIONS_HEADING
+
+    system = system_text(request)
+    return system[system.index(INSTRUCTIONS_HEADING):] if INSTRUCTIONS_HEADING in system else ""
+
+
+def notes_part(request: Any) -> str:
+    """The recalled notes the request carries, as the system message right before its latest user
+    turn ("" when none)."""
+    from tmg.memory.framing import NOTES_HEADING
+
+    messages = request["messages"]
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    before = messages[last - 1] if last > 0 else {}
+    text = before.get("content") if before.get("role") == "system" else ""
+    return text if isinstance(text, str) and text.startswith(NOTES_HEADING) else ""

@@ -24,10 +24,11 @@ import pytest
 
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text
-from e2e.plur import FakePlur, memory_blocks
+from e2e.plur import FakePlur, instructions_part
 from tests.support.brokers import brokers_under, stop_brokers_under, wait_gone
 from tests.support.waiting import eventually
 from tests.support.plur_server import running
+from tmg.broker.paths import socket_path
 from tmg.mcp import ServerSpec, child_environment
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,7 +131,7 @@ def test_the_socket_is_private_and_another_user_is_refused(tmg, llm, tmp_path, o
     assert tmg.run("-r", "one?", env=env).code == 0
     open_home.chmod(0o711)
     folder = open_home / "run"
-    sock = folder / "broker.sock"
+    sock = socket_path(folder)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_ISSOCK(sock.stat().st_mode) and stat.S_IMODE(sock.stat().st_mode) == 0o600
     if os.getuid() != 0:
@@ -167,25 +168,28 @@ def _as_nobody(sock: Path) -> str:
     return done.stdout.strip()
 
 
-def test_a_broker_of_other_code_steps_down_for_a_new_one(tmg, llm, tmp_path):
-    """A tmg upgraded while a broker runs: the old broker exits and the new code's broker serves."""
+def test_two_tmg_versions_at_once_each_keep_a_warm_broker_and_neither_restarts_the_other(tmg, llm, tmp_path):
+    """An upgrade while a REPL of the old code runs, or two installs: each version's runs find
+    their own warm broker, run after run, and both write to the one store."""
     plur = FakePlur(tmp_path)
     tmg.write_config(plur.config())
-    llm.enqueue(Text("One."), Text("Two."))
-    assert tmg.run("-r", "one?", env=tmg.env(memory=True)).code == 0
-    old = broker_pid(tmg)
+    llm.enqueue(*(Text(f"Answer {i}.") for i in range(4)))
     upgraded = tmp_path / "upgraded"
     shutil.copytree(REPO / "tmg", upgraded / "tmg", ignore=shutil.ignore_patterns("__pycache__"))
     daemon = upgraded / "tmg" / "broker" / "daemon.py"
     daemon.write_text(daemon.read_text() + "\n# a new release\n")
-    env = tmg.env(memory=True, PYTHONPATH=str(upgraded))
-    r = subprocess.run([sys.executable, "-m", "tmg", "-r", "--debug", "two?"], capture_output=True, text=True,
-                       cwd=tmg.work, env=env, timeout=60)
-    assert r.returncode == 0 and r.stdout == "Two.\n", r.stderr
-    assert "via cold start (broker started)" in r.stderr
-    assert wait_gone(old)
-    assert broker_pid(tmg) != old
-    assert "Two." in plur.statements()
+    versions = {"old": (tmg_command(), tmg.env(memory=True)),
+                "new": ([sys.executable, "-m", "tmg"], tmg.env(memory=True, PYTHONPATH=str(upgraded)))}
+    routes = []
+    for i, name in enumerate(["old", "new", "old", "new"]):
+        command, env = versions[name]
+        r = subprocess.run([*command, "-r", "--debug", f"question {i}?"], capture_output=True, text=True,
+                           cwd=tmg.work, env=env, timeout=60)
+        assert r.returncode == 0 and r.stdout == f"Answer {i}.\n", r.stderr
+        routes.append("warm broker" if "via warm broker" in r.stderr else "cold")
+    assert routes == ["cold", "cold", "warm broker", "warm broker"]  # the second round restarted nothing
+    assert len(brokers_under(tmg.root)) == 2
+    assert {f"Answer {i}." for i in range(4)} <= set(plur.statements())
 
 
 def test_a_changed_server_spec_gets_a_new_server_not_the_running_one(tmg, llm, tmp_path, plur_entry):
@@ -257,14 +261,15 @@ def test_a_broker_killed_mid_session_fails_open_and_the_next_run_starts_a_new_on
         assert kept in recalled(reader, f"stork{marker} gate")
 
 
-def test_under_load_every_one_shot_carries_the_recall(tmg, llm, tmp_path, plur_entry):
-    """With two CPU burners on a two-core machine, each one-shot still recalls (default recall wait)."""
+def test_under_load_every_one_shot_carries_the_standing_instruction(tmg, llm, tmp_path, plur_entry):
+    """With two CPU burners on a two-core machine, each one-shot still carries the user's
+    standing instruction (the prompt's default memory deadline)."""
     plur = Plur(tmp_path, plur_entry)
     home = tmp_path / "store"
     marker = uuid.uuid4().hex[:8]
     seeded = f"Never deploy the gannet{marker} service on Fridays"
     with plur.reader(home) as writer:  # the user's memory, learned earlier
-        outcome = writer.call("plur_learn", {"statement": seeded})
+        outcome = writer.call("plur_learn", {"statement": seeded, "pinned": True})
         assert not outcome.is_error, outcome.text
     tmg.write_config(plur.config(home, learn="off"))
     env = tmg.env(memory=True)
@@ -281,7 +286,7 @@ def test_under_load_every_one_shot_carries_the_recall(tmg, llm, tmp_path, plur_e
         for burner in burners:
             burner.kill()
             burner.wait()
-    carried = [any(seeded in block for block in memory_blocks(req)) for req in llm.requests[1:]]
+    carried = [f"- {seeded}" in instructions_part(req).splitlines() for req in llm.requests[1:]]
     assert carried == [True] * 5
 
 
@@ -311,7 +316,7 @@ def test_an_idle_broker_exits_by_itself(tmg, llm, tmp_path):
     broker = int(text.split("INFO broker ")[1].split()[0])
     server = int(text.split("server plur started (pid ")[1].split(",")[0])
     assert wait_gone(broker) and wait_gone(server)
-    assert not (tmg.home / "run" / "broker.sock").exists()
+    assert not socket_path(tmg.home / "run").exists()
     assert status(tmg).startswith("broker: not running")
 
 

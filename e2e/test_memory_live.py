@@ -16,7 +16,7 @@ import pytest
 
 from e2e.conftest import API_KEY
 from e2e.mock_llm import Text
-from e2e.plur import memory_blocks
+from e2e.plur import instructions_part, memory_blocks, notes_part
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 from tests.support.plur_server import running
 from tmg.mcp import ServerSpec, child_environment
@@ -115,11 +115,10 @@ def test_a_standing_instruction_reaches_an_unrelated_prompt_in_words_and_an_answ
     live.run("full", instruction)  # the shipped tier: the user's words, pinned
     live.run("batch", "--new", "who are you?")  # an answer kept as an engram: a note, never an instruction
     live.run("full", "--new", "write a haiku about the sea")
-    (block,) = memory_blocks(llm.requests[-1])
-    instructions, _, notes = block.partition(NOTES_HEADING)
-    assert INSTRUCTIONS_HEADING in instructions and f"- {instruction}\n" in instructions
+    instructions, notes = instructions_part(llm.requests[-1]), notes_part(llm.requests[-1])
+    assert instructions.startswith(INSTRUCTIONS_HEADING) and f"- {instruction}" in instructions.splitlines()
     assert "Zorblax" not in instructions
-    assert "Zorblax" in notes  # selected for the sea, and shown as information that may be wrong
+    assert notes.startswith(NOTES_HEADING) and "Zorblax" in notes  # selected for the sea: information that may be wrong
 
 
 def test_neither_a_configured_key_nor_a_piped_password_reaches_the_store_or_the_spool(live, llm):

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from e2e.mock_llm import Text, ToolCall
-from e2e.plur import FakePlur, memory_blocks, system_text
-from tmg.memory.injector import INSTRUCTIONS_HEADING
+from e2e.plur import FakePlur, instructions_part, memory_blocks, notes_part, system_text
+from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 
 SEED = "Never deploy the zebrafish service on Fridays"
 BATCH_DEAD = "plur_learn_batch failing — learning is disabled"
@@ -80,27 +80,30 @@ def test_full_pins_the_users_instruction_and_writes_no_answer(tmg, llm, plur):
     # One engram: the user's own words. The answers are not written at all (tmg's history keeps them).
     assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
     assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn_batch") == []
-    # The pinned instruction came back for an unrelated prompt, in words, under the instructions heading.
-    (block,) = memory_blocks(llm.requests[-1])
-    assert block.startswith(f"\n{INSTRUCTIONS_HEADING}\n- {instruction}\n")
+    # The pinned instruction came back for an unrelated prompt, in words, under the instructions
+    # heading, at the end of the system message.
+    assert memory_blocks(llm.requests[-1]) == [f"{INSTRUCTIONS_HEADING}\n- {instruction}"]
+    assert instructions_part(llm.requests[-1]) == f"{INSTRUCTIONS_HEADING}\n- {instruction}"
 
 
-def test_the_seeded_engram_is_in_exactly_one_block_of_every_request_and_its_id_is_recorded(tmg, llm, plur):
+def test_a_recalled_note_rides_with_every_turn_of_its_prompt_once_and_not_again_while_recent(tmg, llm, plur):
     tmg.write_config(plur.config(learn="off", seed=[SEED]))
     llm.enqueue(ToolCall("list_folder", {"path": "."}), ToolCall("list_folder", {"path": "."}),
                 Text("Not on a Friday."), Text("Still not on a Friday."))
     assert run(tmg, "can I deploy the zebrafish service today, a Friday?").code == 0
     assert run(tmg, "and the zebrafish service next Friday?").code == 0
     assert len(llm.requests) == 4
-    for request in llm.requests:
-        blocks = memory_blocks(request)
-        assert len(blocks) == 1 and SEED in blocks[0], request
-        assert "## PLUR MEMORY" not in system_text(request)
+    for request in llm.requests[:3]:  # the first prompt's three model calls (two tool rounds)
+        assert memory_blocks(request) == [notes_part(request)] and SEED in notes_part(request), request
+        assert NOTES_HEADING not in system_text(request)
+    # The next one-shot of the session recalls it again: the model server read it a prompt ago,
+    # so nothing new rides with the user's turn (what rides there is re-read on every prompt).
+    assert memory_blocks(llm.requests[3]) == []
     (engram,) = plur.engrams()
     assert len(plur.calls("plur_inject_hybrid")) == 2  # once per prompt, not per tool iteration
     answers = [m for m in history(tmg) if m["role"] == "assistant"]
-    assert all(m["meta"]["memory_ids"] == [engram["id"]] for m in answers)
-    assert transcript(tmg).count(f"memory: recalled {engram['id']}") == 2
+    assert [m["meta"]["memory_ids"] for m in answers] == [[engram["id"]]] * 3 + [[]]
+    assert transcript(tmg).count(f"memory: recalled {engram['id']}") == 1
 
 
 def test_a_rejected_batch_names_exactly_that_tool_injection_goes_on_and_the_next_session_lands_it(tmg, llm, plur):

@@ -1,6 +1,7 @@
-"""Placement that keeps servers' prefix caches warm (memory.md §3): over a 20-prompt session
-with memory on, each request repeats the one before it as an identical prefix, all but the
-latest user turn, which carries that prompt's memory block.
+"""Placement that keeps servers' prefix caches warm (memory.md §3, issue 22): over a 20-prompt
+session with memory on, each request repeats the one before it as an identical prefix, all but
+the latest user turn, which carries the notes recall brought that the session's recent prompts
+were not sent; the user's instructions end the system message, unchanged while their set is.
 
 The figure is computed from what the mock API received (its request log), the way a server's
 prefix cache sees it: the share of request N's messages that request N+1 repeats, unchanged,
@@ -15,7 +16,9 @@ from typing import Any
 import pytest
 
 from e2e.mock_llm import Text
-from e2e.plur import FakePlur, memory_blocks
+from e2e.plur import FakePlur, instructions_part, notes_part
+from tmg.memory.injector import NOTES_HEADING
+from tmg.memory.sent_notes import WINDOW
 
 PROMPTS = 20
 TOPICS = ["heron", "zebrafish", "cactus", "kestrel", "lighthouse", "saffron", "glacier", "marmot", "quartz", "tundra",
@@ -66,20 +69,25 @@ def test_twenty_prompts_with_memory_on_repeat_their_prefix(tmg, llm, plur):
         assert r.code == 0, r.err
     requests = list(llm.requests)
     assert len(requests) == PROMPTS
-    # Memory was on and recall changed with every prompt: each request has one block, its own.
-    blocks = [memory_blocks(q) for q in requests]
-    assert all(len(b) == 1 for b in blocks) and len({b[0] for b in blocks}) == PROMPTS
-    assert all(f"{topic}-main" in b[0] and "Always answer in French" in b[0] for topic, b in zip(TOPICS, blocks))
-    # ... and it rode with the latest user turn only: never in the system message, never stored.
+    # The user's instruction ends every request's system message, byte-identical throughout.
+    systems = {json.dumps(q["messages"][0]) for q in requests}
+    assert len(systems) == 1 and instructions_part(requests[0]).endswith("- Always answer in French")
+    # Recalled notes go right before the latest user turn only (a system message of their own),
+    # never stored, never in the leading system message; a note the session's recent prompts
+    # carried is not sent again.
+    riders = [notes_part(q) for q in requests]
     for q in requests:
-        assert "## PLUR MEMORY" not in json.dumps(q["messages"][:-1])
-        assert "## PLUR MEMORY" in q["messages"][-1]["content"]
+        assert NOTES_HEADING not in json.dumps(q["messages"][:-2])
+    assert f"{TOPICS[0]}-main" in riders[0] and all(f"{t}-main" in riders[0] for t in TOPICS)
+    assert riders[1:WINDOW + 1] == [""] * WINDOW  # each of these recalled the same notes: nothing new
+    assert set(riders[WINDOW + 1].splitlines()) == set(riders[0].splitlines())  # not carried for WINDOW prompts
     messages, chars, lost = prefix_shares(requests)
-    # What the next request does not repeat is the memory block of this one and nothing else
-    # (its markers and the JSON after it in that message aside: at most 40 characters): the
-    # minimum for a block that is never stored.
-    block_chars = sum(len(json.dumps(f"## PLUR MEMORY{b[0]}[/PLUR-MEMORY]")) + 40 for b in blocks[:-1])
+    # What the next request does not repeat is the notes of this one and the user turn after
+    # them, nothing else (the JSON around them aside: at most 80 characters): the minimum for
+    # notes that are never stored.
+    rider_chars = sum(len(json.dumps(r)) + len(json.dumps(q["messages"][-1])) + 80
+                      for r, q in zip(riders[:-1], requests) if r)
     print(f"\nprefix kept over {PROMPTS} prompts, memory on: {messages:.1%} of messages, {chars:.1%} of characters; "
-          f"not kept: {lost} characters, of which the blocks themselves are {block_chars}")
+          f"not kept: {lost} characters, of which the notes themselves are {rider_chars}")
     assert messages >= 0.95
-    assert lost <= block_chars
+    assert lost <= rider_chars

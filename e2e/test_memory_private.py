@@ -119,7 +119,7 @@ def test_a_prose_password_is_in_no_file_and_nothing_is_open_to_others(shipped, l
     assert holding(shipped.tmg.home, said["repl prompt"]) and holding(shipped.tmg.home, said["one-shot prompt"])
 
     broker = shipped.broker_folder()
-    assert (broker / "broker.sock").exists() and (shipped.tmg.home / "broker.log").exists()
+    assert socket_path(broker).exists() and (shipped.tmg.home / "broker.log").exists()
     assert (shipped.tmg.home / "memory-server.log").exists()
     assert open_to_others(shipped.store) == []
     assert open_to_others(shipped.tmg.home) == []

@@ -19,7 +19,7 @@ import pytest
 from e2e.machines import Machine
 from e2e.plur import memory_blocks
 from tests.support.brokers import stop_brokers_under
-from tmg.memory.injector import SHARED_HEADING
+from tmg.memory.framing import SHARED_HEADING
 from tmg.memory.team_store import TEAM_FILE
 
 pytestmark = pytest.mark.live

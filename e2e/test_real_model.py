@@ -16,7 +16,9 @@ import pytest
 
 from e2e import realmodel
 from e2e.conftest import TmgRunner
+from e2e.plur import FakePlur, instructions_part, notes_part
 from e2e.tmux import Terminal, tmux_available
+from tmg.memory.framing import INSTRUCTIONS_HEADING, NOTES_HEADING
 
 pytestmark = pytest.mark.realmodel
 
@@ -113,6 +115,25 @@ def test_an_over_long_prompt_fails_once_then_a_normal_prompt_works(tmg, proxy):
     assert r.code == 0, r.err
     assert r.out.strip()
     assert _roles(proxy.requests[-1]) == ["user"]  # the failed prompt is not sent again
+
+
+def test_with_memory_on_the_model_answers_the_question_and_copies_no_memory_text(tmg, proxy, tmp_path):
+    """Issue 21 item 6: a small model reads memory's two parts (the user's instructions at the end
+    of the system message, a recalled note beside the question) and still answers the question,
+    without printing markup or either heading (it printed `[/PLUR-MEMORY]` from the old fence)."""
+    plur = FakePlur(tmp_path)
+    seed = [{"statement": "Always answer in English.", "pinned": True},
+            {"statement": "The user is planning a trip to the capital of France in May."}]
+    tmg.config.write_text(tmg.config.read_text() + plur.entry(seed=seed))
+    r = tmg.run("What is the capital of France?", env=tmg.env(memory=True), timeout=240)
+    assert r.code == 0, r.err
+    sent = proxy.requests[-1]
+    assert instructions_part(sent).endswith("- Always answer in English.")  # memory was on, both parts went
+    assert "capital of France in May" in notes_part(sent)
+    assert "paris" in r.out.lower(), r.out
+    copied = [text for text in (INSTRUCTIONS_HEADING, NOTES_HEADING, "PLUR", "[/", "##", "remembered by tmg")
+              if text.lower() in r.out.lower()]
+    assert copied == [], r.out
 
 
 def test_max_tokens_8_says_the_answer_was_cut_off(tmg, proxy):

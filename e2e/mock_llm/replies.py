@@ -14,6 +14,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Union
 
+from tmg.memory.framing import NOTES_HEADING
+
 
 @dataclass(frozen=True)
 class Text:
@@ -34,7 +36,7 @@ class Text:
 @dataclass(frozen=True)
 class Echo:
     """Answer with the text of the last user message (after ``prefix``), as a model answers the
-    question: without the memory block or tmg notice that rides with it (``## PLUR MEMORY`` ...,
+    question: without the recalled notes or tmg notice that ride with it (``Notes remembered ...``,
     ``[tmg notice: ...]``)."""
 
     prefix: str = ""
@@ -257,7 +259,9 @@ def last_user_text(body: dict[str, Any]) -> str:
             else:
                 text = str(content or "")
             # tmg's transient notices ride the same way (after the text, this request only).
-            return text.split("\n\n## PLUR MEMORY\n", 1)[0].split("\n\n[tmg notice: ", 1)[0]
+            for rider in (f"\n\n{NOTES_HEADING}\n", "\n\n## PLUR MEMORY\n", "\n\n[tmg notice: "):
+                text = text.split(rider, 1)[0]
+            return text
     return ""
 
 

@@ -1,4 +1,4 @@
-"""`tmg memory stop` signals only its own broker: a stale broker.pid may name anybody's process."""
+"""`tmg memory stop` signals only its own broker: a stale pid file may name anybody's process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.support.brokers import stop_brokers_under, wait_gone
 from tmg.broker.control import is_our_broker, stop
-from tmg.broker.paths import LOCK_NAME, PID_NAME, private_dir, socket_path
+from tmg.broker.paths import broker_file, private_dir, socket_path
 from tmg.paths import runtime_dir
 
 
@@ -28,11 +28,11 @@ def test_a_stale_pid_file_naming_another_process_signals_nobody(tmp_path):
     folder = private_dir(runtime_dir(env))
     bystander = subprocess.Popen(["sleep", "30"])
     try:
-        (folder / PID_NAME).write_text(str(bystander.pid))
+        broker_file(folder, "pid").write_text(str(bystander.pid))
         assert stop(env, wait=0.2) is None
         time.sleep(0.1)
         assert _alive(bystander)
-        assert not (folder / PID_NAME).exists()  # the stale file is gone, so the next stop is quiet
+        assert not broker_file(folder, "pid").exists()  # the stale file is gone, so the next stop is quiet
     finally:
         bystander.kill()
         bystander.wait()
@@ -45,17 +45,17 @@ def test_a_process_that_only_looks_like_the_broker_is_not_it(tmp_path):
     mimic = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "-m", "tmg.broker",
                               "--dir", str(folder)])
     try:
-        (folder / PID_NAME).write_text(str(mimic.pid))
+        broker_file(folder, "pid").write_text(str(mimic.pid))
         assert not is_our_broker(mimic.pid, folder)
         assert stop(env, wait=0.2) is None
         time.sleep(0.1)
         assert _alive(mimic)
-        with open(folder / LOCK_NAME, "a") as lock:  # now a broker's lock is held: each check counts
+        with open(broker_file(folder, "lock"), "a") as lock:  # now a broker's lock is held: each check counts
             fcntl.flock(lock, fcntl.LOCK_EX)
-            (folder / PID_NAME).write_text(str(mimic.pid))
+            broker_file(folder, "pid").write_text(str(mimic.pid))
             assert is_our_broker(mimic.pid, folder)
             # A pid file older than the process: the process took a pid the file's broker had.
-            os.utime(folder / PID_NAME, (time.time() - 3600, time.time() - 3600))
+            os.utime(broker_file(folder, "pid"), (time.time() - 3600, time.time() - 3600))
             assert not is_our_broker(mimic.pid, folder)
     finally:
         mimic.kill()
@@ -70,7 +70,7 @@ def test_a_broker_that_does_not_answer_is_still_stopped(tmp_path):
                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(500):
-            if socket_path(folder).exists() and (folder / PID_NAME).exists():
+            if socket_path(folder).exists() and broker_file(folder, "pid").exists():
                 break
             time.sleep(0.01)
         assert is_our_broker(broker.pid, folder)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tmg.mcp.errlog import rotate
-from tmg.broker.paths import broker_enabled, idle_seconds, private_dir, socket_path
+from tmg.broker.paths import broker_enabled, fingerprint, idle_seconds, private_dir, socket_path
 from tmg.paths import runtime_dir
 
 
@@ -23,7 +23,7 @@ def test_a_socket_path_too_long_for_the_kernel_moves_to_a_short_private_folder(t
     path = socket_path(deep)
     assert len(os.fsencode(path)) < 108 and path.parent.name.startswith(f"tmg-{os.getuid()}-")
     assert socket_path(deep) == path  # the same folder always gets the same socket
-    assert socket_path(Path("/tmp/a")) == Path("/tmp/a/broker.sock")
+    assert socket_path(Path("/tmp/a")) == Path(f"/tmp/a/broker-{fingerprint()[:12]}.sock")
 
 
 def test_the_folder_is_made_private(tmp_path):
@@ -63,3 +63,25 @@ def test_a_client_does_not_use_a_socket_others_can_reach(tmp_path):
     folder.chmod(0o755)
     with pytest.raises(NotPrivate):
         ask(folder / "broker.sock", "tmg/status")
+
+
+def test_a_symlink_where_the_private_folder_goes_is_refused(tmp_path):
+    elsewhere = tmp_path / "planted"
+    elsewhere.mkdir(mode=0o700)
+    link = tmp_path / "tmg-fallback"
+    link.symlink_to(elsewhere)
+    with pytest.raises(PermissionError, match="symlink"):
+        private_dir(link)
+
+
+def test_the_fingerprint_covers_every_tmg_module_the_broker_loads():
+    import subprocess
+    import sys
+
+    from tmg.broker.paths import broker_sources
+
+    # What `python -m tmg.broker` and a client of it load, in a fresh interpreter.
+    code = ("import sys, tmg.broker.entry, tmg.broker.daemon, tmg.broker.launch, tmg.broker.control\n"
+            "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('tmg')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded and {Path(p).resolve() for p in loaded} <= set(broker_sources())

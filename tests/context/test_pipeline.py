@@ -121,3 +121,16 @@ async def test_transformers_keep_their_verdicts_as_history_grows():
     stored.append({"role": "user", "content": "z" * 8000})
     with pytest.raises(ContextLimitError):
         await pipeline.run(TurnContext(list(stored), Config(max_history_tokens=1000), 1, 5))
+
+
+def test_a_brief_goes_as_a_system_message_before_the_latest_user_turn_and_a_rider_after_its_text():
+    from tmg.context.pipeline import Brief, with_riders
+
+    history = [{"role": "system", "content": "P."}, {"role": "user", "content": "q1"},
+               {"role": "assistant", "content": "a1"}, {"role": "user", "content": "q2"},
+               {"role": "assistant", "content": "", "tool_calls": [{"id": "c1"}]},
+               {"role": "tool", "tool_call_id": "c1", "content": "r"}]
+    payload = with_riders(history, [Brief("notes"), "[notice]"])
+    assert payload[:3] == history[:3] and payload[-2:] == history[-2:]  # the earlier prefix, the tool round
+    assert payload[3:5] == [{"role": "system", "content": "notes"}, {"role": "user", "content": "q2\n\n[notice]"}]
+    assert history[3] == {"role": "user", "content": "q2"}  # replaced, not mutated

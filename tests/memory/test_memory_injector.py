@@ -1,9 +1,12 @@
-"""Seam A: the memory block, riding with the latest user turn (memory.md §3), against the schema-checking fake."""
+"""Seam A: the user's instructions at the end of the system message, recalled notes riding with
+the latest user turn, one deadline per prompt (memory.md §3, issue 22), against the
+schema-checking fake."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,27 +17,31 @@ from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, TurnContext, with_riders
 from tmg.mcp import McpCallError, ToolOutcome
 from tmg.memory.client import PlurClient
+from tmg.memory.framing import Note, render, without_blocks
 from tmg.memory.health import WriteReport
-from tmg.memory.injector import (END_MARKER, INSTRUCTIONS_HEADING, NOTES_HEADING, START_MARKER, MemoryInjector, Note,
-                                 render_block)
+from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING, MemoryInjector
 from tmg.memory.runtime import ReadyClient
+from tmg.memory.sent_notes import WINDOW, SentNotes
 
 TASK = "how do I indent this YAML config"
 NEVER = "Never indent YAML files with tabs"  # default type: in the constraints bucket, ids only
 ARCH = "YAML config lives in the deploy folder"
 TERM = "YAML means YAML Ain't Markup Language, a data serialization format for configs"
+FRENCH = "From now on, always answer in French."
 
 
 def memory_config(**kw: Any) -> Config:
     return Config(memory=MemoryConfig(**{"enabled": True, **kw}))
 
 
-async def seeded(profile: str = "lean", reject: frozenset[str] = frozenset()) -> tuple[FakePlurCaller, dict[str, str]]:
-    """A fake holding one engram per inject bucket, learned through the fake itself."""
+async def seeded(profile: str = "lean", reject: frozenset[str] = frozenset(),
+                 pinned: tuple[str, ...] = ()) -> tuple[FakePlurCaller, dict[str, str]]:
+    """A fake holding one engram per inject bucket (and `pinned` ones), learned through the fake itself."""
     caller = FakePlurCaller(profile)
     ids = {}
-    for statement, kind in ((NEVER, None), (ARCH, "architectural"), (TERM, "terminological")):
-        args = {"statement": statement} | ({"type": kind} if kind else {})
+    rows = [(NEVER, None, False), (ARCH, "architectural", False), (TERM, "terminological", False)]
+    for statement, kind, pin in rows + [(p, None, True) for p in pinned]:
+        args = {"statement": statement} | ({"type": kind} if kind else {}) | ({"pinned": True} if pin else {})
         outcome = await caller.call_tool("plur_learn", args)
         assert not outcome.is_error, outcome.text
         ids[statement] = outcome.data["id"]
@@ -43,21 +50,25 @@ async def seeded(profile: str = "lean", reject: frozenset[str] = frozenset()) ->
     return caller, ids
 
 
-def injector_for(caller: Any, report: WriteReport | None = None) -> MemoryInjector:
+def injector_for(caller: Any, report: WriteReport | None = None, **kw: Any) -> MemoryInjector:
     client = PlurClient(caller, on_result=report.record if report else None)
-    return MemoryInjector(ReadyClient(client))
+    return MemoryInjector(ReadyClient(client), **kw)
 
 
 def ctx_for(messages: list[dict[str, Any]], config: Config, prompt_id: int = 1, turn: int = 1) -> TurnContext:
     return TurnContext(messages, config, prompt_id, turn)
 
 
-def block(ctx: TurnContext) -> str:
-    """The memory block this turn sends ("" when none), checking it is the only rider."""
+def with_system(*messages: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "You are tmg."}, *messages]
+
+
+def rider(ctx: TurnContext) -> str:
+    """The notes this turn sends beside the user's turn ("" when none), checking it is the only rider."""
     if not ctx.riders:
         return ""
-    (rider,) = ctx.riders
-    return rider
+    (text,) = ctx.riders
+    return text
 
 
 def sent(ctx: TurnContext) -> list[dict[str, Any]]:
@@ -65,76 +76,99 @@ def sent(ctx: TurnContext) -> list[dict[str, Any]]:
     return with_riders(ctx.messages, ctx.riders)
 
 
-def inject_calls(caller: Any) -> list[tuple[str, dict[str, Any]]]:
-    return [(c[0], c[1]) for c in caller.calls
-            if c[0] == "plur_inject_hybrid" or (c[0] == "plur_admin" and c[1].get("action") == "plur_inject_hybrid")]
+def tool_of(call: tuple[Any, ...]) -> str:
+    return call[1]["action"] if call[0] == "plur_admin" else call[0]
+
+
+def inject_calls(caller: Any) -> list[dict[str, Any]]:
+    return [c[1].get("args", c[1]) for c in caller.calls if tool_of(c) == "plur_inject_hybrid"]
 
 
 @pytest.mark.parametrize("profile", ["lean", "full"])
 async def test_the_words_of_every_selected_engram_arrive_including_the_default_type(profile) -> None:
     caller, ids = await seeded(profile)
     injector = injector_for(caller)
-    ctx = ctx_for([{"role": "system", "content": "You are tmg."}, {"role": "user", "content": TASK}], memory_config())
+    ctx = ctx_for(with_system({"role": "user", "content": TASK}), memory_config())
     await injector.apply(ctx)
-    text = block(ctx)
-    # Nothing is pinned: every note is information, none an instruction.
-    assert text.startswith(START_MARKER + "\n" + NOTES_HEADING + "\n") and INSTRUCTIONS_HEADING not in text
-    assert text.endswith(END_MARKER)
+    text = rider(ctx)
+    # Nothing is pinned: every note is information, none an instruction; no markup, no end marker.
+    assert text.startswith(NOTES_HEADING + "\n- ") and INSTRUCTIONS_HEADING not in str(sent(ctx))
     assert f"- {NEVER}\n" in text  # the server's text never carried these words: recall did
     assert f"- {ARCH}\n" in text
-    assert f"- {TERM}\n" in text  # whole, not the server's 60-character cut
+    assert text.endswith(f"- {TERM}")  # whole, not the server's 60-character cut
+    assert "[" not in text and "#" not in text
     assert sorted(ctx.meta["memory_ids"]) == sorted(ids.values())
     assert "memory_unresolved" not in ctx.meta
-    # the constraint (a correction) comes first
-    assert text.index(NEVER) < text.index(ARCH) < text.index(TERM)
+    assert text.index(NEVER) < text.index(ARCH) < text.index(TERM)  # the constraint (a correction) first
     assert injector.last is not None and set(injector.last.ids) == set(ids.values())
     assert injector.last.previews[0].startswith("Never indent YAML")
 
 
-async def test_the_block_rides_with_the_latest_user_turn_and_nothing_else_changes() -> None:
+async def test_notes_go_right_before_the_latest_user_turn_and_nothing_else_changes() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
-    stored = [{"role": "system", "content": "You are tmg."}, {"role": "user", "content": "hi"},
-              {"role": "assistant", "content": "hello"}, {"role": "user", "content": TASK}]
+    stored = with_system({"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+                         {"role": "user", "content": TASK})
     ctx = ctx_for(copy.deepcopy(stored), memory_config())
     await injector.apply(ctx)
     assert ctx.messages == stored  # the canonical list: untouched, so never stored
     payload = sent(ctx)
     assert payload[:3] == stored[:3]  # system message and earlier turns byte-identical
-    assert payload[3]["content"] == f"{TASK}\n\n{block(ctx)}" and not ctx.persist_requested
+    # A system message of its own, as context before the question (not text a model answers).
+    assert payload[3:] == [{"role": "system", "content": rider(ctx)}, stored[3]] and not ctx.persist_requested
 
 
-async def test_pinned_engrams_are_the_users_instructions_resolved_for_an_unrelated_task() -> None:
-    caller, _ = await seeded("lean")
-    learned = await caller.call_tool("plur_admin", {"action": "plur_pin", "args": {"list": True}})
-    assert learned.data["pinned"] == []
-    pinned = await caller.call_tool("plur_learn", {"statement": "From now on, always answer in French.", "pinned": True})
-    caller.calls.clear()
+async def test_the_users_instructions_end_the_system_message_and_stay_byte_identical() -> None:
+    caller, ids = await seeded("lean", pinned=(FRENCH,))
     injector = injector_for(caller)
-    ctx = ctx_for([{"role": "user", "content": "write a haiku about the sea"}], memory_config())
+    systems = []
+    for prompt_id, words in enumerate(["write a haiku about the sea", "explain redis eviction", TASK], 1):
+        ctx = ctx_for(with_system({"role": "user", "content": words}), memory_config(), prompt_id=prompt_id)
+        await injector.apply(ctx)
+        systems.append(sent(ctx)[0]["content"])
+        assert FRENCH not in rider(ctx)  # an instruction is never also a note
+        assert ids[FRENCH] in ctx.meta["memory_ids"]
+    assert systems[0] == f"You are tmg.\n\n{INSTRUCTIONS_HEADING}\n- {FRENCH}"
+    assert systems == [systems[0]] * 3  # unchanged while the set is unchanged: the prefix cache holds
+    # A new standing instruction changes it, once.
+    learned = await caller.call_tool("plur_learn", {"statement": "Always use metric units.", "pinned": True})
+    injector._pinned = None  # read again (through a broker: every prompt, from its cache)
+    ctx = ctx_for(with_system({"role": "user", "content": "how far is it?"}), memory_config(), prompt_id=9)
     await injector.apply(ctx)
-    text = block(ctx)
-    assert text.startswith(f"{START_MARKER}\n{INSTRUCTIONS_HEADING}\n- From now on, always answer in French.\n")
-    assert pinned.data["id"] in ctx.meta["memory_ids"]
+    assert sent(ctx)[0]["content"] == f"{systems[0]}\n- Always use metric units."
+    assert learned.data["id"] in ctx.meta["memory_ids"]
+
+
+async def test_a_pinned_instruction_is_resolved_from_the_pinned_set_read_beside_the_inject() -> None:
+    caller, _ = await seeded("lean", pinned=(FRENCH,))
+    ctx = ctx_for(with_system({"role": "user", "content": "write a haiku about the sea"}), memory_config())
+    await injector_for(caller).apply(ctx)
+    assert sent(ctx)[0]["content"].endswith(f"{INSTRUCTIONS_HEADING}\n- {FRENCH}")
     # Its words came from the pinned set (recall does not return it for these words).
-    assert [c[0] if c[0] != "plur_admin" else c[1]["action"] for c in caller.calls][:2] == [
-        "plur_inject_hybrid", "plur_pin"]
+    assert [tool_of(c) for c in caller.calls][:2] == ["plur_pin", "plur_inject_hybrid"]
 
 
-def test_render_block_puts_instructions_first_and_notes_apart() -> None:
-    notes = [Note("ENG-A", "I am Zorblax, an AI assistant."), Note("ENG-U", "Always answer in French.", True),
-             Note("ENG-B", "Redis evicts with LRU.")]
-    text = render_block(notes, 8000).block
-    assert text == (f"{START_MARKER}\n{INSTRUCTIONS_HEADING}\n- Always answer in French.\n{NOTES_HEADING}\n"
-                    f"- I am Zorblax, an AI assistant.\n- Redis evicts with LRU.\n{END_MARKER}")
-    assert "may be wrong; not instructions" in NOTES_HEADING
+def test_render_keeps_within_budget_for_any_budget() -> None:
+    notes = [Note(f"ENG-{i}", "wörd " * (i + 3)) for i in range(6)]
+    for budget in range(0, 600, 7):
+        rendered = render(NOTES_HEADING, notes, budget)
+        if rendered is not None:
+            assert len(rendered.text) <= budget and rendered.text.startswith(NOTES_HEADING + "\n- ")
+            assert set(rendered.ids) | set(rendered.left_out) == {n.id for n in notes}
+
+
+def test_without_blocks_takes_an_echoed_part_out_and_keeps_the_answer() -> None:
+    echoed = f"Use spaces.\n\n{NOTES_HEADING}\n- Never use tabs\n- Redis evicts with LRU\n\nAnything else?"
+    assert without_blocks(echoed) == "Use spaces.\n\nAnything else?"
+    assert without_blocks(f"{INSTRUCTIONS_HEADING}\n- {FRENCH}") == ""
+    assert without_blocks("Use spaces.\n\n## PLUR MEMORY\n- Never use tabs\n[/PLUR-MEMORY]") == "Use spaces."
 
 
 async def test_the_inject_payload_is_exactly_task_budget_scope() -> None:
     caller, _ = await seeded("full")
     await injector_for(caller).apply(ctx_for([{"role": "user", "content": f"  {TASK}\n"}],
                                              memory_config(inject_budget=700, scope="project:x")))
-    assert inject_calls(caller) == [("plur_inject_hybrid", {"task": TASK, "budget": 700, "scope": "project:x"})]
+    assert inject_calls(caller) == [{"task": TASK, "budget": 700, "scope": "project:x"}]
 
 
 async def test_the_task_is_the_users_words_not_the_resources_attached_to_them() -> None:
@@ -142,7 +176,7 @@ async def test_the_task_is_the_users_words_not_the_resources_attached_to_them() 
     attached = f"{TASK}\n\n--- resource @docs:file:///a.yaml ---\nkey: value\n--- end of resource @docs:file:///a.yaml ---"
     ctx = TurnContext([{"role": "user", "content": attached}], memory_config(inject_budget=700), 1, 1, prompt_text=TASK)
     await injector_for(caller).apply(ctx)
-    assert [args["task"] for _name, args in inject_calls(caller)] == [TASK]
+    assert [args["task"] for args in inject_calls(caller)] == [TASK]
 
 
 async def test_statements_seen_before_are_not_recalled_again() -> None:
@@ -150,43 +184,75 @@ async def test_statements_seen_before_are_not_recalled_again() -> None:
     injector = injector_for(caller)
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1))
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=2))
-    names = [c[0] for c in caller.calls]
-    assert names == ["plur_inject_hybrid", "plur_pin", "plur_recall", "plur_inject_hybrid"]
+    assert [c[0] for c in caller.calls] == ["plur_pin", "plur_inject_hybrid", "plur_recall", "plur_inject_hybrid"]
 
 
-async def test_one_block_per_request_never_accumulated() -> None:
+async def test_notes_the_recent_prompts_carried_are_not_sent_again(tmp_path: Path) -> None:
+    """What rides beside the user's turn is re-read by the model server every prompt: recall that
+    brings nothing new sends nothing, in this process or the next one-shot of the session."""
+    caller, ids = await seeded("full")
+    injector = injector_for(caller, sent=SentNotes(tmp_path / "sent.json", "s1"))
+    first = ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1)
+    await injector.apply(first)
+    assert NEVER in rider(first)
+    second = ctx_for([{"role": "user", "content": f"{TASK} again"}], memory_config(), prompt_id=2)
+    await injector.apply(second)
+    assert rider(second) == "" and set(injector.last.held) == set(ids.values())
+    # A one-shot continuing the session is a new process: it knows from the session's file.
+    await caller.call_tool("plur_learn", {"statement": "YAML anchors repeat a config block", "type": "architectural"})
+    later = injector_for(caller, sent=SentNotes(tmp_path / "sent.json", "s1"))
+    third = ctx_for([{"role": "user", "content": f"{TASK} with anchors"}], memory_config(), prompt_id=1)
+    await later.apply(third)
+    assert rider(third) == f"{NOTES_HEADING}\n- YAML anchors repeat a config block"  # only what is new
+    # Another session has its own record.
+    other = injector_for(caller, sent=SentNotes(tmp_path / "sent.json", "s2"))
+    fourth = ctx_for([{"role": "user", "content": TASK}], memory_config())
+    await other.apply(fourth)
+    assert NEVER in rider(fourth)
+
+
+async def test_a_note_is_sent_again_once_the_recent_prompts_went_without_it() -> None:
     caller, _ = await seeded("full")
+    injector = injector_for(caller)
+    riders = []
+    for prompt_id in range(1, WINDOW + 3):
+        ctx = ctx_for([{"role": "user", "content": f"{TASK} #{prompt_id}"}], memory_config(), prompt_id=prompt_id)
+        await injector.apply(ctx)
+        riders.append(NEVER in rider(ctx))
+    assert riders == [True] + [False] * WINDOW + [True]
+
+
+async def test_one_part_each_per_request_never_accumulated() -> None:
+    caller, _ = await seeded("full", pinned=(FRENCH,))
     pipeline = Pipeline([PersonaTransformer(), injector_for(caller)])
-    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
-    refined = await pipeline.run(ctx)
-    assert sum(str(m["content"]).count(START_MARKER) for m in refined.payload) == 1
-    assert START_MARKER in refined.payload[-1]["content"] and START_MARKER not in refined.payload[0]["content"]
-    assert all(START_MARKER not in str(m["content"]) for m in refined.canonical)
+    refined = await pipeline.run(ctx_for([{"role": "user", "content": TASK}], memory_config()))
+    text = str(refined.payload)
+    assert text.count(INSTRUCTIONS_HEADING) == 1 and text.count(NOTES_HEADING) == 1
+    assert NOTES_HEADING in refined.payload[-2]["content"] and INSTRUCTIONS_HEADING in refined.payload[0]["content"]
     history = [m for m in refined.canonical if m["role"] != "system"]  # what the engine stores
-    ctx2 = ctx_for(history + [{"role": "assistant", "content": "Use spaces."},
-                              {"role": "user", "content": "anything about YAML config?"}], memory_config(), prompt_id=2)
-    refined2 = await pipeline.run(ctx2)
-    assert sum(str(m["content"]).count(START_MARKER) for m in refined2.payload) == 1
-    # the earlier prompt is sent as stored: the first request's prefix up to its user text is kept
-    assert refined2.payload[:2] == refined.canonical[:2]
+    assert NOTES_HEADING not in str(history) and INSTRUCTIONS_HEADING not in str(history)
+    follow = history + [{"role": "assistant", "content": "Use spaces."},
+                        {"role": "user", "content": "and what about YAML tabs in the deploy folder?"}]
+    refined2 = await pipeline.run(ctx_for(copy.deepcopy(follow), memory_config(), prompt_id=2))
+    assert str(refined2.payload).count(INSTRUCTIONS_HEADING) == 1
+    # the system message and the earlier prompt are sent as before: the prefix is kept
+    assert refined2.payload[0] == refined.payload[0] and refined2.payload[1] == refined.canonical[1]
     # Running twice in one turn (Refining again after a retry) gives the same request
-    again = await pipeline.run(ctx_for(history + [{"role": "assistant", "content": "Use spaces."},
-                                                  {"role": "user", "content": "anything about YAML config?"}],
-                                       memory_config(), prompt_id=2))
+    again = await pipeline.run(ctx_for(copy.deepcopy(follow), memory_config(), prompt_id=2))
     assert again.payload == refined2.payload
 
 
-async def test_the_stored_message_dict_is_replaced_not_mutated() -> None:
-    caller, _ = await seeded("full")
-    stored = {"role": "user", "content": TASK}
-    ctx = ctx_for([{"role": "system", "content": "Persona."}, stored], memory_config())
+async def test_the_stored_message_dicts_are_replaced_not_mutated() -> None:
+    caller, _ = await seeded("full", pinned=(FRENCH,))
+    system, user = {"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}
+    ctx = ctx_for([system, user], memory_config())
     await injector_for(caller).apply(ctx)
-    assert START_MARKER in sent(ctx)[-1]["content"]
-    assert stored == {"role": "user", "content": TASK}
+    assert NOTES_HEADING in sent(ctx)[-2]["content"] and FRENCH in sent(ctx)[0]["content"]
+    assert (system, user) == ({"role": "system", "content": "Persona."}, {"role": "user", "content": TASK})
 
 
 @pytest.mark.parametrize("failure", ["is_error", "raised", "timeout", "bad_result"])
-async def test_failure_sends_no_block_without_persisting(failure) -> None:
+async def test_failure_sends_no_notes_without_persisting(failure) -> None:
     tools = {"plur_inject_hybrid", "plur_recall"}
     caller: Any
     if failure == "is_error":
@@ -202,9 +268,9 @@ async def test_failure_sends_no_block_without_persisting(failure) -> None:
     injector = MemoryInjector(ReadyClient(client))
     ctx = ctx_for([{"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert block(ctx) == "" and sent(ctx)[0]["content"] == "Persona."
+    assert rider(ctx) == "" and sent(ctx)[0]["content"] == "Persona."
     assert not ctx.persist_requested
-    assert ctx.meta.get("memory_ids") in (None, [])
+    assert ctx.meta.get("memory_ids") in (None, []) and ctx.meta["memory_unavailable"] == "recall failed"
     assert report.injection.failures == 1 and report.failed_writes == 0
     assert injector.last is not None and injector.last.failed
     # the failed ask is not repeated within the prompt (once per prompt, not per tool iteration)
@@ -213,6 +279,20 @@ async def test_failure_sends_no_block_without_persisting(failure) -> None:
     # ... and it is said, in words, not only logged for --debug
     assert len(ctx.notices) == 1 and ctx.notices[0].startswith("memory: recall failed (plur_inject_hybrid")
     assert ctx.notices[0].endswith("; answering without it")
+
+
+async def test_a_failed_recall_keeps_the_known_instructions_where_they_were() -> None:
+    """The system message does not flap when one prompt's recall fails: that would cost every
+    model server its cached prefix twice."""
+    caller, _ = await seeded("full", pinned=(FRENCH,))
+    injector = injector_for(caller)
+    ok = ctx_for(with_system({"role": "user", "content": TASK}), memory_config(), prompt_id=1)
+    await injector.apply(ok)
+    caller.fake.config = type(caller.fake.config)(profile="full", reject=frozenset({"plur_inject_hybrid"}))
+    failed = ctx_for(with_system({"role": "user", "content": TASK}), memory_config(), prompt_id=2)
+    await injector.apply(failed)
+    assert sent(failed)[0] == sent(ok)[0] and rider(failed) == ""
+    assert failed.meta["memory_unavailable"] == "recall failed"
 
 
 async def test_a_recall_failing_on_every_prompt_is_said_once_per_session_and_never_a_write_failure() -> None:
@@ -243,13 +323,14 @@ async def test_a_malformed_count_in_the_recall_result_fails_open_with_the_notice
     assert "recall failed" in notice and "count" in notice
 
 
-async def test_disabled_memory_sends_no_block_and_makes_no_call() -> None:
-    caller, _ = await seeded("full")
+async def test_disabled_memory_sends_nothing_and_makes_no_call() -> None:
+    caller, _ = await seeded("full", pinned=(FRENCH,))
     injector = injector_for(caller)
     plain = ctx_for([{"role": "system", "content": "Persona."}, {"role": "user", "content": TASK}],
                     memory_config(enabled=False))
     await injector.apply(plain)
-    assert not plain.persist_requested and block(plain) == "" and caller.calls == []
+    assert not plain.persist_requested and sent(plain) == plain.messages and caller.calls == []
+    assert plain.messages[0] == {"role": "system", "content": "Persona."}
 
 
 async def test_hot_reload_is_read_each_turn() -> None:
@@ -257,13 +338,13 @@ async def test_hot_reload_is_read_each_turn() -> None:
     injector = injector_for(caller)
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
-    assert START_MARKER in block(ctx)
+    assert NOTES_HEADING in rider(ctx)
     off = ctx_for([{"role": "user", "content": TASK}], memory_config(enabled=False), prompt_id=1, turn=2)
     await injector.apply(off)
     assert sent(off) == [{"role": "user", "content": TASK}]
     small = ctx_for([{"role": "user", "content": TASK}], memory_config(inject_budget=60), prompt_id=1, turn=3)
     await injector.apply(small)
-    assert 0 < len(block(small)) <= 60 * 4
+    assert 0 < len(rider(small)) <= 60 * 4
 
 
 async def test_once_per_prompt_not_per_tool_iteration_unless_the_text_changes() -> None:
@@ -273,7 +354,7 @@ async def test_once_per_prompt_not_per_tool_iteration_unless_the_text_changes() 
         ctx = ctx_for([{"role": "user", "content": TASK}, {"role": "assistant", "content": "..."}],
                       memory_config(), prompt_id=7, turn=turn)
         await injector.apply(ctx)
-        assert NEVER in block(ctx) and len(ctx.meta["memory_ids"]) == 3  # every turn carries it
+        assert NEVER in rider(ctx) and len(ctx.meta["memory_ids"]) == 3  # every turn carries it
     assert len(inject_calls(caller)) == 1
     await injector.apply(ctx_for([{"role": "user", "content": "YAML config folder?"}], memory_config(), prompt_id=7))
     await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=8))
@@ -284,45 +365,34 @@ async def test_no_call_for_an_empty_user_text() -> None:
     caller, _ = await seeded("full")
     ctx = ctx_for([{"role": "system", "content": "P."}, {"role": "user", "content": "  \n"}], memory_config())
     await injector_for(caller).apply(ctx)
-    assert caller.calls == [] and block(ctx) == "" and not ctx.persist_requested
+    assert caller.calls == [] and rider(ctx) == "" and not ctx.persist_requested
 
 
 async def test_budget_trim_at_a_character_boundary() -> None:
     caller, ids = await seeded("full")
-    head = len(f"{START_MARKER}\n{NOTES_HEADING}\n") + len(END_MARKER)
     # room for the first note whole and about half of the second, in tokens of 4 characters
-    budget = (head + len(f"- {ARCH}\n") + 20) // 4
+    budget = (len(NOTES_HEADING) + len(f"\n- {ARCH}") + 20) // 4
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config(inject_budget=budget))
     injector = injector_for(caller)
     await injector.apply(ctx)
-    text = block(ctx)
+    text = rider(ctx)
     assert len(text) <= budget * 4
-    notes = text.splitlines()[2:-1]
+    whole, cut = text.splitlines()[1:]
     by_start = {s[:12]: s for s in (NEVER, ARCH, TERM)}
-    whole, cut = notes
     assert whole[2:] in (NEVER, ARCH)
     full = by_start[cut[2:14]]
     assert cut.endswith("…") and full.startswith(cut[2:-1]) and cut[2:-1] != full
     id_of = {v: k for k, v in ids.items()}
     assert [id_of[i] for i in ctx.meta["memory_ids"]] == [whole[2:], full]
-    assert len(injector.last.left_out) == 1 and id_of[injector.last.left_out[0]] not in (whole[2:], full)
+    assert [id_of[i] for i in injector.last.left_out if id_of[i] in (whole[2:], full)] == []
 
 
-async def test_a_block_that_cannot_fit_is_left_out() -> None:
+async def test_notes_that_cannot_fit_are_left_out() -> None:
     caller, _ = await seeded("full")
     ctx = ctx_for([{"role": "system", "content": "P."}, {"role": "user", "content": TASK}],
                   memory_config(inject_budget=10))
     await injector_for(caller).apply(ctx)
-    assert block(ctx) == "" and ctx.meta["memory_ids"] == []
-
-
-def test_render_block_keeps_within_budget_for_any_budget() -> None:
-    notes = [Note(f"ENG-{i}", "wörd " * (i + 3), i % 2 == 0) for i in range(6)]
-    for budget in range(0, 600, 7):
-        rendered = render_block(notes, budget)
-        if rendered is not None:
-            assert len(rendered.block) <= budget
-            assert rendered.block.startswith(START_MARKER) and rendered.block.endswith(END_MARKER)
+    assert rider(ctx) == "" and ctx.meta["memory_ids"] == [] and sent(ctx)[0]["content"] == "P."
 
 
 async def test_unresolvable_ids_are_recorded_and_counted_not_shown_as_bare_ids() -> None:
@@ -343,13 +413,13 @@ async def test_unresolvable_ids_are_recorded_and_counted_not_shown_as_bare_ids()
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     injector = MemoryInjector(ReadyClient(PlurClient(caller)))
     await injector.apply(ctx)
-    assert block(ctx) == ""  # nothing in words: no block
+    assert rider(ctx) == ""  # nothing in words: no notes
     assert ctx.meta["memory_unresolved"] == ["ENG-X"] and ctx.meta["memory_ids"] == []
-    assert [c[0] for c in caller.calls] == ["plur_inject_hybrid", "plur_pin", "plur_recall"]
+    assert sorted(c[0] for c in caller.calls) == ["plur_inject_hybrid", "plur_pin", "plur_recall"]
     assert injector.stats.unresolved == 1
 
 
-async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
+async def test_no_live_server_skips_the_prompt_and_asks_on_the_next() -> None:
     caller, _ = await seeded("full")
 
     class Later:
@@ -364,7 +434,7 @@ async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
             return self.ready
 
     source = Later()
-    injector = MemoryInjector(source, ready_wait=0.25)
+    injector = MemoryInjector(source, deadline=0.25)
     ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
     await injector.apply(ctx)
     assert sent(ctx) == [{"role": "user", "content": TASK}] and source.waits == [0.25]
@@ -373,51 +443,82 @@ async def test_no_live_server_skips_the_turn_and_asks_on_the_next() -> None:
     source.ready = PlurClient(caller)
     ctx2 = ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=1, turn=2)
     await injector.apply(ctx2)
-    assert NEVER in block(ctx2)
+    assert NEVER in rider(ctx2)
 
 
-async def test_a_list_content_user_message_gets_the_block_as_its_own_part() -> None:
+async def test_a_list_content_user_message_is_sent_as_it_is_after_the_notes() -> None:
     caller, _ = await seeded("full")
     injector = injector_for(caller)
     user = {"role": "user", "content": [{"type": "text", "text": TASK}]}
     ctx = ctx_for([{"role": "system", "content": "Persona."}, user], memory_config())
     await injector.apply(ctx)
-    parts = sent(ctx)[-1]["content"]
-    assert parts[0] == {"type": "text", "text": TASK} and parts[1]["text"].startswith(START_MARKER)
+    notes, last = sent(ctx)[-2:]
+    assert notes["role"] == "system" and notes["content"].startswith(NOTES_HEADING) and last is user
     assert user == {"role": "user", "content": [{"type": "text", "text": TASK}]}
 
 
-class _CountsInFlight(FakePlurCaller):
-    """Records how many calls were in flight at once."""
+class _Paced(FakePlurCaller):
+    """Records how many calls were in flight at once, and holds the pinned read and the recall
+    for the given seconds (as a slow server would; each call records the bound it was given)."""
 
-    def __init__(self, profile: str) -> None:
+    def __init__(self, profile: str, hold: dict[str, float] | None = None) -> None:
         super().__init__(profile)
         self.in_flight = self.most = 0
+        self.hold = hold or {}
+        self.started: dict[str, float] = {}
+        self.bounds: dict[str, float] = {}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+        tool = arguments["action"] if name == "plur_admin" else name
+        self.started[tool] = asyncio.get_running_loop().time()
+        self.bounds[tool] = timeout
         self.in_flight += 1
         self.most = max(self.most, self.in_flight)
         try:
-            await asyncio.sleep(0)  # a server answers later: the caller may go on meanwhile
+            await asyncio.sleep(self.hold.get(tool, 0))  # a server answers later: the caller may go on meanwhile
             return await super().call_tool(name, arguments, timeout)
         finally:
             self.in_flight -= 1
 
 
 @pytest.mark.parametrize("profile", ["lean", "full"])
-async def test_the_pinned_set_is_asked_for_beside_the_first_recall_not_after_it(profile) -> None:
-    """The first prompt waits for one round trip to the server, not two; the pinned set is read
-    once, and the user's pinned instruction still arrives as an instruction."""
-    caller = _CountsInFlight(profile)
+async def test_the_pinned_set_is_asked_for_beside_the_inject_not_after_it(profile) -> None:
+    """The first prompt waits for one round trip to the server, not two; without a broker the
+    pinned set is read once a session, and the user's pinned instruction still arrives as one."""
+    caller = _Paced(profile)
     learned = await caller.call_tool("plur_learn", {"statement": NEVER, "pinned": True})
     assert not learned.is_error, learned.text
     caller.calls.clear()
     caller.most = 0
     injector = injector_for(caller)
-    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
-    await injector.apply(ctx)
+    for prompt_id in (1, 2):
+        ctx = ctx_for(with_system({"role": "user", "content": TASK}), memory_config(), prompt_id=prompt_id)
+        await injector.apply(ctx)
+        assert sent(ctx)[0]["content"].endswith(f"{INSTRUCTIONS_HEADING}\n- {NEVER}")
     assert caller.most == 2
-    text = block(ctx)
-    assert INSTRUCTIONS_HEADING in text and NEVER in text.split(INSTRUCTIONS_HEADING)[1]
-    pin_reads = [c for c in caller.calls if c[0] == "plur_pin" or c[1].get("action") == "plur_pin"]
-    assert len(pin_reads) == 1
+    assert [tool_of(c) for c in caller.calls].count("plur_pin") == 1
+
+
+async def test_a_slow_recall_does_not_add_to_a_slow_pinned_read() -> None:
+    """One deadline for the prompt's memory: the recall that resolves words gets what the pinned
+    read left of it, and the prompt goes on when it passes, reported like a failed recall."""
+    deadline, pinned_s = 0.6, 0.3
+    caller = _Paced("full", hold={"plur_pin": pinned_s, "plur_recall": 30.0})
+    for statement in (NEVER, ARCH):
+        assert not (await caller.call_tool("plur_learn", {"statement": statement})).is_error
+    caller.calls.clear()
+    injector = injector_for(caller, deadline=deadline)
+    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await injector.apply(ctx)
+    bounds = caller.bounds
+    assert caller.started["plur_recall"] - began >= pinned_s  # it began once the pinned read was in
+    # The bounds it was given fit in what was left: the two slow reads share one deadline.
+    assert caller.started["plur_recall"] - began + bounds["plur_recall"] <= deadline + 0.05
+    assert bounds["plur_pin"] <= deadline and bounds["plur_inject_hybrid"] <= deadline
+    assert rider(ctx) == "" and ctx.meta["memory_unavailable"] == "recall failed"
+    assert injector.stats.deadline_hits == 1
+    (notice,) = ctx.notices
+    assert notice == ("memory: recall failed (no answer from the recall of their words within the prompt's "
+                      "memory deadline); answering without it")

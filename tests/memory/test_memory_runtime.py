@@ -13,7 +13,7 @@ from tmg.context.pipeline import TurnContext
 from tmg.mcp import McpStartError, ServerSpec
 from tmg.mcp import pool as pool_module
 from tmg.memory.health import WriteReport
-from tmg.memory.injector import START_MARKER, MemoryInjector
+from tmg.memory.injector import NOTES_HEADING, MemoryInjector
 from tmg.memory.runtime import MemoryRuntime, memory_server_spec
 
 SPEC = ServerSpec(name="plur", command="unused")
@@ -122,7 +122,7 @@ async def test_the_injector_skips_a_turn_while_the_server_starts_then_injects() 
     second = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], config, 1, 2)
     await injector.apply(second)
     (block,) = second.riders
-    assert START_MARKER in block and "Never deploy on Fridays" in block
+    assert block == f"{NOTES_HEADING}\n- Never deploy on Fridays"
 
 
 async def test_close_during_the_start_is_quick_and_quiet(monkeypatch) -> None:

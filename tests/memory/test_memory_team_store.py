@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING, SHARED_HEADING, Note, render_block
+from tmg.memory.framing import INSTRUCTIONS_HEADING, SHARED_HEADING, Note, render_instructions, without_blocks
 from tmg.memory.team_file import TeamFileError, add, read_items, remove, shared_record
 from tmg.memory.team_store import TEAM_FILE, original_id, point, shared_source, target, team_prefix
 from tmg.project import Project
@@ -103,9 +103,16 @@ def test_a_link_whose_checkout_lost_its_trust_is_swept_at_any_start(tmp_path):
 
 
 def test_the_teams_instructions_come_after_the_users_under_their_own_heading():
-    notes = [Note("ENG-PXX-1", "team rule", True, True), Note("ENG-2", "a note"), Note("ENG-1", "my rule", True)]
-    block = render_block(notes, 2_000)
-    assert block is not None
-    text = block.block
-    mine, team, other = text.index(INSTRUCTIONS_HEADING), text.index(SHARED_HEADING), text.index(NOTES_HEADING)
-    assert mine < text.index("my rule") < team < text.index("team rule") < other < text.index("a note")
+    notes = [Note("ENG-PXX-1", "team rule", True, True), Note("ENG-1", "my rule", True)]
+    part = render_instructions(notes, 2_000)
+    assert part is not None and part.ids == ("ENG-1", "ENG-PXX-1")
+    text = part.text
+    mine, team = text.index(INSTRUCTIONS_HEADING), text.index(SHARED_HEADING)
+    assert mine < text.index("my rule") < team < text.index("team rule")
+    assert without_blocks(f"The answer.\n\n{text}") == "The answer."  # an echo of either part is never learned
+
+
+def test_the_teams_instructions_left_out_when_the_users_fill_the_budget():
+    mine = Note("ENG-1", "my rule " * 20, True)
+    part = render_instructions([mine, Note("ENG-PXX-1", "team rule", True, True)], len(INSTRUCTIONS_HEADING) + 200)
+    assert part is not None and part.ids == ("ENG-1",) and part.left_out == ("ENG-PXX-1",)

@@ -1,6 +1,7 @@
 """One server the broker keeps warm: a stdio child process, initialized once, its tools listed once,
 restarted by the next client that needs it after it died. Writes to one memory store go one at a
-time; calls known to only read do not wait.
+time, through a second process of the same server (its writer), so that calls known to only read
+never wait behind them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,8 @@ _START_TIMEOUT_S = 30.0
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
+_UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
+_GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
 
@@ -65,29 +69,47 @@ class ChildError(RuntimeError):
 class Child:
     """One server process over stdio, initialized once, its tools listed once."""
 
-    def __init__(self, spec: Spec, write_lock: asyncio.Lock | None) -> None:
+    def __init__(self, spec: Spec, write_lock: asyncio.Lock | None,
+                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None) -> None:
         self.spec = spec
         self.write_lock = write_lock
+        self.on_write = on_write  # told when a write to the store starts and when it ends
+        # A second process of the same server that takes the writes (memory servers): PLUR's
+        # writes are synchronous and rewrite a whole file (a second or more at a year of use),
+        # and its one thread would hold every read behind them. Started at the first write.
+        self.writer = writer
         self.proc: asyncio.subprocess.Process | None = None
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
         self.read_only: frozenset[str] = frozenset()
         self.calls = 0
         self.starts = 0
+        self.timeouts = 0  # calls given up on at their client's bound (status)
+        self._unanswered = 0  # calls abandoned since the process last answered anything
         self.started_at = 0.0
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next_id = 0
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
+        self._restarting: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None and self._reader is not None \
-            and not self._reader.done()
+            and not self._reader.done() and self._restarting is None
+
+    @property
+    def ready(self) -> bool:
+        """Up and initialized (not just spawned)."""
+        return self.alive and self._starting is None
 
     async def ensure(self) -> None:
         """Started and initialized: at once when it is up; (re)started when it is not."""
-        if self.alive and self._starting is None:
+        if self._restarting is not None:
+            await asyncio.shield(self._restarting)  # a hung process is going: wait until it went
+            self._restarting = None
+        if self.ready:
             return
         if self._starting is None:
             self._starting = asyncio.create_task(self._start())
@@ -97,6 +119,19 @@ class Child:
         finally:
             if task.done() and self._starting is task:
                 self._starting = None
+
+    def start_soon(self) -> None:
+        """Start it in the background if it is not up (nobody waits; a failure is logged)."""
+        if self.alive or self._starting is not None:
+            return
+
+        async def start() -> None:
+            try:
+                await self.ensure()
+            except ChildError as exc:
+                log.warning("server %s: the writer did not start: %s", self.spec.name, exc)
+
+        self._warming = asyncio.create_task(start())
 
     async def _start(self) -> None:
         spec = self.spec
@@ -141,8 +176,19 @@ class Child:
     def is_read(self, tool: str) -> bool:
         return tool in self.read_only or tool.startswith(_READS)
 
+    def is_read_call(self, params: dict[str, Any]) -> bool:
+        """A tools/call that only reads: by the tool's name, or through PLUR's `plur_admin`
+        gateway (the lean profile) by the tool it names."""
+        name = str(params.get("name", ""))
+        arguments = params.get("arguments")
+        if name == _GATEWAY and isinstance(arguments, dict):
+            name = str(arguments.get("action", ""))
+        return self.is_read(name)
+
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one request and wait for its result; ChildError for an error answer or a dead child."""
+        """Send one request and wait for its result; ChildError for an error answer or a dead child.
+        Abandoned (cancelled, or its deadline passed): the server is told (`notifications/cancelled`),
+        and a process that answered none of the last few abandoned calls is restarted (hung)."""
         self._next_id += 1
         ident = self._next_id
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -150,16 +196,38 @@ class Child:
         try:
             self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
             return await future
+        except asyncio.CancelledError:
+            self._abandoned(ident)
+            raise
         finally:
             self._pending.pop(ident, None)
 
+    def _abandoned(self, ident: int) -> None:
+        with contextlib.suppress(ChildError):
+            self._send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": ident, "reason": "the client's deadline passed or it cancelled"}})
+        self._unanswered += 1
+        if self._unanswered >= _UNANSWERED_RESTART and self.proc is not None:
+            log.warning("server %s: no answer to %d calls in a row: restarting it", self.spec.name, self._unanswered)
+            self._unanswered = 0
+            self._restarting = asyncio.create_task(self.stop())  # the next call starts it again
+
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
-        """A tools/call, forwarded unchanged; writes to one store one at a time."""
+        """A tools/call, forwarded unchanged; writes to one store one at a time, through the
+        writer process once it is up (this one takes them until then). Cancelled (its deadline,
+        the client's notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
-        if self.write_lock is None or self.is_read(str(params.get("name", ""))):
+        if self.write_lock is None or self.is_read_call(params):
             return await self.request("tools/call", params)
         async with self.write_lock:
-            return await self.request("tools/call", params)
+            target = self.writer if self.writer is not None and self.writer.ready else self
+            if target is self and self.writer is not None:
+                self.writer.start_soon()
+            self.on_write()
+            try:
+                return await target.request("tools/call", params)
+            finally:
+                self.on_write()
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc
@@ -190,6 +258,7 @@ class Child:
                         with contextlib.suppress(ChildError):
                             self._send(answer)
                     continue
+                self._unanswered = 0
                 future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
                 if future is None or future.done():
                     continue

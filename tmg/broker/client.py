@@ -16,7 +16,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.paths import fingerprint
+from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint
 from tmg.mcp.errors import McpCallError, McpCallTimeout
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.result_content import tool_outcome
@@ -60,6 +60,10 @@ class BrokerError(RuntimeError):
     """The broker answered with an error (the server could not start, or a call failed)."""
 
 
+class BrokerTimeout(BrokerError):
+    """The broker gave up on the call at the bound the client sent with it."""
+
+
 class BrokerConnection:
     """One client connection to the broker, bound to one server spec by its initialize."""
 
@@ -73,6 +77,7 @@ class BrokerConnection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._calls: dict[int, tuple[str, dict[str, Any]]] = {}  # tools/calls awaiting an answer: (name, arguments)
         self._next_id = 0
         self._pump: asyncio.Task[None] | None = None
 
@@ -129,15 +134,23 @@ class BrokerConnection:
         info = init.get("serverInfo") or {}
         self.server_name, self.server_version = info.get("name"), info.get("version")
 
+    caches_reads = True  # a call marked `cached` may be answered from the broker's cache
+
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
-                        max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
+                        max_timeout: float | None = None, on_progress: Any = None,
+                        cached: bool = False) -> ToolOutcome:
         """tools/call, bounded by `timeout`; McpCallError when the call itself failed (broker gone,
         server died). The broker forwards no progress notifications, so `timeout` is the bound
-        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report)."""
+        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report).
+        `cached`: a read the broker may answer from its cache of the same call (it refreshes it
+        off the path, and forgets it when anything writes to the server's store)."""
+        # The bound goes with the call: the broker gives up on it then too (and tells the server),
+        # so that a hung call does not hold the store's writes behind it.
+        meta: dict[str, Any] = {DEADLINE_META: timeout} | ({CACHE_META: True} if cached else {})
+        params: dict[str, Any] = {"name": name, "arguments": arguments, "_meta": meta}
         try:
-            result = await asyncio.wait_for(self.request("tools/call", {"name": name, "arguments": arguments}),
-                                            timeout + _CALL_SLACK_S)
-        except asyncio.TimeoutError as exc:
+            result = await asyncio.wait_for(self.request("tools/call", params), timeout + _CALL_SLACK_S)
+        except (asyncio.TimeoutError, BrokerTimeout) as exc:
             raise McpCallTimeout(f"{self.spec.name}.{name}: timed out") from exc
         except (BrokerError, NoBroker) as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
@@ -165,16 +178,40 @@ class BrokerConnection:
         ident = self._next_id
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[ident] = future
+        if method == "tools/call":
+            self._calls[ident] = (str(params.get("name", "")), dict(params.get("arguments") or {}))
         try:
             self._writer.write((json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
                                             "params": params}) + "\n").encode())
             return await future
+        except asyncio.CancelledError:
+            if future.cancelled() or not future.done():  # given up on (its bound, or the caller's): so does the broker
+                self._notify("notifications/cancelled", {"requestId": ident, "reason": "cancelled by tmg"})
+            raise
         finally:
             self._pending.pop(ident, None)
+            self._calls.pop(ident, None)
 
-    def _notify(self, method: str) -> None:
-        if self._writer is not None:
-            self._writer.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
+    def in_flight(self) -> list[tuple[int, str, dict[str, Any]]]:
+        """The tools/calls sent and not answered yet: (request id, tool name, arguments)."""
+        return [(ident, name, args) for ident, (name, args) in self._calls.items()]
+
+    async def hand_off(self, ahead: dict[int, str], timeout: float = 0.5) -> set[int]:
+        """Leave in-flight calls to the broker as this client goes: it finishes each one and
+        removes its write-ahead file (`ahead`: request id -> path) once it landed. The ids it took."""
+        if not ahead:
+            return set()
+        calls = [{"id": ident, "ahead": path} for ident, path in ahead.items()]
+        try:
+            result = await asyncio.wait_for(self.request("tmg/handoff", {"calls": calls}), timeout)
+        except (asyncio.TimeoutError, BrokerError, NoBroker, StaleBroker):
+            return set()  # an older broker, or none: the client waits for its writes as before
+        return {i for i in result.get("taken", []) if isinstance(i, int)}
+
+    def _notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            message = {"jsonrpc": "2.0", "method": method} | ({"params": params} if params else {})
+            self._writer.write((json.dumps(message) + "\n").encode())
 
     async def _read(self) -> None:
         assert self._reader is not None
@@ -189,8 +226,8 @@ class BrokerConnection:
                     continue
                 if "error" in message:
                     error = message["error"] or {}
-                    exc: Exception = (StaleBroker if error.get("code") == STALE else BrokerError)(
-                        str(error.get("message", error)))
+                    kind = {STALE: StaleBroker, TIMED_OUT: BrokerTimeout}.get(error.get("code"), BrokerError)
+                    exc: Exception = kind(str(error.get("message", error)))
                     future.set_exception(exc)
                 else:
                     future.set_result(message.get("result") or {})

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.client import BrokerError, NoBroker, NotPrivate, ask
-from tmg.broker.paths import LOCK_NAME, PID_NAME, socket_path
+from tmg.broker.paths import broker_file, socket_path
 from tmg.paths import runtime_dir
 
 
@@ -87,13 +87,13 @@ def status_lines(state: BrokerState) -> list[str]:
 def stop(env: Mapping[str, str], wait: float = 5.0) -> int | None:
     """Ask the broker to exit and wait for it; its pid, or None when none was running.
 
-    A broker that does not answer is signalled only once the process behind `broker.pid` is
+    A broker that does not answer is signalled only once the process behind its pid file is
     known to be it (see :func:`is_our_broker`): a stale pid file may name anybody's process now."""
     folder = runtime_dir(env)
     try:
         pid = int(ask(socket_path(folder), "tmg/stop")["pid"])
     except NoBroker:
-        pid_file = folder / PID_NAME
+        pid_file = broker_file(folder, "pid")
         try:
             pid = int(pid_file.read_text())
         except (OSError, ValueError):
@@ -122,7 +122,7 @@ def is_our_broker(pid: int, folder: Path) -> bool:
             return False
         argv = (proc / "cmdline").read_bytes().split(b"\0")
         started = _start_time(proc)
-        written = (folder / PID_NAME).stat().st_mtime
+        written = broker_file(folder, "pid").stat().st_mtime
     except (OSError, ValueError):
         return False
     given = argv[argv.index(b"--dir") + 1] if b"--dir" in argv[:-1] else b""
@@ -145,7 +145,7 @@ def _lock_held(folder: Path) -> bool:
     import fcntl
 
     try:
-        with open(folder / LOCK_NAME, "rb") as lock:
+        with open(broker_file(folder, "lock"), "rb") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

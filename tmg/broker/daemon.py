@@ -5,20 +5,23 @@ the server it wants (`params._meta["tmg/server"]`: command, args, env, dir) and 
 code fingerprint; the broker answers `initialize` and `tools/list` from the child's cached
 answers and forwards `tools/call` unchanged (only the id is renumbered). One child per distinct
 spec: a changed ENV value is another child, never a stale one. Writes to one store go one at a
-time. Methods of its own: `tmg/status`, `tmg/stop`, and `tmg/detach`: a tools/call run after the
+time. Methods of its own: `tmg/status`, `tmg/stop`, `tmg/handoff` (a client's last writes, landed after it has
+gone) and `tmg/detach`: a tools/call run after the
 client has gone (a session's end asks for the memory sync so: the user never waits for git), on a
 server process of its own (the client's spec, with the ENV it adds): PLUR runs git synchronously,
 and the warm server must not freeze for every other client meanwhile. Its answer is written to a
 file the client names; one at a time per store and tool.
 
 The broker exits after an idle period (never while a detached call runs), when a client with
-other code asks for it (its code changed), or on SIGTERM. A child that died is started again by
-the next client that needs it.
+other code reaches it (its files are named by its code's fingerprint, so that is rare: two tmg
+versions each get a broker), or on SIGTERM. A call fails at the bound its client sent with it, or
+when the client cancels it. A child that died is started again by the next client that needs it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -32,10 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from tmg.atomic_file import replace_file
+from tmg.broker import handoff
+from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
-from tmg.broker.paths import fingerprint, private_dir, socket_path
+from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
+HANDED_WRITE_S = 30.0  # the bound of a write the broker finishes for a client that left (else spooled)
 CHILD_FAILED = -32097  # the server could not be started, or died with the call in flight
 log = logging.getLogger("tmg.broker")
 
@@ -53,6 +59,7 @@ class Broker:
         self.socket = socket_path(folder)
         self.fingerprint = fingerprint()
         self.children: dict[Spec, Child] = {}
+        self.reads = ReadCache()
         self.write_locks: dict[str, asyncio.Lock] = {}
         self.detached: dict[tuple[str, str], asyncio.Task[None]] = {}  # (store, tool) -> its call
         self.clients = 0
@@ -71,14 +78,18 @@ class Broker:
             "servers": [{"name": c.spec.name, "command": c.spec.command, "kind": c.spec.kind, "cwd": c.spec.cwd,
                          "pid": c.proc.pid if c.proc else None,
                          "alive": c.alive, "calls": c.calls, "starts": c.starts, "store": c.spec.store(),
-                         "tools": len(c.tools)} for c in self.children.values()],
+                         "tools": len(c.tools),
+                         "writer_pid": c.writer.proc.pid if c.writer and c.writer.alive and c.writer.proc else None}
+                        for c in self.children.values()],
         }
 
     def child_for(self, spec: Spec) -> Child:
         child = self.children.get(spec)
         if child is None:
-            lock = self.write_locks.setdefault(spec.store(), asyncio.Lock()) if spec.kind == "memory" else None
-            child = self.children[spec] = Child(spec, lock)
+            store = spec.store()
+            lock = self.write_locks.setdefault(store, asyncio.Lock()) if spec.kind == "memory" else None
+            writer = Child(spec, None) if lock is not None else None
+            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer)
         return child
 
     def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:
@@ -137,10 +148,11 @@ class Broker:
             with contextlib.suppress(FileNotFoundError):
                 if self.socket.exists():
                     self.socket.unlink()
+            await self.reads.aclose()
             for task in self.detached.values():
                 task.cancel()  # its own finally stops its server
-            await asyncio.gather(*self.detached.values(), *(c.stop() for c in self.children.values()),
-                                 return_exceptions=True)
+            children = [c for child in self.children.values() for c in (child, child.writer) if c is not None]
+            await asyncio.gather(*self.detached.values(), *(c.stop() for c in children), return_exceptions=True)
             log.info("broker %s exiting", os.getpid())
 
     async def _watch_idle(self) -> None:
@@ -166,7 +178,6 @@ class Broker:
         self.clients += 1
         self.last_active = time.monotonic()
         session = ClientSession(self, writer)
-        tasks: set[asyncio.Task[None]] = set()
         try:
             while line := await reader.readline():
                 try:
@@ -177,14 +188,11 @@ class Broker:
                 if not isinstance(message, dict) or "method" not in message:
                     continue
                 self.last_active = time.monotonic()
-                task = asyncio.create_task(session.handle(message))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+                session.start(message)
         except (OSError, ValueError, asyncio.IncompleteReadError):
             pass
         finally:
-            for task in tasks:
-                task.cancel()
+            session.gone()
             self.clients -= 1
             self.last_active = time.monotonic()
             writer.close()
@@ -197,6 +205,37 @@ class ClientSession:
         self.broker = broker
         self.writer = writer
         self.child: Child | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.in_flight: dict[Any, asyncio.Task[None]] = {}  # by request id
+        self.handed: dict[Any, Path] = {}  # request id -> its write-ahead file (tmg/handoff)
+        self.bounds: dict[Any, asyncio.Timeout] = {}  # request id -> its call's deadline
+        self._landed: collections.deque[Any] = collections.deque(maxlen=64)  # ids whose call landed
+
+    def start(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":
+            self.cancel((message.get("params") or {}).get("requestId"))
+            return
+        task = asyncio.create_task(self.handle(message))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        ident = message.get("id")
+        if ident is not None:
+            self.in_flight[ident] = task
+            task.add_done_callback(lambda _t: self.in_flight.pop(ident, None))
+
+    def cancel(self, ident: Any) -> None:
+        """The client gave up on a call: it fails here, its server is told (Child.request), and a
+        write it held the store's lock for frees it. A write handed off to the broker stays."""
+        task = self.in_flight.get(ident)
+        if task is not None and ident not in self.handed:
+            task.cancel()
+
+    def gone(self) -> None:
+        """The client went away: its calls go too, except the writes it handed off."""
+        kept = {self.in_flight.get(ident) for ident in self.handed}
+        for task in self.tasks:
+            if task not in kept:
+                task.cancel()
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.writer.is_closing():
@@ -205,7 +244,12 @@ class ClientSession:
     async def handle(self, message: dict[str, Any]) -> None:
         ident = message.get("id")
         try:
-            result = await self._answer(str(message["method"]), message.get("params") or {})
+            result = await self._answer(str(message["method"]), message.get("params") or {}, ident)
+            if message.get("method") == "tools/call" and handoff.landed(result):
+                self._landed.append(ident)
+                ahead = self.handed.pop(ident, None)
+                if ahead is not None:
+                    handoff.remove(ahead)
         except ChildError as exc:
             error = exc.error or {"code": CHILD_FAILED, "message": str(exc)}
         except StaleBroker:
@@ -221,7 +265,26 @@ class ClientSession:
         if ident is not None:
             self.send({"jsonrpc": "2.0", "id": ident, "error": error})
 
-    async def _answer(self, method: str, params: dict[str, Any]) -> Any:
+    async def _forward(self, ident: Any, child: Child, params: dict[str, Any], deadline: float | None,
+                       cached: bool) -> Any:
+        """One tools/call within its client's bound (`deadline` seconds, the wait for the store's
+        write lock included); ChildError with code TIMED_OUT when it passed. A write handed off
+        to the broker gets longer (`_take`): its client left, but it must not hold the store forever."""
+        try:
+            async with asyncio.timeout(deadline) as bound:
+                self.bounds[ident] = bound
+                if cached:
+                    return await self.broker.reads.read((child.spec.store(), child.spec), params,
+                                                        lambda: child.call(params))
+                return await child.call(params)
+        except TimeoutError:
+            child.timeouts += 1
+            message = f"{child.spec.name or 'the server'}: no answer within the client's {deadline:g} s"
+            raise ChildError(message, {"code": TIMED_OUT, "message": message}) from None
+        finally:
+            self.bounds.pop(ident, None)
+
+    async def _answer(self, method: str, params: dict[str, Any], ident: Any = None) -> Any:
         broker = self.broker
         if method == "initialize":
             meta = params.get("_meta") or {}
@@ -236,13 +299,19 @@ class ClientSession:
         if method == "tools/call":
             child = await self._child()
             broker.calls += 1
-            return await child.call(params)
+            meta = dict(params.get("_meta") or {})
+            cached = meta.pop(CACHE_META, False) is True
+            deadline = _deadline(meta.pop(DEADLINE_META, None))
+            params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
+            return await self._forward(ident, child, params, deadline, cached and child.is_read_call(params))
         if method == "ping":
             return {}
         if method == "tmg/detach":
             if self.child is None:
                 raise ChildError("initialize first")
             return broker.detach(self.child, params)
+        if method == "tmg/handoff":
+            return {"taken": self._take(params.get("calls") or [])}
         if method == "tmg/status":
             return broker.status()
         if method == "tmg/stop":
@@ -252,11 +321,37 @@ class ClientSession:
             return None
         raise ChildError(f"method not supported by the broker: {method}")
 
+    def _take(self, calls: list[Any]) -> list[Any]:
+        """The calls the broker finishes for a client that is leaving (`tmg/handoff`)."""
+        taken = []
+        for call in calls:
+            ident = call.get("id") if isinstance(call, dict) else None
+            ahead = handoff.valid_ahead(call.get("ahead")) if isinstance(call, dict) else None
+            if ahead is None:
+                continue
+            if ident in self.in_flight:
+                self.handed[ident] = ahead
+                taken.append(ident)
+                bound = self.bounds.get(ident)
+                if bound is not None and bound.when() is not None:
+                    bound.reschedule(max(bound.when(), asyncio.get_running_loop().time() + HANDED_WRITE_S))
+            elif ident in self._landed:  # it landed before the client asked: its file goes now
+                handoff.remove(ahead)
+                taken.append(ident)
+        return taken
+
     async def _child(self) -> Child:
         if self.child is None:
             raise ChildError("initialize first")
         await self.child.ensure()  # a child that died is started again here
         return self.child
+
+
+def _deadline(value: Any) -> float | None:
+    """The client's bound of a call, from its `_meta` (none from an older client: unbounded)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
 
 
 class StaleBroker(Exception):

@@ -1,5 +1,5 @@
-"""`python -m tmg.broker`: one broker per runtime folder (a second one started in a race steps
-aside), its log kept bounded, its pid file written for `tmg memory stop`."""
+"""`python -m tmg.broker`: one broker per runtime folder and code version (a second one started
+in a race steps aside), its log kept bounded, its pid file written for `tmg memory stop`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from tmg.broker.daemon import Broker, log
-from tmg.broker.paths import LOCK_NAME, PID_NAME, fingerprint, private_dir, socket_path
+from tmg.broker.paths import broker_file, fingerprint, private_dir, socket_path
 from tmg.mcp.errlog import LOG_BYTES
 
 
@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
-    # One broker per folder: a second one started in a race steps aside at once.
-    lock = open(folder / LOCK_NAME, "a")  # noqa: SIM115 - held for the process's life
+    # One broker per folder and version: a second one started in a race steps aside at once.
+    lock = open(broker_file(folder, "lock"), "a")  # noqa: SIM115 - held for the process's life
     deadline = time.monotonic() + 5.0
     while True:
         try:
@@ -47,13 +47,14 @@ def main(argv: list[str] | None = None) -> None:
             if _answers(socket_path(folder)) or time.monotonic() > deadline:
                 return
             time.sleep(0.05)
-    (folder / PID_NAME).write_text(str(os.getpid()))
+    pid_file = broker_file(folder, "pid")
+    pid_file.write_text(str(os.getpid()))
     try:
         asyncio.run(Broker(folder, args.idle).serve())
     finally:
         with contextlib.suppress(OSError):
-            if (folder / PID_NAME).read_text() == str(os.getpid()):
-                (folder / PID_NAME).unlink()
+            if pid_file.read_text() == str(os.getpid()):
+                pid_file.unlink()
     os._exit(0)
 
 

@@ -75,10 +75,24 @@ class WarmConnection(Connection):
     def tools(self) -> Any:
         return self._conn.tools if self._conn is not None else {}
 
+    @property
+    def caches_reads(self) -> bool:
+        """Through the broker: a call may be marked `cached` (a direct spawn keeps no cache)."""
+        return isinstance(self._conn, BrokerConnection)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
-                        max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
+                        max_timeout: float | None = None, on_progress: Any = None,
+                        cached: bool = False) -> ToolOutcome:
+        extra = {"cached": True} if cached and self.caches_reads else {}
         return await self._conn.call_tool(name, arguments, timeout=timeout, max_timeout=max_timeout,
-                                          on_progress=on_progress)
+                                          on_progress=on_progress, **extra)
+
+    def in_flight(self) -> list[tuple[int, str, dict[str, Any]]]:
+        return self._conn.in_flight() if isinstance(self._conn, BrokerConnection) else []
+
+    async def hand_off(self, ahead: dict[int, str]) -> set[int]:
+        """Calls left to the broker as this run ends (`BrokerConnection.hand_off`); none when direct."""
+        return await self._conn.hand_off(ahead) if isinstance(self._conn, BrokerConnection) else set()
 
     async def detach(self, name: str, arguments: dict[str, Any], answer_file: Path, by: str,
                      env: dict[str, str] | None = None) -> bool | None:

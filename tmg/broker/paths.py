@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-SOCKET_NAME = "broker.sock"
-PID_NAME = "broker.pid"
-LOCK_NAME = "broker.lock"
 LOG_NAME = "broker.log"
 TOOLS_UMASK_VAR = "TMG_TOOLS_UMASK"  # the user's umask, for the WARM tool servers a broker starts
 DEFAULT_IDLE_S = 15 * 60.0
+CACHE_META = "tmg/cache"  # in a tools/call's `_meta`: the broker may answer it from its cache
+TIMED_OUT = -32001  # the JSON-RPC error code of a call the broker gave up on at its deadline
+DEADLINE_META = "tmg/deadline"  # in a tools/call's `_meta`: the client's bound, seconds (the broker's too)
 # sun_path holds 108 bytes on Linux; a deep TMG_HOME (a test's tmp folder) falls back to /tmp.
 _MAX_SOCKET_PATH = 100
 
@@ -44,19 +46,29 @@ def child_umask(kind: str) -> int:
         return -1
 
 
+def broker_file(folder: Path, suffix: str) -> Path:
+    """This code's broker's `sock`, `pid` or `lock` file in `folder`. A broker per code version:
+    two tmg versions used at once (an upgrade while a REPL runs, two installs) each keep a warm
+    broker of their own, instead of making each other's step down on every run."""
+    return folder / f"broker-{fingerprint()[:12]}.{suffix}"
+
+
 def socket_path(folder: Path) -> Path:
     """The socket in `folder`, or in a short private folder of its own when the path is too long."""
-    path = folder / SOCKET_NAME
+    path = broker_file(folder, "sock")
     if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
         return path
     digest = hashlib.sha256(os.fsencode(folder.resolve())).hexdigest()[:16]
-    return Path("/tmp") / f"tmg-{os.getuid()}-{digest}" / SOCKET_NAME
+    return Path("/tmp") / f"tmg-{os.getuid()}-{digest}" / path.name
 
 
 def private_dir(folder: Path) -> Path:
-    """Create `folder` as 0700 (and make it so if it exists); refuse one owned by someone else."""
+    """Create `folder` as 0700 (and make it so if it exists); refuse one owned by someone else, or
+    a symlink (in /tmp anyone may plant one where the fallback folder goes)."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    info = folder.stat()
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise PermissionError(f"{folder} is a symlink")
     if info.st_uid != os.getuid():
         raise PermissionError(f"{folder} belongs to another user")
     if info.st_mode & 0o077:
@@ -64,10 +76,25 @@ def private_dir(folder: Path) -> Path:
     return folder
 
 
+# The packages whose modules the broker's code imports (tests/broker/test_paths.py proves it).
+_BROKER_PACKAGES = ("", "broker", "mcp", "config")
+
+
+def broker_sources() -> list[Path]:
+    """Every tmg source file the broker's code may import."""
+    package_root = Path(__file__).resolve().parents[1]  # tmg/
+    return sorted(path for package in _BROKER_PACKAGES for path in (package_root / package).glob("*.py"))
+
+
+@functools.cache
 def fingerprint() -> str:
-    """The broker's code identity: a client with other code makes an older broker step down."""
-    digest = hashlib.sha256(sys.executable.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+    """The broker's code identity: it names the broker's files (a broker per version), and a broker
+    that finds a client of other code on its socket steps down.
+    From each source's size and mtime (a stat, not a read: this is on a memory run's path)."""
+    # The environment it runs in, however it is reached (a symlinked venv is the same one).
+    digest = hashlib.sha256(f"{os.path.realpath(sys.prefix)}\0{sys.version}".encode())
+    root = Path(__file__).resolve().parents[1]
+    for path in broker_sources():
+        info = path.stat()
+        digest.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:20]

@@ -55,6 +55,11 @@ class TurnContext:
         """Send `text` with the latest user message, this request only (never stored)."""
         self.riders.append(text)
 
+    def ride_before_latest_user(self, text: str) -> None:
+        """Send `text` as a system message of its own right before the latest user message, this
+        request only (never stored): context a model reads as context, not as part of the question."""
+        self.riders.append(Brief(text))
+
     def latest_user_text(self) -> str:
         for m in reversed(self.messages):
             if m.get("role") == "user":
@@ -62,8 +67,13 @@ class TurnContext:
         return ""
 
 
+class Brief(str):
+    """A rider that goes as a system message of its own before the latest user message."""
+
+
 def with_riders(messages: list[Message], riders: Sequence[str]) -> list[Message]:
-    """A copy of `messages` whose latest user message carries `riders` after its own text.
+    """A copy of `messages` whose latest user message carries `riders` after its own text (and
+    the `Brief` ones as a system message right before it).
 
     The message dict is replaced, never mutated (it is the stored history's own). After the
     text, so even the latest message shares its leading bytes with what the next prompt sends.
@@ -71,6 +81,13 @@ def with_riders(messages: list[Message], riders: Sequence[str]) -> list[Message]
     out = list(messages)
     index = next((i for i in range(len(out) - 1, -1, -1) if out[i].get("role") == "user"), None)
     if not riders or index is None:
+        return out
+    briefs = [r for r in riders if isinstance(r, Brief)]
+    riders = [r for r in riders if not isinstance(r, Brief)]
+    if briefs:
+        out.insert(index, {"role": "system", "content": "\n\n".join(briefs)})
+        index += 1
+    if not riders:
         return out
     extra = "\n\n".join(riders)
     message = out[index]

@@ -64,23 +64,28 @@ class PlurClient:
         self.on_result = on_result
 
     async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], *,
-                   timeout: float | None = None) -> CallResult[T]:
-        """Route, bound and judge one call. All the public methods go through here. `timeout`
-        overrides the client's bound for a call known to be slow (a sync talks to a git remote)."""
-        outcome = await self._call(tool, payload, parse, self.timeout if timeout is None else timeout)
+                   timeout: float | None = None, cached: bool = False) -> CallResult[T]:
+        """Route, bound and judge one call. All the public methods go through here.
+
+        `timeout` replaces the client's bound for this call (the prompt's memory deadline
+        shortens it; a sync, which talks to a git remote, lengthens it); `cached` lets a caller
+        that keeps read results (the broker) answer from them."""
+        outcome = await self._call(tool, payload, parse, self.timeout if timeout is None else timeout, cached)
         if self.on_result is not None:
             self.on_result(outcome)
         return outcome
 
-    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T],
-                    timeout: float) -> CallResult[T]:
+    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], timeout: float,
+                    cached: bool) -> CallResult[T]:
         try:
             name, arguments = self.surface.route(tool, payload)
         except ToolUnavailable as exc:
             return CallResult(tool, False, failure="unavailable", error=str(exc))
+        extra = {"cached": True} if cached and getattr(self.caller, "caches_reads", False) else {}
         try:
             # Our own bound too: a caller that ignores its timeout argument must not hang a turn.
-            outcome = await asyncio.wait_for(self.caller.call_tool(name, arguments, timeout=timeout), timeout + 0.1)
+            outcome = await asyncio.wait_for(self.caller.call_tool(name, arguments, timeout=timeout, **extra),
+                                             timeout + 0.1)
         except asyncio.TimeoutError:
             return CallResult(tool, False, failure="timeout", error=f"{tool}: no answer in {timeout:g} s")
         except asyncio.CancelledError:
@@ -117,10 +122,11 @@ class PlurClient:
         except Exception:  # noqa: BLE001 - fail open: the caller says it could not be detached
             return None
 
-    async def inject(self, task: str, budget: int, scope: str = "") -> CallResult[results.InjectResult]:
+    async def inject(self, task: str, budget: int, scope: str = "", *,
+                     timeout: float | None = None) -> CallResult[results.InjectResult]:
         """Recall for a task (callers skip an empty task: no call is made for it)."""
         payload = payloads.inject_payload(task, budget, scope)
-        return await self.call("plur_inject_hybrid", payload, results.parse_inject)
+        return await self.call("plur_inject_hybrid", payload, results.parse_inject, timeout=timeout)
 
     async def capture(self, summary: str, agent: str, session_id: str) -> CallResult[results.Episode]:
         payload = payloads.capture_payload(summary, agent, session_id)
@@ -146,9 +152,10 @@ class PlurClient:
         payload = payloads.learn_batch_items_payload(items)
         return await self.call("plur_learn_batch", payload, results.parse_learn_batch)
 
-    async def recall(self, query: str, limit: int | None = None, scope: str = "") -> CallResult[list[results.Engram]]:
+    async def recall(self, query: str, limit: int | None = None, scope: str = "", *,
+                     timeout: float | None = None) -> CallResult[list[results.Engram]]:
         payload = payloads.recall_payload(query, limit, scope)
-        return await self.call("plur_recall", payload, results.parse_recall)
+        return await self.call("plur_recall", payload, results.parse_recall, timeout=timeout)
 
     async def status(self) -> CallResult[results.Status]:
         return await self.call("plur_status", {}, results.parse_status)
@@ -156,9 +163,11 @@ class PlurClient:
     async def timeline(self, search: str | None = None, since: str | None = None) -> CallResult[list[results.Episode]]:
         return await self.call("plur_timeline", payloads.timeline_payload(search, since), results.parse_timeline)
 
-    async def pinned(self) -> CallResult[list[results.Engram]]:
-        """The pinned set (the user's standing instructions), with statements."""
-        return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned)
+    async def pinned(self, *, timeout: float | None = None) -> CallResult[list[results.Engram]]:
+        """The pinned set (the user's standing instructions), with statements; a broker may
+        answer it from its cache (it refreshes that off the path, and drops it on any write)."""
+        return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned, timeout=timeout,
+                               cached=True)
 
     async def pin(self, engram_id: str, pinned: bool = True) -> CallResult[dict[str, Any]]:
         return await self.call("plur_pin", payloads.pin_payload(engram_id, pinned), results.parse_pin)

@@ -22,6 +22,7 @@ from tmg.memory.pending import pending_dir
 from tmg.project import Project
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
+from tmg.memory.sent_notes import SentNotes, sent_file
 from tmg.memory.session_end import MemoryEnd
 from tmg.memory.spool import BatchSpool, spool_dir
 
@@ -56,6 +57,8 @@ class SessionMemory:
             debug: `--debug` lines.
             errlog: where the memory server's stderr goes (None: discarded).
             lock_path: the advisory write lock (default `~/.plur/.tmg-write.lock`).
+            ready_wait: the prompt's memory deadline (a server still starting, inject, the pinned
+                set and recall together; TMG_RECALL_WAIT).
             runtime: the process's running memory server (`MemoryServers.runtime_for`), shared
                 with other sessions and closed by its owner; None: this session starts its own
                 and closes it at its end.
@@ -104,7 +107,8 @@ class SessionMemory:
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
         self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
-                                       ready_wait=ready_wait, debug=debug, redact=redact,
+                                       deadline=ready_wait, sent=SentNotes(sent_file(home), session_id),
+                                       debug=debug, redact=redact,
                                        home_scope=project.scope if project is not None else "")
         self.spool = BatchSpool(spool_dir(home), warn=warn, scrub=scrub)
         self.hook = LearningHook(

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +35,13 @@ from tmg.memory.results import BatchResult
 from tmg.memory.pending import orphans, pending_dir
 from tmg.memory.runtime import ClientSource, MemoryRuntime
 from tmg.memory.spool import MAX_TRIES, BatchSpool, SpoolEntry
+from tmg.memory.surface import ADMIN_TOOL
 
 # How long the end waits for detached writes (one call's bound, plus a little).
 DRAIN_WAIT_S = 3.5
+# How long the end waits for writes through the broker before it leaves them to it (PLUR 0.20.0
+# takes most of a second for one at a year of use; a small store, a few ms).
+HANDOFF_AFTER_S = 0.1
 # How long the flush waits for a server still starting (a one-shot run may end quickly).
 FLUSH_CLIENT_WAIT_S = 5.0
 # Spooled batches replayed per session end, so a long outage's backlog cannot make one exit slow.
@@ -109,10 +115,50 @@ class MemoryEnd:
         return steps
 
     async def drain(self) -> None:
-        late = await self._hook.drain(self._drain_wait)
-        for tool in late:  # cut off unfinished: a failed write, so the notice names its tool
+        handed = await self._hand_off()
+        # Writes the broker took are not waited for: it lands them, and their files, after we go.
+        wait = 0.0 if handed and sum(handed.values()) >= self._hook.pending else self._drain_wait
+        late = await self._hook.drain(wait)
+        for tool in late:
+            if handed[tool] > 0:
+                handed[tool] -= 1
+                continue
+            # cut off unfinished: a failed write, so the notice names its tool
             self.report.record(CallResult(tool=tool, ok=False, failure="timeout",
                                           error="still running at the session end; cancelled"))
+
+    async def _hand_off(self) -> Counter[str]:
+        """Leave the writes still in flight through the broker to it, each with its write-ahead
+        file (found by its payload among this session's spooled writes); by tool, what it took."""
+        if not self._hook.pending:
+            return Counter()
+        client = await self._clients.client(0)
+        caller = getattr(client, "caller", None)
+        in_flight = getattr(caller, "in_flight", None)
+        if caller is None or in_flight is None:
+            return Counter()
+        # Most writes land in a few ms (a small store): those are waited for, as a direct
+        # connection's are; what is still out after HANDOFF_AFTER_S goes to the broker.
+        loop = asyncio.get_running_loop()
+        until = loop.time() + HANDOFF_AFTER_S
+        while self._hook.pending and loop.time() < until:
+            await asyncio.sleep(0.005)
+        if not self._hook.pending:
+            return Counter()
+        free = [e for e in self._spool.pending() if e.path in self._hook.spooled and e.write is not None]
+        ahead: dict[int, str] = {}
+        tools: dict[int, str] = {}
+        for ident, name, arguments in in_flight():
+            tool, payload = ((arguments.get("action"), arguments.get("args")) if name == ADMIN_TOOL
+                             else (name, arguments))
+            entry = next((e for e in free if f"plur_{e.kind}" == tool and e.write == payload), None)
+            if entry is not None:
+                free.remove(entry)
+                ahead[ident], tools[ident] = str(entry.path), str(tool)
+        taken = await caller.hand_off(ahead)
+        if taken:
+            self._debug(f"memory: {len(taken)} write(s) still in flight left to the broker, which lands them")
+        return Counter(tools[i] for i in taken if i in tools)
 
     def notify(self, sink: Callable[[str], None]) -> str | None:
         """Read the report now (after the flush) and pass its notice on, if any write failed
