@@ -3,7 +3,9 @@ composition root read it, the CLI and the REPL make it (kept import-light: the `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from tmg.session.choice import SessionWish
 
 
 @dataclass(frozen=True)
@@ -16,3 +18,17 @@ class ChatOptions:
     model: str | None = None
     raw: bool = False
     permissions: str | None = None  # --permissions MODE (else PERMISSIONS.MODE)
+    # -- which session, and its system prompt (issue 25, item 5) --
+    resume: str | None = None  # --resume [ID]: an id prefix; "" asks the REPL's picker
+    latest: bool = False  # --continue: the most recently active session of this project
+    system: str | None = None  # -s/--system TEXT: PERSON for this run
+
+    @property
+    def session_wish(self) -> SessionWish:
+        """Which session the line asks for (tmg.session.choice)."""
+        return SessionWish(new=self.new, resume=self.resume, latest=self.latest)
+
+    def first_open_only(self) -> ChatOptions:
+        """These options for the sessions a REPL opens after its first (/new, /mode): --resume and
+        --continue chose the first one only."""
+        return replace(self, resume=None, latest=False)
