@@ -3,11 +3,11 @@ looking after tmg rather than chatting."""
 
 from __future__ import annotations
 
-import json
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
+from tmg.cli.given import options_for
 from tmg.cli.memory_cmd import app as memory_app
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -18,45 +18,26 @@ app.add_typer(memory_app, name="memory")
 ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 
 
-@app.command()
-def sessions(mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode.")) -> int:
-    """List sessions: id, mode, messages, first prompt; * marks each mode's current one."""
+@app.command(context_settings={"allow_extra_args": True})
+def sessions(ctx: typer.Context,
+             mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode."),
+             search: Optional[List[str]] = typer.Option(None, "--search", metavar="WORDS",
+                                                        help="Find the messages that hold WORDS (no model).")) -> int:
+    """List sessions: id, mode, messages, folder (the project), first prompt; * marks each project's
+    current one. --search WORDS finds messages across the histories, this project's first."""
+    from tmg.cli.sessions_cmd import run_sessions
     from tmg.environment import Environment
-    from tmg.paths import tmg_home
-    from tmg.session.store import SessionStore
 
-    envr = Environment()
-    store = SessionStore(tmg_home(envr.env))
-    refs = [r for r in store.list() if mode is None or r.mode == mode]
-    if not refs:
-        envr.stdout.write("no sessions yet\n")
-        return 0
-    current = {r.mode: (store.current(r.mode) or r).id for r in refs}
-    for ref in refs:
-        count, first = _summary(ref.history_path)
-        mark = "*" if current.get(ref.mode) == ref.id else " "
-        envr.stdout.write(f"{mark} {ref.id}  {ref.mode:<12} {count:>5} msgs  {first}\n")
-    return 0
-
-
-def _summary(path) -> tuple[int, str]:
-    count, first = 0, ""
-    try:
-        with path.open("rb") as f:
-            for line in f:
-                count += 1
-                if not first and b'"role":"user"' in line:
-                    try:
-                        first = str(json.loads(line).get("content", ""))[:60].replace("\n", " ")
-                    except ValueError:
-                        pass
-    except OSError:
-        pass
-    return count, first
+    # `--search a b`: the option takes one word, the rest arrive as extra words (ctx.args).
+    words = [*(search or ()), *ctx.args] if search is not None else None
+    if words is None and ctx.args:
+        raise typer.BadParameter(f"unexpected words {' '.join(ctx.args)!r}; to search, use --search WORDS")
+    return run_sessions(options_for(ctx, mode=mode), Environment(), words)
 
 
 @app.command()
 def compact(
+    ctx: typer.Context,
     focus: Optional[str] = typer.Argument(None, help="What the summary should keep in particular.", show_default=False),
     mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to compact."),
     config: Optional[str] = ConfigOpt,
@@ -67,26 +48,38 @@ def compact(
     from tmg.session.options import ChatOptions
     from tmg.environment import Environment
 
-    return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")
+    given = options_for(ctx, config_path=config, mode=mode)
+    return run_compact(ChatOptions(config_path=given.config_path, mode=given.mode, model=given.model), Environment(),
+                       focus or "")
 
 
 @app.command("config")
-def show_config(config: Optional[str] = ConfigOpt) -> int:
+def show_config(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
     """Print the resolved config (secrets masked) and where it came from."""
     from tmg.config.inspect import render_config
+    from tmg.config.live import LiveConfig
     from tmg.config.loader import load_config
     from tmg.environment import Environment
 
     envr = Environment()
-    cfg, warnings = load_config(config, envr.env, envr.cwd)
+    given = options_for(ctx, config_path=config)
+    cfg, warnings = load_config(given.config_path, envr.env, envr.cwd)
     for w in warnings:
         envr.stderr.write(f"tmg: warning: {w}\n")
+    # What a chat with these options would run with: --mode and --system applied, -m's provider named.
+    cfg = LiveConfig(cfg, mode=given.mode, person=given.system).get()
     envr.stdout.write(render_config(cfg))
+    if given.model:
+        from tmg.config.providers import choose_provider
+
+        chosen = choose_provider(cfg, given.model)
+        envr.stdout.write(f"# -m {given.model}: provider {chosen.name}, model {chosen.model}\n")
     return 0
 
 
 @app.command()
 def mcp(
+    ctx: typer.Context,
     action: Optional[str] = typer.Argument(None, help="login NAME: log in to a server that wants OAuth; "
                                            "logout NAME: forget that login.", show_default=False),
     name: Optional[str] = typer.Argument(None, help="The server (a key of MCP_SERVERS).", show_default=False),
@@ -99,6 +92,7 @@ def mcp(
     from tmg.environment import Environment
     from tmg.errors import UsageError
 
+    config = options_for(ctx, config_path=config).config_path
     if action is None:
         return list_servers(config, Environment())
     if action not in ("login", "logout") or not name:
@@ -107,12 +101,13 @@ def mcp(
 
 
 @app.command()
-def doctor(config: Optional[str] = ConfigOpt) -> int:
-    """Check the config, the selected provider's key, and each MCP server."""
+def doctor(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
+    """Check the config, every provider (key, endpoint, model), memory and each MCP server."""
     from tmg.cli.doctor import run_doctor
     from tmg.environment import Environment
 
-    return run_doctor(config, Environment())
+    given = options_for(ctx, config_path=config)
+    return run_doctor(given.config_path, Environment(), model=given.model)
 
 
 @app.command()
@@ -161,10 +156,12 @@ def trust(
 
 @app.command()
 def permissions(
+    ctx: typer.Context,
     revoke: Optional[str] = typer.Option(None, "--revoke", metavar="N|RULE",
                                          help="Forget saved decision N (as listed) or every one for RULE."),
 ) -> int:
-    """List the decisions saved by answering "always" at a tool prompt, or revoke one."""
+    """List the decisions saved by answering "always" at a tool prompt (or revoke one), then the
+    mode and the config's rules that hold here, as /permissions shows them."""
     from tmg.environment import Environment
     from tmg.permissions.store import DecisionStore
 
@@ -174,14 +171,30 @@ def permissions(
         envr.stdout.write(store.revoke_line(revoke) + "\n")
         return 0
     envr.stdout.write("\n".join(store.listing()) + "\n")
+    envr.stdout.write("".join(f"{line}\n" for line in _rule_lines(options_for(ctx), envr)))
     return 0
 
 
+def _rule_lines(options, envr) -> list[str]:
+    """The mode (--permissions, else PERMISSIONS.MODE) and the rules of the config in use (-c)."""
+    from tmg.config.loader import load_config
+    from tmg.config.model import PERMISSION_MODES
+    from tmg.errors import UsageError
+    from tmg.permissions.engine import PermissionEngine
+
+    if options.permissions is not None and options.permissions not in PERMISSION_MODES:
+        raise UsageError(f"--permissions {options.permissions!r} is not a mode; use one of: {', '.join(PERMISSION_MODES)}")
+    config, _warnings = load_config(options.config_path, envr.env, envr.cwd)
+    engine = PermissionEngine(lambda: config, cwd=str(envr.cwd), env=envr.env, mode=options.permissions)
+    return engine.describe()
+
+
 @app.command()
-def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
+def skills(ctx: typer.Context,
+           mode: Optional[str] = typer.Option(None, "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
-    from tmg.paths import tmg_home
+    from tmg.paths import project_root, tmg_home
     from tmg.session.store import SessionStore
     from tmg.skills.discovery import SkillScanner
     from tmg.skills.listing import listing_lines
@@ -189,7 +202,8 @@ def skills(mode: str = typer.Option("default", "--mode", help="Show which skills
 
     envr = Environment()
     catalog = SkillScanner(envr.env, envr.cwd, trusted_folder(envr.env)).scan()
-    ref = SessionStore(tmg_home(envr.env)).current(mode)
+    mode = options_for(ctx, mode=mode).mode or "default"
+    ref = SessionStore(tmg_home(envr.env)).current(mode, project_root(envr.cwd))  # this project's session
     active = active_names(ref.dir / SKILLS_FILE) if ref is not None else []
     for line in listing_lines(catalog, active):
         envr.stdout.write(line + "\n")

@@ -81,8 +81,10 @@ def pin(engram_id: str = typer.Argument(..., metavar="ID", help="An engram id (s
 def _run(config_path: Optional[str], operation) -> int:
     import asyncio
 
+    from tmg.cli.given import options_for
     from tmg.environment import Environment
 
+    config_path = options_for(config_path=config_path).config_path  # `tmg -c work.yaml memory list` too
     envr = Environment()
     return asyncio.run(_with_client(config_path, envr, operation))
 
