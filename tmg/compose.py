@@ -33,7 +33,7 @@ from tmg.mcp.oauth import OAuthStore
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
-from tmg.paths import tmg_home
+from tmg.paths import project_root, tmg_home
 from tmg.permissions.action import PermissionGate
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
@@ -43,6 +43,8 @@ from tmg.session.history import History
 from tmg.session.models import SessionModels
 from tmg.session.options import ChatOptions
 from tmg.session.runner import ChatSession, TranscriptRecorder
+from tmg.session.spend import CostCap, DayLedger, spent_in
+from tmg.session.choice import choose_session
 from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills, open_session_skills
@@ -71,7 +73,7 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
-    live = LiveConfig(config, mode=options.mode)
+    live = LiveConfig(config, mode=options.mode, person=options.system)
     live.warnings = tuple(warnings)
     return live
 
@@ -131,9 +133,11 @@ async def open_session(
     mcp_servers: McpToolServers | None = None,
     interactive: bool = False,
     asker: Asker | None = None,
+    side_ok: bool = True,
 ) -> ChatSession:
-    """Open (or resume) the mode's session, locked (tmg.session.store.lock_session: a one-shot
-    that finds it open elsewhere goes to a side session), with its engine wired.
+    """Open (or resume) the session of the mode and project (tmg.session.choice), locked
+    (tmg.session.store.lock_session: a run that finds it open elsewhere goes to a side session,
+    unless ``side_ok`` is False), with its engine wired.
 
     From the lock on, each thing made is put on the session's end as it is made: a failure
     while opening ends what was made (the lock released last) and raises.
@@ -152,10 +156,13 @@ async def open_session(
     redact.add(config.secrets())
     notices.set_redactor(redact)
     models = SessionModels(options.model)
+    await models.find_local(config, envr.env, notices.notice)  # only when no provider is configured at all
     models.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
     end = SessionEnd(report=notices.warn)
-    lock = await lock_session(store, store.resume_or_start(config.mode, new=options.new), interactive, notices.notice)
+    project = project_root(envr.cwd)  # sessions belong to a mode and a project (SPEC §4)
+    chosen = choose_session(store, config.mode, project, options.session_wish, notices.notice)
+    lock = await lock_session(store, chosen, project, interactive, notices.notice, side_ok=side_ok)
     end.add_resource("release the session lock", lock.release)
     try:
         return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker)
@@ -175,6 +182,9 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     end.add_resource("close the transcript", transcript.close)
     history = History(ref.history_path, warn=notices.warn, redact=redact)
     end.add_resource("close the history", history.close)
+    # MAX_COST: each model call of the session checked first, counted after (the day's across runs).
+    models.cap_spend(CostCap(lambda: _cost_caps(live.get()), DayLedger(tmg_home(envr.env) / "spend"), ref.id,
+                             spent_in(history.messages), notice=lambda text: _warn_and_record(text, notices, transcript)))
 
     def report_reload(level: str, text: str) -> None:
         if level == "debug":
@@ -243,6 +253,10 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
             end.add(name, step, hurriable=name in HURRIABLE_STEPS)
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
                        skills, mcp)
+
+
+def _cost_caps(config: Config) -> tuple[float | None, float | None]:
+    return config.max_cost.session, config.max_cost.day
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:

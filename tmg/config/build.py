@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, PermissionsConfig, ProviderConfig
+from tmg.config.model import CompactionConfig, Config, CostCaps, McpServerConfig, MemoryConfig, PermissionsConfig, ProviderConfig
 from tmg.config.schema import SCHEMA
 
 if TYPE_CHECKING:
@@ -88,6 +88,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         memory=memory,
         permissions=permissions,
         user_permissions=user_permissions,
+        max_cost=CostCaps(session=clean.get("MAX_COST", {}).get("SESSION"), day=clean.get("MAX_COST", {}).get("DAY")),
         source=source,
         values=clean,
         origins=dict(origins or {}),

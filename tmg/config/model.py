@@ -98,6 +98,14 @@ class PermissionsConfig:
 
 
 @dataclass(frozen=True)
+class CostCaps:
+    """MAX_COST: the most the model calls of one session, and of one day, may cost (USD); None: no cap."""
+
+    session: float | None = None
+    day: float | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -117,6 +125,7 @@ class Config:
     # The PERMISSIONS of the user's own config file when this config is a project's: the user's
     # rules hold in every folder, beside the project's (tmg.config.loader, user_permissions).
     user_permissions: PermissionsConfig | None = None
+    max_cost: CostCaps = field(default_factory=CostCaps)  # MAX_COST (tmg.session.spend)
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".

@@ -95,6 +95,12 @@ PERMISSIONS = {
     "DENY": Key("str_list", [], example="[shell(rm), write_file(/etc/**)]"),
 }
 
+# The most the model calls may cost, in USD, from the cost meter (tmg.session.spend); unset: no cap.
+MAX_COST = {
+    "SESSION": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="2.50"),
+    "DAY": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="10"),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -113,6 +119,7 @@ SCHEMA: dict[str, Key] = {
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
+    "MAX_COST": Key("block", {}, fields=MAX_COST),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.

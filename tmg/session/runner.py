@@ -104,10 +104,10 @@ class TranscriptRecorder:
             self._memory_for = turn.prompt_id
             self._t.memory(ids)
         if turn.response_text.strip():
-            self._t.answer(turn.response_text, turn.model, turn.index)
+            self._t.answer(turn.response_text, _answered_by(turn), turn.index)
 
     def on_interrupted(self, partial: str, turn: Turn) -> None:
-        self._t.interrupted(partial, turn.model, turn.index)
+        self._t.interrupted(partial, _answered_by(turn), turn.index)
 
     def on_turn_end(self, turn: Turn) -> None:
         pass  # the answer is written at on_answer
@@ -124,3 +124,10 @@ class TranscriptRecorder:
 
     def on_summary(self, record: dict) -> None:
         self._t.summary(record.get("content") or "", (record.get("meta") or {}).get("summary") or {})
+
+
+def _answered_by(turn: Turn) -> str:
+    """The model in an answer's heading, and on each turn a failover provider answers, which one
+    and in whose place."""
+    stood_in_for = turn.meta.get("failover_from")
+    return f"{turn.model} (provider {turn.provider}, failed over from {stood_in_for})" if stood_in_for else turn.model
