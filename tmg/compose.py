@@ -50,6 +50,7 @@ from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills, open_session_skills
 from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
+from tmg.tools.attach import FileAttacher
 from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
@@ -182,6 +183,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     end.add_resource("close the transcript", transcript.close)
     history = History(ref.history_path, warn=notices.warn, redact=redact)
     end.add_resource("close the history", history.close)
+    models.resume_failover(history.messages, config, notices.notice)
     # MAX_COST: each model call of the session checked first, counted after (the day's across runs).
     models.cap_spend(CostCap(lambda: _cost_caps(live.get()), DayLedger(tmg_home(envr.env) / "spend"), ref.id,
                              spent_in(history.messages), notice=lambda text: _warn_and_record(text, notices, transcript)))
@@ -229,12 +231,13 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     mcp.show_on(waiting.progress, waiting.hold)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
+    tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions)),
         history=history,
-        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills),
+        tools=tools,
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=models,
@@ -251,8 +254,11 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
 
         for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
             end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    # `@path` in a prompt: judged as the user's own read, by the same gate (tmg.tools.attach).
+    files = FileAttacher(envr.cwd, gate, SensitivePaths(envr.env), say, lambda: models.spec_for(watcher.current()),
+                         note=lambda text: _note_and_record(text, notices, transcript))
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
-                       skills, mcp)
+                       skills, mcp, tools=tools, files=files)
 
 
 def _cost_caps(config: Config) -> tuple[float | None, float | None]:
@@ -322,6 +328,11 @@ def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> Non
             transcript.notice(text)
         except Exception:  # noqa: BLE001 - a closed transcript: stderr already has it
             pass
+
+
+def _note_and_record(text: str, notices: Notices, transcript: Transcript) -> None:
+    notices.notice(text)
+    transcript.notice(text)
 
 
 def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:

@@ -27,7 +27,7 @@ def usable(config: Config, name: str) -> bool:
 def no_provider_configured(config: Config) -> bool:
     """Whether the config names no provider of its own (only the shipped defaults, keyed from
     the environment) and none of those has a key: the case where tmg looks for a local server."""
-    return all(not usable(config, n) and config.origin(f"PROVIDERS.{n}").startswith("default")
+    return all(not usable(config, n) and config.origin(f"PROVIDERS.{n}.MODEL").startswith("default")
                for n in config.providers)
 
 

@@ -36,6 +36,17 @@ class SessionModels:
         self._model_override = model_override
         self._stand_in, self._failed = None, []
 
+    def resume_failover(self, stored: list[dict], config: Config, say: Callable[[str], None]) -> None:
+        """A session whose last answer came from a failover provider goes on with it (the rest of
+        the session is every later run of it), said once; ``-m`` on the command line chooses anew."""
+        last = next((m for m in reversed(stored) if m.get("role") == "assistant"), None)
+        meta = (last or {}).get("meta") or {}
+        stand_in, original = meta.get("provider"), meta.get("failover_from")
+        if self._model_override is None and original and usable_name(config, str(stand_in)):
+            self._stand_in, self._failed = str(stand_in), [str(original)]
+            say(f"provider {original} failed earlier in this session; it goes on with {stand_in} (FAILOVER_ORDER): "
+                "-m or /model chooses again, --new starts a session with the selected provider")
+
     def cap_spend(self, cap: CostCap) -> None:
         """Check each later call against ``cap`` (MAX_COST) and count what it cost."""
         self._cache.wrap = lambda gateway: CappedGateway(gateway, cap)
