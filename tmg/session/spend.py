@@ -34,7 +34,12 @@ def check_cap(spent: float, cap: float | None, what: str, key: str, fix: str) ->
     ``what`` says whose spend it is ("this session's model calls"), ``key`` the setting ("MAX_COST.SESSION",
     "--max-budget-usd"), ``fix`` what the user can do about it."""
     if cap is not None and spent >= cap:
-        raise SpendCapError(f"{what} have cost ${spent:.4f}, reaching {key} (${cap:g}): no more model calls; {fix}")
+        raise SpendCapError(f"{what} have cost {usd(spent)}, reaching {key} ({usd(cap)}): no more model calls; {fix}")
+
+
+def usd(value: float) -> str:
+    """Dollars for a person: cents from a cent up, else the digits that are there ($0.0003)."""
+    return f"${value:,.2f}" if value >= 0.01 else "$" + (f"{value:.8f}".rstrip("0").rstrip(".") or "0")
 
 
 def spent_in(messages: Iterable[dict[str, Any]]) -> float:
