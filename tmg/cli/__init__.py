@@ -45,8 +45,11 @@ def main(argv: list[str] | None = None) -> None:
         given = parse_chat_line(before) if before else None
         if before and (given is None or given.words):
             given, routed = None, subcommand_args(args, SUBCOMMANDS, VALUE_OPTIONS) or routed
+        from tmg.cli.given import hand_over
+
+        hand_over(given.options if given is not None else None)
         prompt_like = " ".join(args[first_word(args, VALUE_OPTIONS):])
-        run_guarded(lambda: _with_prompt_hint(admin.app, routed, prompt_like, obj=given), debug=debug)
+        run_guarded(lambda: _with_prompt_hint(admin.app, routed, prompt_like), debug=debug)
     if line is not None:
         run_guarded(lambda: run_chat(line), debug=debug)
     from tmg.cli.chat import app
@@ -54,11 +57,10 @@ def main(argv: list[str] | None = None) -> None:
     run_guarded(lambda: _with_prompt_hint(app, args, ""), debug=debug)
 
 
-def _with_prompt_hint(app, args: list[str], prompt_like: str, obj=None):
-    """Run ``app``; a subcommand given extra words says how to send them as a prompt instead.
-    ``obj`` (the options given before a subcommand) is what its commands find as ``ctx.obj``."""
+def _with_prompt_hint(app, args: list[str], prompt_like: str):
+    """Run ``app``; a subcommand given extra words says how to send them as a prompt instead."""
     try:
-        return app(args=args, prog_name="tmg", standalone_mode=False, obj=obj)
+        return app(args=args, prog_name="tmg", standalone_mode=False)
     except Exception as exc:
         message = getattr(exc, "message", "")
         if prompt_like and isinstance(message, str) and message.startswith("Got unexpected extra argument"):

@@ -32,12 +32,11 @@ def sessions(ctx: typer.Context,
     words = [*(search or ()), *ctx.args] if search is not None else None
     if words is None and ctx.args:
         raise typer.BadParameter(f"unexpected words {' '.join(ctx.args)!r}; to search, use --search WORDS")
-    return run_sessions(options_for(ctx, mode=mode), Environment(), words)
+    return run_sessions(options_for(mode=mode), Environment(), words)
 
 
 @app.command()
 def compact(
-    ctx: typer.Context,
     focus: Optional[str] = typer.Argument(None, help="What the summary should keep in particular.", show_default=False),
     mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to compact."),
     config: Optional[str] = ConfigOpt,
@@ -48,13 +47,13 @@ def compact(
     from tmg.session.options import ChatOptions
     from tmg.environment import Environment
 
-    given = options_for(ctx, config_path=config, mode=mode)
+    given = options_for(config_path=config, mode=mode)
     return run_compact(ChatOptions(config_path=given.config_path, mode=given.mode, model=given.model), Environment(),
                        focus or "")
 
 
 @app.command("config")
-def show_config(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
+def show_config(config: Optional[str] = ConfigOpt) -> int:
     """Print the resolved config (secrets masked) and where it came from."""
     from tmg.config.inspect import render_config
     from tmg.config.live import LiveConfig
@@ -62,7 +61,7 @@ def show_config(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
     from tmg.environment import Environment
 
     envr = Environment()
-    given = options_for(ctx, config_path=config)
+    given = options_for(config_path=config)
     cfg, warnings = load_config(given.config_path, envr.env, envr.cwd)
     for w in warnings:
         envr.stderr.write(f"tmg: warning: {w}\n")
@@ -79,7 +78,6 @@ def show_config(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
 
 @app.command()
 def mcp(
-    ctx: typer.Context,
     action: Optional[str] = typer.Argument(None, help="login NAME: log in to a server that wants OAuth; "
                                            "logout NAME: forget that login.", show_default=False),
     name: Optional[str] = typer.Argument(None, help="The server (a key of MCP_SERVERS).", show_default=False),
@@ -92,7 +90,7 @@ def mcp(
     from tmg.environment import Environment
     from tmg.errors import UsageError
 
-    config = options_for(ctx, config_path=config).config_path
+    config = options_for(config_path=config).config_path
     if action is None:
         return list_servers(config, Environment())
     if action not in ("login", "logout") or not name:
@@ -101,12 +99,12 @@ def mcp(
 
 
 @app.command()
-def doctor(ctx: typer.Context, config: Optional[str] = ConfigOpt) -> int:
+def doctor(config: Optional[str] = ConfigOpt) -> int:
     """Check the config, every provider (key, endpoint, model), memory and each MCP server."""
     from tmg.cli.doctor import run_doctor
     from tmg.environment import Environment
 
-    given = options_for(ctx, config_path=config)
+    given = options_for(config_path=config)
     return run_doctor(given.config_path, Environment(), model=given.model)
 
 
@@ -156,7 +154,6 @@ def trust(
 
 @app.command()
 def permissions(
-    ctx: typer.Context,
     revoke: Optional[str] = typer.Option(None, "--revoke", metavar="N|RULE",
                                          help="Forget saved decision N (as listed) or every one for RULE."),
 ) -> int:
@@ -171,7 +168,7 @@ def permissions(
         envr.stdout.write(store.revoke_line(revoke) + "\n")
         return 0
     envr.stdout.write("\n".join(store.listing()) + "\n")
-    envr.stdout.write("".join(f"{line}\n" for line in _rule_lines(options_for(ctx), envr)))
+    envr.stdout.write("".join(f"{line}\n" for line in _rule_lines(options_for(), envr)))
     return 0
 
 
@@ -190,8 +187,7 @@ def _rule_lines(options, envr) -> list[str]:
 
 
 @app.command()
-def skills(ctx: typer.Context,
-           mode: Optional[str] = typer.Option(None, "--mode", help="Show which skills this mode's session has active.")) -> int:
+def skills(mode: Optional[str] = typer.Option(None, "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
     from tmg.paths import project_root, tmg_home
@@ -202,7 +198,7 @@ def skills(ctx: typer.Context,
 
     envr = Environment()
     catalog = SkillScanner(envr.env, envr.cwd, trusted_folder(envr.env)).scan()
-    mode = options_for(ctx, mode=mode).mode or "default"
+    mode = options_for(mode=mode).mode or "default"
     ref = SessionStore(tmg_home(envr.env)).current(mode, project_root(envr.cwd))  # this project's session
     active = active_names(ref.dir / SKILLS_FILE) if ref is not None else []
     for line in listing_lines(catalog, active):

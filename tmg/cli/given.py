@@ -1,7 +1,9 @@
 """The chat's options given before a subcommand (``tmg -c work.yaml memory list``), as its commands
-read them: tmg.cli.route hands them over as the click context's ``obj``, and each command honours
-those that concern it, its own options (after its name) winning. The one table of which command
-honours which is HONOURED (tests/cli/test_global_options.py holds every command to it)."""
+read them: tmg.cli.route reads them with the chat's parser and hands them over here before the
+subcommand runs (one command per process), and each command honours those that concern it, its
+own options (after its name) winning. HONOURED is the one table of which command honours which
+(tests/cli/test_global_options.py holds every command to it); every other option is accepted
+and has no bearing on that command (--raw on `tmg sessions`: its output is plain already)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,7 @@ from typing import Any
 
 from tmg.session.options import ChatOptions
 
-# Command -> the ChatOptions fields it honours; every other global option is accepted and has no
-# bearing on it (--raw on `tmg sessions`: its output is plain already).
+# Command -> the ChatOptions fields it honours.
 HONOURED: dict[str, frozenset[str]] = {
     "sessions": frozenset({"config_path", "mode"}),
     "config": frozenset({"config_path", "mode", "model", "system"}),
@@ -24,18 +25,15 @@ HONOURED: dict[str, frozenset[str]] = {
     "trust": frozenset(),
 }
 
-
-def given(ctx: Any = None) -> ChatOptions:
-    """The options given before the subcommand's name (none: the defaults). ``ctx`` None: the
-    command being run (a shared helper such as `tmg memory`'s, for every command that uses it)."""
-    if ctx is None:
-        import click
-
-        ctx = click.get_current_context(silent=True)
-    line = ctx.find_root().obj if ctx is not None else None
-    return getattr(line, "options", None) or ChatOptions()
+_given = ChatOptions()
 
 
-def options_for(ctx: Any = None, **own: Any) -> ChatOptions:
+def hand_over(options: ChatOptions | None) -> None:
+    """The options given before the subcommand about to run (None: none)."""
+    global _given
+    _given = options or ChatOptions()
+
+
+def options_for(**own: Any) -> ChatOptions:
     """The options a command runs with: its own (those not None), else those given before it."""
-    return replace(given(ctx), **{name: value for name, value in own.items() if value is not None})
+    return replace(_given, **{name: value for name, value in own.items() if value is not None})

@@ -49,8 +49,8 @@ def search(refs: Iterable[SessionRef], words: list[str], max_hits: int = MAX_HIT
         if budget <= 0:
             found.sessions_left = len(refs) - index
             break
-        data = _tail(ref.history_path, budget)
-        budget -= len(data)
+        data, read = _tail(ref.history_path, budget)
+        budget -= read
         found.sessions_read += 1
         for raw in reversed(data.split(b"\n")):  # the newest messages of a session first
             if not all(n in raw.lower() for n in needles):
@@ -65,8 +65,9 @@ def search(refs: Iterable[SessionRef], words: list[str], max_hits: int = MAX_HIT
     return found
 
 
-def _tail(path, limit: int) -> bytes:
-    """The file's last ``limit`` bytes (all of it when smaller), from a line's start."""
+def _tail(path, limit: int) -> tuple[bytes, int]:
+    """The file's last ``limit`` bytes (all of it when smaller), from a line's start; and how many
+    bytes were read."""
     try:
         with open(path, "rb") as f:
             size = f.seek(0, os.SEEK_END)
@@ -74,10 +75,11 @@ def _tail(path, limit: int) -> bytes:
             f.seek(start)
             data = f.read(limit)
     except OSError:
-        return b""
+        return b"", 0
+    read = len(data)
     if start:
         data = data.partition(b"\n")[2]  # a line cut in two is not a message
-    return data
+    return data, read
 
 
 def _hit(ref: SessionRef, raw: bytes, wanted: list[str]) -> Hit | None:
