@@ -33,7 +33,8 @@ from tmg.mcp.oauth import OAuthStore
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
-from tmg.paths import project_root, tmg_home
+from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.permissions.action import PermissionGate
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
@@ -58,6 +59,7 @@ from tmg.tools.mcp_tools import McpTools
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths
+from tmg.tools.sandbox import Sandbox
 from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
@@ -100,14 +102,15 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
 
 def build_tools(envr: Environment, mcp: McpTools | None = None,
                 config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
-                skills: SessionSkills | None = None) -> ToolRegistry:
+                skills: SessionSkills | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
     """The built-in tools of one session (one ledger of what its model has read), then MCP's and
     the skills', every call judged by ``gate`` (the permission engine)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
-    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: (config() if config else Config()).tool_timeout,
-                      secret=lambda value: redact(value) != value)
+    current = config or Config
+    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: current().tool_timeout,
+                      secret=lambda value: redact(value) != value, sandbox=Sandbox(envr.cwd, envr.env, current, warn))
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
              WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
     sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
@@ -179,7 +182,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     network clients, runs memory's end, then closes servers and files, the last made first."""
     config = live.get()
     redact = process_redactor()
-    transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
+    transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact, warn=notices.warn)
     end.add_resource("close the transcript", transcript.close)
     history = History(ref.history_path, warn=notices.warn, redact=redact)
     end.add_resource("close the history", history.close)
@@ -231,7 +234,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     mcp.show_on(waiting.progress, waiting.hold)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
-    tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills)
+    tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills, warn=say)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
@@ -288,8 +291,11 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    from tmg.project import find_project
+
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
+                         project=find_project(envr.cwd), session_dir=ref.dir)
 
 
 class _NoMemoryThisRun:

@@ -4,7 +4,6 @@ test or an embedding program passes its own."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,16 +29,3 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
         return tmg_home(env) / "run"
     return Path(env["XDG_RUNTIME_DIR"]) / "tmg"
 
-
-def project_root(cwd: Path) -> Path:
-    """The project a run is in: the nearest folder at or above ``cwd`` holding ``.git`` (a folder,
-    or a worktree's file), else ``cwd`` itself; symlinks resolved, so two spellings of a folder are
-    one project. A few ``lstat``s up the tree, no subprocess: it is on every chat's path."""
-    try:
-        here = cwd.resolve()
-    except OSError:
-        here = cwd.absolute()
-    for folder in (here, *here.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return here

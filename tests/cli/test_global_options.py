@@ -10,7 +10,7 @@ from tmg.cli import main
 from tmg.cli.chat_line import FLAGS, VALUE_OPTIONS
 from tmg.cli.given import HONOURED, hand_over
 from tmg.cli.route import SUBCOMMANDS
-from tmg.paths import project_root
+from tmg.project import project_root
 from tmg.session.store import SessionStore
 
 # The chat's options; -t reads a transcript whatever follows it, so it routes nowhere.

@@ -237,6 +237,23 @@ async def test_hooks_see_each_turn_and_a_failing_hook_does_not_fail_it(tmp_path)
     assert len(reports) == 3 and "hook bug" in reports[0]
 
 
+async def test_each_turn_carries_what_was_typed_apart_and_the_answer_before_it(tmp_path):
+    seen = []
+
+    class Recorder:
+        def after_turn(self, turn, error):
+            seen.append((turn.prompt_id, turn.index, turn.user_text, turn.typed, turn.previous_answer))
+
+    hooks = HookSet()
+    hooks.register(Recorder())
+    model = FakeModel(text("first answer"), tool_call("read_file", {"path": "notes.txt"}), text("second answer"))
+    engine, _, _ = make_engine(tmp_path, model, hooks=hooks)
+    await engine.run_prompt("summarise\n\nFrom now on, piped text.", typed_text="summarise")
+    await engine.run_prompt("and now?")
+    assert seen == [(1, 1, "summarise\n\nFrom now on, piped text.", "summarise", ""),
+                    (2, 1, "and now?", "and now?", "first answer"), (2, 2, "and now?", "and now?", "first answer")]
+
+
 def test_a_hook_registers_once():
     hooks = HookSet()
     hook = object()

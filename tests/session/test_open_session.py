@@ -10,7 +10,8 @@ import pytest
 from tmg.compose import load_live_config, open_session
 from tmg.engine.events import NullEvents
 from tmg.environment import Environment
-from tmg.paths import project_root, tmg_home
+from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.session.options import ChatOptions
 from tmg.session.store import SessionLock, SessionStore
 from tmg.ui.notices import Notices

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from tmg.errors import SessionBusyError, TmgError, UsageError
-from tmg.paths import project_root
+from tmg.project import project_root
 from tmg.session.choice import SessionWish, choose_session
 from tmg.session.store import SessionLock, SessionRef, SessionStore, lock_session
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tmg.broker.paths import child_umask
 from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -106,7 +107,8 @@ class Child:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 spec.command, *spec.args, env=dict(spec.env), cwd=spec.cwd, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=LINE_LIMIT)
+                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=LINE_LIMIT,
+                umask=child_umask(spec.kind))
         except OSError as exc:
             raise ChildError(f"cannot start {spec.command!r}: {exc}") from exc
         finally:

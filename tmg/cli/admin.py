@@ -190,7 +190,8 @@ def _rule_lines(options, envr) -> list[str]:
 def skills(mode: Optional[str] = typer.Option(None, "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
-    from tmg.paths import project_root, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.project import project_root
     from tmg.session.store import SessionStore
     from tmg.skills.discovery import SkillScanner
     from tmg.skills.listing import listing_lines

@@ -11,7 +11,8 @@ from tmg.errors import UsageError
 
 def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
     from tmg.compose import load_live_config
-    from tmg.paths import project_root, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.project import project_root
     from tmg.session.store import SessionStore
     from tmg.ui.notices import Notices
 

@@ -25,9 +25,11 @@ class _Verdicts:
         self.failed = False
 
     def say(self, status: str, item: str, detail: str) -> None:
-        """``status`` is ok, FAIL, warn or skip."""
+        """``status`` is ok, FAIL, warn or skip. A URL's password never shows, however short."""
+        from tmg.redaction import mask_url_passwords
+
         self.failed |= status == "FAIL"
-        self._out.write(f"{status:<4}  {item}: {detail}\n")
+        self._out.write(f"{status:<4}  {item}: {mask_url_passwords(detail)}\n")
         self._out.flush()
 
 
@@ -68,6 +70,7 @@ def run_doctor(config_path: str | None, envr: Environment, model: str | None = N
         v.say("skip", f"mcp server {name}", "not started: it is the memory server and memory is off")
     for status, item, detail in server_verdicts:
         v.say(status, item, redact(detail))
+    _check_sandbox(config, envr, v)
     return 1 if v.failed else 0
 
 
@@ -198,6 +201,29 @@ def _check_memory(config: Config, v: _Verdicts) -> None:
         v.say("ok", "memory", "off (MEMORY.ENABLED is false)")
         return
     _check_broker(v)
+
+
+def _check_sandbox(config: Config, envr: Environment, v: _Verdicts) -> None:
+    """The shell tool's OS sandbox: on (what it allows), off, or why it cannot work here."""
+    from tmg.tools.sandbox import Sandbox
+
+    settings = config.sandbox
+    if settings.mode == "off":
+        v.say("warn", "sandbox", "off (SANDBOX.MODE: off): shell commands can write anywhere you can and use the network")
+        return
+    sandbox = Sandbox(envr.cwd, envr.env, lambda: config)
+    found = sandbox.availability()
+    if not found.usable:
+        if settings.mode == "on":
+            v.say("FAIL", "sandbox", f"SANDBOX.MODE is on, but {found.why}; shell commands will not run")
+        else:
+            v.say("warn", "sandbox", f"not available: {found.why}; shell commands run without it")
+        return
+    confinement = sandbox.confine()
+    assert confinement is not None
+    network = "with network (SANDBOX.NETWORK)" if settings.network else "no network"
+    v.say("ok", "sandbox", f"bubblewrap ({found.bwrap}): commands write only {', '.join(confinement.writable)} "
+                           f"and a private /tmp; {network}")
 
 
 def _check_broker(v: _Verdicts) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tmg.environment import Environment
 from tmg.errors import UsageError
-from tmg.paths import project_root, tmg_home
+from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.session.options import ChatOptions
 from tmg.session.store import SessionRef, SessionStore
 

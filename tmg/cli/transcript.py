@@ -9,7 +9,8 @@ from tmg.config.loader import load_config
 from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.history import History
-from tmg.paths import project_root, tmg_home
+from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.session.store import SessionRef, SessionStore
 
 

@@ -14,7 +14,7 @@ from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
 from tmg.engine.phases import Phase
 from tmg.engine.recovery import RetryPolicy
-from tmg.engine.turn import Turn
+from tmg.engine.turn import Turn, last_answer
 from tmg.errors import TmgError, TurnLimitError
 from tmg.llm.gateway import (
     Completion,
@@ -102,15 +102,17 @@ class PhaseEngine:
         check_prompt_size(user_text, self._config().max_history_tokens)
 
     async def run_prompt(self, user_text: str, *, sent_text: str | None = None,
-                         images: Sequence[Image] = ()) -> PromptResult:
+                         images: Sequence[Image] = (), typed_text: str | None = None) -> PromptResult:
         """Run one prompt to its final answer (or a clear error).
 
         ``sent_text``: the user message as sent and stored, when it carries more than the typed
-        words (the MCP resources a prompt names); ``images`` go with it as image parts."""
+        words (the MCP resources a prompt names); ``images`` go with it as image parts;
+        ``typed_text``: what the user typed, when ``user_text`` holds more (piped stdin)."""
         self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
         check_prompt_size(sent_text or user_text, cfg.max_history_tokens)
         self._prompt_id += 1
+        previous = last_answer(self.history.model_view)
         message: dict[str, Any] = {"role": "user", "content": sent_text or user_text}
         if images:  # stored bounded with the message; sent as image parts (tool_images.py)
             message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in images]
@@ -123,7 +125,8 @@ class PhaseEngine:
         try:
             while True:
                 index += 1
-                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode)
+                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode,
+                            typed_text=typed_text, previous_answer=previous)
                 await self._enter(Phase.GUARD, turn)
                 if index > cfg.max_turns:
                     raise TurnLimitError(
@@ -257,8 +260,7 @@ class PhaseEngine:
             tools = self._tools.schemas()  # counted by the budget, then sent as they are
             payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name
-            if provider.failed_over_from:  # kept with each turn a stand-in answers (history, transcript)
-                turn.meta["failover_from"] = provider.failed_over_from
+            turn.meta.update({"failover_from": provider.failed_over_from} if provider.failed_over_from else {})  # per turn
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
             self._partial = partial
@@ -340,11 +342,9 @@ class PhaseEngine:
     def _fail_over(self, cfg: Config, provider: ProviderSpec, tried: list[str], err: GatewayError) -> bool:
         """Switch to the next FAILOVER_ORDER provider after ``provider`` exhausted its retries, or
         did not know the model (never on auth, bad request or overflow: another provider would not
-        fix those). The session's models may keep it for later prompts (tmg.session.models)."""
-        if self._failover_for is None:
-            return False
+        fix those). The session's models keep it for later prompts (tmg.session.models)."""
         tried.append(provider.name)
-        nxt = self._failover_for(cfg, tried)
+        nxt = self._failover_for(cfg, tried) if self._failover_for is not None else None
         if nxt is None:
             return False
         self._fallback = nxt

@@ -64,6 +64,8 @@ class ServerSpec:
     roots: tuple[str, ...] = ()
     # SAMPLING: the client says at initialize that it takes sampling/createMessage requests.
     sampling: bool = False
+    # The child's umask when tmg spawns it (a memory server's store is private); None: tmg's own.
+    umask: int | None = None
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):

@@ -213,6 +213,8 @@ class PermissionEngine(PermissionGate):
         if denied is not None:
             return Judgement("deny", f"denied by rule {denied.text} ({denied.origin})",
                              how_to_allow=f"rule {denied.text} in {denied.origin} denies it")
+        if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
+            return _outside_sandbox(mode, self._mode_denies(action))
         sensitive = action.sensitive or next(
             (r for t in targets for p in t.paths if (r := self._sensitive.reason(p))), None)
         if action.requires_consent:
@@ -338,6 +340,16 @@ def _strongest(rules: list[Rule], target: _Target, cwd: str, home: str) -> Rule 
         if hit:
             best = rule
     return best
+
+
+def _outside_sandbox(mode: str, read_only: Judgement) -> Judgement:
+    if mode == "read-only":
+        return read_only
+    return Judgement("ask", "it would run OUTSIDE the OS sandbox, able to write anywhere you can and to use the "
+                            "network (asked every time)",
+                     how_to_allow="a command outside the sandbox is asked about every time; run tmg in a terminal "
+                                  "to be asked, or add the folder it needs to SANDBOX.WRITABLE (SANDBOX.NETWORK: "
+                                  "true for the network)")
 
 
 def _what(action: ToolAction) -> str:

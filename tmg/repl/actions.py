@@ -143,11 +143,13 @@ async def _memory(repl: Repl, arg: str) -> None:
         repl.screen.say(MEMORY_OFF)
         return
     verb, _, rest = arg.partition(" ")
-    if verb == "forget":  # `/memory forget ID`: through PLUR's own plur_forget
-        for line in await memory.forget(rest):
-            repl.screen.say(line)
-        return
-    for line in describe():
+    if verb == "forget":  # `/memory forget N|ID`: item N of the last request, or an id
+        lines = await memory.forget(rest) if rest.strip() else ["say which: /memory forget N (see /memory) or an id"]
+    elif verb == "add":  # `/memory add ...`: teach a standing instruction directly
+        lines = await memory.add(rest) if rest.strip() else ["say what to remember: /memory add WORDS"]
+    else:
+        lines = await describe()
+    for line in lines:
         repl.screen.say(line)
 
 

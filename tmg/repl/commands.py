@@ -30,8 +30,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("cost", "/cost", "tokens and cost of this session so far"),
     CommandSpec("config", "/config", "the resolved config, secrets masked"),
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
-    CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
-                "/memory forget ID retires an engram"),
+    CommandSpec("memory", "/memory [forget N|add TEXT]", "what went with the last request and why, learning "
+                "tier, write health; forget N forgets item N (or an id); add TEXT teaches an instruction"),
     CommandSpec("permissions", "/permissions [revoke N|RULE]", "the permission mode, rules and saved "
                 "\"always\" decisions; revoke one"),
     CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "

@@ -54,25 +54,27 @@ class ChatSession:
     # What goes with the next prompt besides the user's words: the output of each `!command` since.
     pending: list[str] = field(default_factory=list)
 
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
         transcript, a leading ``$name`` activating that skill first (a one-shot never depends on the
         model choosing it), then sent with what it attaches: the output of the `!command`s run since
         the last prompt, the files it names (`@path`), the MCP resources it names (`@server:uri`).
-        What is attached is material, never the user's words: the engine keeps ``text`` as those."""
+        What is attached is material, never the user's words: the engine keeps ``text`` as those.
+        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin): only
+        that part may name files to attach."""
         self.transcript.prompt(text)
         if self.skills is not None:
             self.skills.leading_invocation(text)
         blocks, images = list(self.pending), []
         self.pending.clear()
         if self.files is not None:
-            text, files = await self.files.attach(text, self.mcp.server_names() if self.mcp is not None else ())
+            text, files = await self.files.attach(text, self.mcp.server_names() if self.mcp is not None else (), typed)
             blocks, images = blocks + files.blocks, images + files.images
         if self.mcp is not None:
             text, resources = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             blocks, images = blocks + resources.blocks, images + resources.images
         sent = "\n\n".join([text, *blocks]) if blocks else text
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
+        await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 
     async def run_shell(self, command: str) -> ToolResult:
         """The REPL's `!command`: run as the model's shell calls run (judged by the permission

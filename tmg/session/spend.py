@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 
 from tmg.errors import TmgError
 from tmg.llm.gateway import Completion, CompletionRequest, DeltaSink, ModelGateway, Usage
+from tmg.private_files import FILE_MODE, private_dirs
 
 Limits = Callable[[], "tuple[float | None, float | None]"]  # (MAX_COST.SESSION, MAX_COST.DAY) now
 
@@ -92,9 +93,9 @@ class DayLedger:
 
     def add(self, cost: float, session_id: str, model: str) -> None:
         path = self._file()
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dirs(self.folder)
         line = json.dumps({"ts": round(time.time(), 3), "cost": cost, "session": session_id, "model": model})
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         try:
             os.write(fd, (line + "\n").encode())  # one write: lines of two processes never interleave
         finally:

@@ -1,12 +1,16 @@
 """Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, each locked by the one tmg that writes it.
 
-A session belongs to a mode and a project (tmg.paths.project_root: the git root, else the working
+A session belongs to a mode and a project (tmg.project.project_root: the git root, else the working
 folder): its folder holds a ``project`` file naming the project's root, and each project has its own
 current session, ``sessions/<mode>/current-<key>`` (the key a hash of the root), so a run in
 another project never continues this one's conversation. A TMG_HOME from before projects has one
 ``current`` per mode and sessions without a ``project`` file: they stay listed and found by id
 (``tmg -t ID``, ``--resume ID``, which adopts one into the project it is resumed in), but no
 project continues one on its own (tmg.session.choice says so once).
+
+TMG_HOME holds the user's own record (history, transcripts, memory's spool): its folders are
+created 0700 and its files 0600, and a home an older tmg left open is tightened when a store
+opens it (`tmg.private_files`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Callable
 
 from tmg.config.model import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
+from tmg.private_files import FILE_MODE, private_dirs, tighten
 
 _SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
 PROJECT_FILE = "project"  # in a session's folder: the root of the project it belongs to
@@ -95,6 +100,7 @@ class SessionStore:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.root = home / "sessions"
+        tighten(home)  # one lstat when it is already private
 
     def _mode_dir(self, mode: str) -> Path:
         if not _SAFE_MODE.match(mode):
@@ -117,7 +123,7 @@ class SessionStore:
         """Make ``ref`` the session ``project`` continues (its pointer replaced atomically)."""
         pointer = self._mode_dir(ref.mode) / f"current-{project_key(project)}"
         tmp = pointer.with_name(pointer.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(ref.id + "\n")
         os.replace(tmp, pointer)
@@ -137,7 +143,7 @@ class SessionStore:
         sid = new_session_id()
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
         try:
-            ref.dir.mkdir(parents=True, exist_ok=True)
+            private_dirs(ref.dir)
             self.set_project(ref, project)
         except OSError as exc:
             raise unwritable(self.root, exc) from exc
@@ -160,7 +166,7 @@ class SessionStore:
         return Path(text) if text else None
 
     def set_project(self, ref: SessionRef, project: Path) -> None:
-        fd = os.open(ref.dir / PROJECT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(ref.dir / PROJECT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(f"{project}\n")
 
@@ -253,7 +259,7 @@ class SessionLock:
         Raises:
             SessionBusyError: still held after the wait.
         """
-        fd = os.open(self.ref.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.ref.dir / "lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             deadline = time.monotonic() + self.wait
             while not _locked(fd):

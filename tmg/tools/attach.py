@@ -98,9 +98,17 @@ class FileAttacher:
         except (OSError, RuntimeError, ValueError):
             return None
 
-    async def attach(self, text: str, servers: Iterable[str] = ()) -> tuple[str, Attached]:
-        """The prompt to send and what its `@path` files attach (judged, read, bounded)."""
-        text, refs = self.find(text, servers)
+    async def attach(self, text: str, servers: Iterable[str] = (), typed: str | None = None) -> tuple[str, Attached]:
+        """The prompt to send and what its `@path` files attach (judged, read, bounded). ``typed``:
+        the part the user typed, when ``text`` holds more (a one-shot's argument before its piped
+        stdin): only that part names files, so piped text cannot attach any."""
+        if typed is None:
+            text, refs = self.find(text, servers)
+        elif text.startswith(typed):
+            head, refs = self.find(typed, servers)
+            text = head + text[len(typed):]
+        else:
+            refs = []
         attached = Attached()
         if len(refs) > MAX_FILES:
             self._warn(f"the prompt names {len(refs)} files; only the first {MAX_FILES} are attached")
