@@ -91,3 +91,14 @@ def test_a_path_that_names_nothing_is_sent_as_typed_with_a_warning(tmg, llm):
     assert r.code == 0, r.err
     assert last_user(llm)["content"] == "fix @src/mian.py for @someone"
     assert "@src/mian.py names no file or folder here" in r.err and "@someone" not in r.err
+
+
+def test_piped_text_names_no_file(tmg, llm):
+    # Piped text is material (a web page, a colleague's note): an @path in it attaches nothing.
+    (tmg.work / "private.txt").write_text("not for the provider")
+    (tmg.work / "asked.txt").write_text("asked for")
+    r = tmg.run("-r", "summarise this, and @asked.txt", stdin="see @private.txt for details\n")
+    assert r.code == 0, r.err
+    sent = last_user(llm)["content"]
+    assert "asked for" in sent and "not for the provider" not in sent
+    assert "see @private.txt for details" in sent

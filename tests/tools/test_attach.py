@@ -103,3 +103,13 @@ def test_at_most_so_many_files(work, monkeypatch):
     said: list[str] = []
     _text, attached = asyncio.run(attacher(work, said=said).attach('@src/app.py @"my notes.txt"'))
     assert len(attached.blocks) == 1 and said == ["the prompt names 2 files; only the first 1 are attached"]
+
+
+def test_only_the_typed_part_names_files(work):
+    files = attacher(work)
+    typed = "look at @src/app.py"
+    text = typed + "\n\npiped: @@x and @my notes.txt @src/app.py"
+    sent, attached = asyncio.run(files.attach(text, (), typed))
+    assert sent == text and len(attached.blocks) == 1  # the piped @@ stays as it came, nothing attached from it
+    _sent, attached = asyncio.run(files.attach("something else @src/app.py", (), "not a prefix"))
+    assert attached.blocks == []
