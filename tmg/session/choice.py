@@ -9,21 +9,12 @@ to resume it, and ``--resume ID`` adopts it into the project it is resumed in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from tmg.errors import UsageError
+from tmg.session.options import SessionWish
 from tmg.session.store import SessionRef, SessionStore, unwritable
-
-
-@dataclass(frozen=True)
-class SessionWish:
-    """What the command line asked for; at most one of the three is set (the CLI checks)."""
-
-    new: bool = False
-    resume: str | None = None  # an id or id prefix ("" is the REPL's picker, resolved before this)
-    latest: bool = False  # --continue
 
 
 def choose_session(store: SessionStore, mode: str, project: Path, wish: SessionWish,

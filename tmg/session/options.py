@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tmg.session.choice import SessionWish
+
+@dataclass(frozen=True)
+class SessionWish:
+    """What the command line asked for; at most one of the three is set (the CLI checks)."""
+
+    new: bool = False
+    resume: str | None = None  # an id or id prefix ("" is the REPL's picker, resolved before this)
+    latest: bool = False  # --continue
 
 
 @dataclass(frozen=True)
