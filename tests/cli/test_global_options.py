@@ -19,7 +19,7 @@ VALUES = {"-c": "{other}", "--config": "{other}", "--mode": "work", "-m": "opena
           "--model": "openai/other-model", "--permissions": "read-only", "--resume": "20240101",
           "-s": "a system prompt", "--system": "a system prompt"}
 # What each subcommand is run with: offline, quick, and with nothing to start.
-ARGS = {"sessions": [], "config": [], "doctor": [], "trust": ["--list"], "memory": ["list"], "compact": [],
+ARGS = {"sessions": [], "config": [], "doctor": [], "trust": ["--list"], "memory": ["list"], "compact": [], "rewind": ["--list"],
         "permissions": [], "skills": [], "mcp": []}
 
 MINE = "PROVIDERS:\n  mock:\n    MODEL: openai/mock-model\n    API_KEY: sk-test-9f8e7d6c\n    URL: http://127.0.0.1:9/v1\n" \
@@ -130,3 +130,13 @@ def test_compact_and_skills_honour_the_mode(home, capsys, monkeypatch):
 def test_a_subcommands_own_option_wins_over_the_one_before_it(home, capsys):
     _code, out, _err = tmg(home, capsys, "--mode", "default", "sessions", "--mode", "work")
     assert "a work question" in out and "a default question" not in out
+
+
+def test_rewind_honours_the_config_and_the_mode(home, capsys):
+    code, _out, err = tmg(home, capsys, "--mode", "empty", "rewind", "--list")
+    assert code == 2 and 'mode "empty" has no session in this project yet' in err
+    code, out, err = tmg(home, capsys, "--mode", "work", "rewind", "--list")
+    assert code == 0, err
+    (home / "empty.yaml").write_text("MODE: empty\n" + MINE)
+    code, _out, err = tmg(home, capsys, "-c", str(home / "empty.yaml"), "rewind", "--list")
+    assert code == 2 and 'mode "empty" has no session in this project yet' in err  # the config's MODE

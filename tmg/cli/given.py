@@ -20,6 +20,7 @@ HONOURED: dict[str, frozenset[str]] = {
     "mcp": frozenset({"config_path"}),
     "memory": frozenset({"config_path"}),
     "compact": frozenset({"config_path", "mode", "model"}),
+    "rewind": frozenset({"config_path", "mode"}),
     "permissions": frozenset({"config_path", "permissions"}),
     "skills": frozenset({"mode"}),
     "trust": frozenset(),

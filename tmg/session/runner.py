@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from tmg.checkpoints.log import CheckpointLog
 from tmg.config.live import LiveConfig
 from tmg.config.watcher import ConfigWatcher
 from tmg.engine.engine import PhaseEngine
@@ -25,6 +26,7 @@ from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills
 from tmg.tools.attach import FileAttacher
 from tmg.tools.registry import ToolRegistry, ToolResult
+from tmg.tools.todo import TodoList
 
 MAX_PENDING = 5  # `!command` outputs kept for the next prompt (the oldest dropped first)
 
@@ -49,6 +51,8 @@ class ChatSession:
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
     skills: SessionSkills | None = None  # the skills it offers and those it activated
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
+    checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
+    todos: TodoList | None = None  # the model's todo list
     tools: ToolRegistry | None = None  # the model's tools, each call judged (the REPL's !command runs shell)
     files: FileAttacher | None = None  # the `@path` files a prompt names
     # What goes with the next prompt besides the user's words: the output of each `!command` since.
