@@ -19,6 +19,8 @@ from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.gatekeeper import BudgetGatekeeper
+from tmg.context.instruction_files import InstructionFiles
+from tmg.context.instructions import InstructionsTransformer
 from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, Transformer
@@ -32,6 +34,7 @@ from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
+from tmg.hooks.command_hooks import CommandHooks
 from tmg.mcp.oauth import OAuthStore
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
@@ -82,17 +85,19 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
-    live = LiveConfig(config, mode=options.mode, person=options.system)
+    live = LiveConfig(config, mode=options.mode, person=options.system, max_turns=options.max_turns,
+                      max_budget_usd=options.max_budget_usd)
     live.warnings = tuple(warnings)
     return live
 
 
 def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None,
                    skills: SessionSkills | None = None, server_instructions: Transformer | None = None,
-                   work_notes: Transformer | None = None) -> Pipeline:
+                   work_notes: Transformer | None = None, instructions: Transformer | None = None) -> Pipeline:
     # ``budget`` without a summary model only prunes.
     budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
+        *([instructions] if instructions is not None else []),
         *([memory_injector] if memory_injector is not None else []),
         *([SkillsTransformer(skills)] if skills is not None else []),
         RepairTransformer(),
@@ -260,9 +265,18 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
-    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
+    def note(text: str) -> None:  # what a hook did (a block, a rewrite): stderr and the transcript
+        notices.notice(text)
+        transcript.notice(text)
+
+    # HOOKS (read live at each event; a project's only in a trusted folder).
+    command_hooks = CommandHooks(watcher.current, session_id=ref.id, transcript_path=ref.transcript_path, cwd=envr.cwd,
+                                 env=envr.env, permission_mode=gate.mode, resumed=bool(history.messages), say=say,
+                                 note=note)
+    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice,
+                              before_summary=command_hooks.before_compact)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
         text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
         notices.notice(text)
@@ -283,7 +297,8 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions),
-                                work_notes=WorkNotes(gate.mode, todos.for_model)),
+                                work_notes=WorkNotes(gate.mode, todos.for_model),
+                                instructions=InstructionsTransformer(InstructionFiles(envr.env, envr.cwd))),
         history=history,
         tools=tools,
         hooks=hooks,
@@ -292,6 +307,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         failover_for=models.failover,
         session_id=ref.id,
         budget=budget,
+        interceptor=command_hooks,
     )
     if memory is not None:
         # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
@@ -306,7 +322,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     files = FileAttacher(envr.cwd, gate, SensitivePaths(envr.env), say, lambda: models.spec_for(watcher.current()),
                          note=lambda text: _say_and_record(text, notices, transcript))
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
-                       skills, mcp, checkpoint_log, todos, tools=tools, files=files)
+                       skills, mcp, checkpoint_log, todos, command_hooks, tools=tools, files=files)
 
 
 def _cost_caps(config: Config) -> tuple[float | None, float | None]:

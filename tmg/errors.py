@@ -25,3 +25,12 @@ class SessionBusyError(TmgError):
 
 class TurnLimitError(TmgError):
     """A prompt reached MAX_TURNS model calls."""
+
+
+class BudgetLimitError(TmgError):
+    """A spend cap was reached: a prompt's (MAX_BUDGET_USD, --max-budget-usd), the session's or the
+    day's (MAX_COST); no more model calls under it (tmg.session.spend.check_cap)."""
+
+
+class HookStopError(TmgError):
+    """A command hook said to stop (``"continue": false``, or a UserPromptSubmit block)."""

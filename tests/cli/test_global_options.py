@@ -17,7 +17,8 @@ from tmg.session.store import SessionStore
 GLOBAL = sorted((set(VALUE_OPTIONS) | set(FLAGS)) - {"-t", "--transcript"})
 VALUES = {"-c": "{other}", "--config": "{other}", "--mode": "work", "-m": "openai/other-model",
           "--model": "openai/other-model", "--permissions": "read-only", "--resume": "20240101",
-          "-s": "a system prompt", "--system": "a system prompt"}
+          "-s": "a system prompt", "--system": "a system prompt", "--max-turns": "3", "--max-budget-usd": "0.5",
+          "--output-format": "json"}
 # What each subcommand is run with: offline, quick, and with nothing to start.
 ARGS = {"sessions": [], "config": [], "doctor": [], "trust": ["--list"], "memory": ["list"], "compact": [], "rewind": ["--list"],
         "permissions": [], "skills": [], "mcp": []}

@@ -9,13 +9,14 @@ import threading
 import pytest
 
 from tmg.llm.gateway import Completion, CompletionRequest, ProviderSpec, Usage
-from tmg.session.spend import CappedGateway, CostCap, DayLedger, SpendCapError, check_cap, spent_in, usd
+from tmg.errors import BudgetLimitError
+from tmg.session.spend import CappedGateway, CostCap, DayLedger, check_cap, spent_in, usd
 
 
 def test_check_cap_is_the_one_check_of_a_cap():
     check_cap(0.5, None, "x", "K", "fix")  # no cap
     check_cap(0.49, 0.5, "x", "K", "fix")
-    with pytest.raises(SpendCapError, match=r"^this prompt's calls have cost \$0.50, reaching --max-budget-usd "
+    with pytest.raises(BudgetLimitError, match=r"^this prompt's calls have cost \$0.50, reaching --max-budget-usd "
                                             r"\(\$0.50\): no more model calls; raise it$"):
         check_cap(0.5, 0.5, "this prompt's calls", "--max-budget-usd", "raise it")
     assert (usd(12.345), usd(0.01), usd(0.0003), usd(0.0), usd(1e-7)) == ("$12.35", "$0.01", "$0.0003", "$0", "$0.0000001")
@@ -78,11 +79,11 @@ def test_a_capped_gateway_checks_first_and_counts_after(tmp_path):
     request = CompletionRequest(ProviderSpec("p", "openai/gpt-4o-mini"), [])
     asyncio.run(gateway.complete(request, print))  # 0.10 spent: under the cap, the call goes
     assert cap.session_spent == pytest.approx(0.35)
-    with pytest.raises(SpendCapError, match="this session's model calls have cost \\$0.35, reaching MAX_COST.SESSION"):
+    with pytest.raises(BudgetLimitError, match="this session's model calls have cost \\$0.35, reaching MAX_COST.SESSION"):
         asyncio.run(gateway.complete(request, print))
     assert inner.calls == 1
     caps[0] = (None, 0.2)  # a reload: the day's cap now
-    with pytest.raises(SpendCapError, match="today's model calls have cost \\$0.25, reaching MAX_COST.DAY"):
+    with pytest.raises(BudgetLimitError, match="today's model calls have cost \\$0.25, reaching MAX_COST.DAY"):
         asyncio.run(gateway.complete(request, print))
     unpriced = CappedGateway(Priced(None), cap)
     caps[0] = (10.0, None)

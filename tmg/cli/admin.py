@@ -87,6 +87,9 @@ def show_config(config: Optional[str] = ConfigOpt) -> int:
     # What a chat with these options would run with: --mode and --system applied, -m's provider named.
     cfg = LiveConfig(cfg, mode=given.mode, person=given.system).get()
     envr.stdout.write(render_config(cfg))
+    from tmg.context.instruction_files import listing
+
+    envr.stdout.write("".join(f"# {line}\n" for line in listing(envr.env, envr.cwd)))
     if given.model:
         from tmg.config.providers import choose_provider
 

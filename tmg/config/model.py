@@ -118,6 +118,17 @@ class SandboxConfig:
 
 
 @dataclass(frozen=True)
+class HookSpec:
+    """One command hook of HOOKS (tmg.hooks): run on ``event`` when ``matcher`` matches."""
+
+    event: str  # PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, PreCompact
+    command: str  # run by /bin/sh -c, as written
+    matcher: str = ""  # "" or "*": every tool (or source, trigger); else a name, a|b, or a regex
+    timeout: float = 60.0  # seconds, then it is killed
+    source: str = ""  # the config file it is written in (the user's own file's beside a project's)
+
+
+@dataclass(frozen=True)
 class CostCaps:
     """MAX_COST: the most the model calls of one session, and of one day, may cost (USD); None: no cap."""
 
@@ -133,6 +144,7 @@ class Config:
     selected_provider: str = ""
     failover_order: tuple[str, ...] = ()
     max_turns: int = 200
+    max_budget_usd: float | None = None  # the most one prompt may spend (MAX_BUDGET_USD); None: no cap
     max_history_tokens: int = 120_000
     max_history_turns: int = 0
     context_window: int = 0  # 0: from the provider, else known models, else MAX_HISTORY_TOKENS
@@ -145,6 +157,9 @@ class Config:
     # The PERMISSIONS of the user's own config file when this config is a project's: the user's
     # rules hold in every folder, beside the project's (tmg.config.loader, user_permissions).
     user_permissions: PermissionsConfig | None = None
+    # HOOKS: the config file's own (a project's only when its folder is trusted), then the user's
+    # own file's beside a project's, which hold in every folder (tmg.config.hooks).
+    hooks: tuple[HookSpec, ...] = ()
     max_cost: CostCaps = field(default_factory=CostCaps)  # MAX_COST (tmg.session.spend)
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,

@@ -9,6 +9,7 @@ where prompts and keys go are withheld, each named in one line:
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
   choosing is the leak). When none of the file's providers is left, the providers of the
   user's own config file are used, else the environment's keys as with no config;
+- ``HOOKS``: every command hook runs a command (the user's own HOOKS run in every folder);
 - ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default, plan or read-only (its DENY and
   ASK rules apply: they only ever ask more). The user's own PERMISSIONS rules apply in every
   project, trusted or not (tmg.config.layering adds them);
@@ -81,6 +82,7 @@ def screen(raw: Any, env: Mapping[str, str], user: UserFile | None = None) -> tu
             del memory[server_key]
             raw[memory_key] = memory
     borrow = _screen_providers(raw, withheld)
+    _screen_hooks(raw, withheld)
     _screen_permissions(raw, withheld)
     _screen_words_and_sandbox(raw, withheld)
     _screen_variables(raw, withheld)
@@ -123,6 +125,23 @@ def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
         return False
     del raw[providers_key]
     return True
+
+
+def _screen_hooks(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
+    """Withhold HOOKS whole: each hook is a command tmg would run at an event the model triggers."""
+    key = _key(raw, "HOOKS")
+    if key is None:
+        return
+    hooks = raw.pop(key)
+    commands = []
+    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            entries = group.get(_key(group, "HOOKS"), [group]) if isinstance(group, dict) else []
+            for entry in entries if isinstance(entries, list) else []:
+                command = entry.get(_key(entry, "COMMAND")) if isinstance(entry, dict) else None
+                if command is not None:
+                    commands.append(_shown(command))
+    withheld.append(Withheld("HOOKS", f"would run: {'; '.join(commands)}" if commands else "would run hook commands"))
 
 
 def _screen_permissions(raw: dict[Any, Any], withheld: list[Withheld]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from tmg.checkpoints.log import CheckpointLog
 from tmg.config.live import LiveConfig
@@ -34,6 +34,14 @@ if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-
     from tmg.memory.session import SessionMemory
 
 
+class PromptHooks(Protocol):
+    """What runs as a prompt is submitted (the command hooks' SessionStart and UserPromptSubmit)."""
+
+    async def before_prompt(self, prompt: str) -> str:
+        """Context to send with ``prompt`` ("" for none); raises TmgError to refuse the prompt."""
+        ...
+
+
 @dataclass
 class ChatSession:
     """An open session: its engine, and the one path that ends it."""
@@ -53,6 +61,7 @@ class ChatSession:
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
     checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
     todos: TodoList | None = None  # the model's todo list
+    hooks: PromptHooks | None = None  # the command hooks run as a prompt is submitted
     tools: ToolRegistry | None = None  # the model's tools, each call judged (the REPL's !command runs shell)
     files: FileAttacher | None = None  # the `@path` files a prompt names
     # What goes with the next prompt besides the user's words: the output of each `!command` since.
@@ -67,6 +76,7 @@ class ChatSession:
         ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin): only
         that part may name files to attach."""
         self.transcript.prompt(text)
+        added = await self.hooks.before_prompt(text) if self.hooks is not None else ""  # may refuse it
         if self.skills is not None:
             self.skills.leading_invocation(text)
         blocks, images = list(self.pending), []
@@ -77,6 +87,8 @@ class ChatSession:
         if self.mcp is not None:
             text, resources = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             blocks, images = blocks + resources.blocks, images + resources.images
+        if added:  # what the prompt's hooks add rides with it, as its attachments do
+            blocks.append(added)
         sent = "\n\n".join([text, *blocks]) if blocks else text
         await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 

@@ -7,7 +7,8 @@ appended (O(1)) and summed from where the last look stopped. A cap is checked be
 call: the call that crosses it completes (its cost is known only after it), the next one is refused
 with one line, and the prompt stops with exit 1.
 
-``check_cap`` is the one check of a spend cap; a cap on one prompt (``--max-budget-usd``) uses it too.
+``check_cap`` is the one check of a spend cap: the cap on one prompt (MAX_BUDGET_USD,
+``--max-budget-usd``, tmg.engine.limits) uses it too, and all three raise BudgetLimitError.
 """
 
 from __future__ import annotations
@@ -18,24 +19,20 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tmg.errors import TmgError
+from tmg.errors import BudgetLimitError
 from tmg.llm.gateway import Completion, CompletionRequest, DeltaSink, ModelGateway, Usage
 from tmg.private_files import FILE_MODE, private_dirs
 
 Limits = Callable[[], "tuple[float | None, float | None]"]  # (MAX_COST.SESSION, MAX_COST.DAY) now
 
 
-class SpendCapError(TmgError):
-    """A spend cap was reached: no more model calls under it."""
-
-
 def check_cap(spent: float, cap: float | None, what: str, key: str, fix: str) -> None:
-    """Raise SpendCapError when ``spent`` USD has reached ``cap`` (None: no cap).
+    """Raise BudgetLimitError when ``spent`` USD has reached ``cap`` (None: no cap).
 
     ``what`` says whose spend it is ("this session's model calls"), ``key`` the setting ("MAX_COST.SESSION",
     "--max-budget-usd"), ``fix`` what the user can do about it."""
     if cap is not None and spent >= cap:
-        raise SpendCapError(f"{what} have cost {usd(spent)}, reaching {key} ({usd(cap)}): no more model calls; {fix}")
+        raise BudgetLimitError(f"{what} have cost {usd(spent)}, reaching {key} ({usd(cap)}): no more model calls; {fix}")
 
 
 def usd(value: float) -> str:
@@ -115,7 +112,7 @@ class CostCap:
         self._unpriced_said: set[str] = set()
 
     def check(self) -> None:
-        """Raise SpendCapError when the session or the day has reached its cap."""
+        """Raise BudgetLimitError when the session or the day has reached its cap."""
         session_cap, day_cap = self._limits()
         check_cap(self.session_spent, session_cap, "this session's model calls", "MAX_COST.SESSION",
                   "raise MAX_COST.SESSION in the config, or start a new session (--new, /new)")
