@@ -35,7 +35,7 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("engine", ("tmg.engine",)),
         ("features", ("tmg.memory", "tmg.skills", "tmg.hooks")),
         ("ui", ("tmg.ui",)),
-        ("session runner", ("tmg.session.runner", "tmg.session.models", "tmg.compose")),
+        ("session runner", ("tmg.session.runner", "tmg.session.models", "tmg.session.toolbox", "tmg.compose")),
         ("repl", ("tmg.repl",)),
         ("cli", ("tmg.cli", "tmg.__main__")),
     ],

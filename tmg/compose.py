@@ -7,10 +7,10 @@ makes things and hands them to each other; what they do is theirs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
-from tmg.checkpoints.log import CheckpointLog, PromptKey
-from tmg.checkpoints.tools import PromptTracker, checkpointed, current_prompt
+from tmg.checkpoints.log import CheckpointLog
+from tmg.checkpoints.tools import PromptTracker, current_prompt
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
@@ -41,7 +41,6 @@ from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
 from tmg.paths import tmg_home
 from tmg.project import project_root
-from tmg.permissions.action import PermissionGate
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.redaction import process_redactor
@@ -55,21 +54,14 @@ from tmg.session.choice import choose_session
 from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills, open_session_skills
-from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
 from tmg.tools.attach import FileAttacher
-from tmg.tools.edit import EditFileTool, WriteFileTool
-from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
-from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import McpTools
 from tmg.tools.plan import ExitPlanModeTool, PlanReview
-from tmg.tools.registry import Tool, ToolRegistry
-from tmg.tools.search import GlobTool, GrepTool
+from tmg.tools.registry import Tool
 from tmg.tools.sensitive import SensitivePaths
-from tmg.tools.sandbox import Sandbox
-from tmg.tools.shell import ShellTool
 from tmg.tools.todo import TodoList, TodoWriteTool
-from tmg.tools.web_fetch import WebFetchTool
+from tmg.session.toolbox import Checkpoints, build_tools
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -111,43 +103,6 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
         PrunerTransformer(),
         FinalValidator(budget.estimator),
     ])
-
-
-def build_tools(envr: Environment, mcp: McpTools | None = None,
-                config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
-                skills: SessionSkills | None = None, checkpoints: _Checkpoints | None = None,
-                more: list[Tool] | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
-    """The built-in tools of one session (one ledger of what its model has read), then MCP's and
-    the skills', every call judged by ``gate`` (the permission engine). With ``checkpoints``, what
-    the file tools and shell change is kept first (tmg.checkpoints); ``more``: the session's own
-    tools (todo_write, exit_plan_mode)."""
-    guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
-    ledger = ReadLedger()
-    redact = process_redactor()
-    current = config or Config
-    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: current().tool_timeout,
-                      secret=lambda value: redact(value) != value, sandbox=Sandbox(envr.cwd, envr.env, current, warn))
-    tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
-             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell, _web_fetch(gate)]
-    if checkpoints is not None:
-        tools = checkpointed(tools, checkpoints.log, checkpoints.prompt, guard.locate, checkpoints.say)
-    tools += more or []
-    sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
-    return ToolRegistry(tools, sources=sources, gate=gate)
-
-
-class _Checkpoints(NamedTuple):
-    log: CheckpointLog
-    prompt: Callable[[], PromptKey | None]  # the prompt running now
-    say: Callable[[str], None]  # a file that could not be kept
-
-
-def _web_fetch(gate: PermissionGate | None) -> WebFetchTool:
-    """web_fetch, asking the session's permission engine what a redirect or a private address needs."""
-    if not isinstance(gate, PermissionEngine):  # no engine (tests): nothing private, no redirect elsewhere
-        return WebFetchTool(names_url=lambda _url: False, allows=lambda _action: False)
-    return WebFetchTool(names_url=lambda url: gate.rule_names_url("web_fetch", url),
-                        allows=lambda action: gate.judge(action).decision == "allow")
 
 
 def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
@@ -291,7 +246,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
     tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
-                        checkpoints=_Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
+                        checkpoints=Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
                         more=session_tools, warn=say)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
