@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from dataclasses import replace
 from typing import Awaitable, Callable, Protocol
 
 from tmg import __version__
@@ -42,6 +41,7 @@ from tmg.repl.plan_review import PlanReviewPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
+from tmg.repl.resume_picker import pick_in
 from tmg.session.options import ChatOptions
 from tmg.session.runner import ChatSession
 from tmg.session.signals import ending_signals, restore_sigint
@@ -99,7 +99,7 @@ class Repl:
         self._opener = opener
         self._make_reader = reader or _terminal_reader
         self._reader: EntryReader | None = None
-        self._picking = False  # the --resume picker is asking: the prompt says so
+        self.picking = False  # the --resume picker is asking: the prompt says so
         self._interrupt = _InterruptSeen()
         self._ending_signal: int | None = None
         self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
@@ -128,7 +128,7 @@ class Repl:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         if options.resume == "":  # --resume without an id: the user picks one of this project's
-            options = replace(options, resume=await self._pick_session(live.get().mode))
+            options = await pick_in(self, options, live.get().mode)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
                                mcp_servers=self.mcp_servers, interactive=True, asker=self.consent,
@@ -183,18 +183,9 @@ class Repl:
             self._reader = self._make_reader(self)
         return self._reader
 
-    async def _pick_session(self, mode: str) -> str | None:
-        from tmg.repl.resume_picker import pick_id
-
-        self._picking = True
-        try:
-            return await pick_id(self.envr, mode, self.screen.hint, self.reader().read)
-        finally:
-            self._picking = False
-
     def label(self) -> tuple[str, str]:
         """``(mode, model)`` for the prompt."""
-        if self._picking:
+        if self.picking:
             return ("resume", "number")
         if self.session is None:
             return ("?", "?")

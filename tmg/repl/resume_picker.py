@@ -4,12 +4,14 @@ picks by its number (Enter: the most recent; an empty list or anything else: the
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from tmg.environment import Environment
 from tmg.paths import tmg_home
 from tmg.project import project_root
+from tmg.session.options import ChatOptions
 from tmg.session.store import SessionRef, SessionStore
 
 SHOWN = 10  # sessions listed at most
@@ -59,3 +61,14 @@ async def pick_id(envr: Environment, mode: str, say: Callable[[str], None], ask:
     refs = recent(SessionStore(tmg_home(envr.env)), mode, project_root(envr.cwd))
     ref = await pick(refs, say, ask)
     return ref.id if ref is not None else None
+
+
+async def pick_in(repl: Any, options: ChatOptions, mode: str) -> ChatOptions:
+    """``options`` with the session the user picks in the REPL (``repl.picking`` while it asks: the
+    prompt line says so)."""
+    repl.picking = True
+    try:
+        picked = await pick_id(repl.envr, mode, repl.screen.hint, repl.reader().read)
+    finally:
+        repl.picking = False
+    return replace(options, resume=picked)
