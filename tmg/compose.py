@@ -308,11 +308,13 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    from tmg.config.trust import TrustStore
     from tmg.project import find_project
 
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
                          runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
-                         project=find_project(envr.cwd), session_dir=ref.dir, written=written)
+                         project=find_project(envr.cwd), session_dir=ref.dir, written=written,
+                         trusted=TrustStore.for_env(envr.env).is_trusted)
 
 
 class _NoMemoryThisRun:

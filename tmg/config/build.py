@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from tmg.config.model import (CompactionConfig, Config, CostCaps, HookSpec, McpServerConfig, MemoryConfig,
-                              PermissionsConfig, ProviderConfig)
+                              PermissionsConfig, ProviderConfig, SyncConfig)
 from tmg.config.schema import SCHEMA
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }
     m = clean.get("MEMORY", {})
+    sync = m.get("SYNC", {})
     memory = MemoryConfig(
         enabled=m.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default) and m.get("SERVER", "plur") in servers,
         server=m.get("SERVER", "plur"),
@@ -65,6 +66,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         learn=m.get("LEARN", "full"),
         scope=m.get("SCOPE", ""),
         max_learns_per_session=m.get("MAX_LEARNS_PER_SESSION", 3),
+        sync=SyncConfig(remote=sync.get("REMOTE", "").strip(), type=sync.get("TYPE", "personal"),
+                        when=sync.get("WHEN", "session-end")),
     )
     c = clean.get("COMPACTION", {})
     compaction = CompactionConfig(

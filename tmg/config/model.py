@@ -8,6 +8,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 LEARN_TIERS = ("off", "capture", "batch", "full")
+# MEMORY.SYNC (docs/memory-sync.md): what the git remote is for (PLUR's remote_type), and when
+# tmg syncs by itself (at a session's end, in the memory broker; or only on `tmg memory sync`).
+SYNC_TYPES = ("personal", "shared")
+SYNC_WHEN = ("session-end", "manual")
 # A mode names a folder of sessions: a plain name, never a path.
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
@@ -81,6 +85,22 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
+class SyncConfig:
+    """MEMORY.SYNC: the git remote PLUR syncs the store with (empty: no automatic sync)."""
+
+    remote: str = ""
+    type: str = "personal"
+    when: str = "session-end"
+
+    def __repr__(self) -> str:  # a remote URL may carry a password
+        return f"SyncConfig(type={self.type!r}, when={self.when!r})"
+
+    @property
+    def automatic(self) -> bool:
+        return bool(self.remote) and self.when == "session-end"
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     enabled: bool = False
     server: str = "plur"
@@ -88,6 +108,7 @@ class MemoryConfig:
     learn: str = "full"
     scope: str = ""
     max_learns_per_session: int = 3
+    sync: SyncConfig = field(default_factory=SyncConfig)
 
 
 @dataclass(frozen=True)
@@ -202,6 +223,7 @@ class Config:
             entries.extend((f"{key}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
             entries.extend(e for i, arg in enumerate(server.args) for e in _inside(f"{key}.ARGS[{i}]", arg))
             entries.extend(_inside(f"{key}.URL", server.url))
+        entries.extend(_inside("MEMORY.SYNC.REMOTE", self.memory.sync.remote))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmg.config.hook_schema import validate_hooks
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,12 @@ MEMORY = {
     "LEARN": Key("choice", "full", choices=LEARN_TIERS),
     "SCOPE": Key("str", ""),
     "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0, maximum=10_000),
+    # Keeping the store in a git remote through PLUR's plur_sync (docs/memory-sync.md).
+    "SYNC": Key("block", {}, fields={
+        "REMOTE": Key("str", "", example="git@github.com:you/tmg-memory.git"),
+        "TYPE": Key("choice", "personal", choices=SYNC_TYPES),
+        "WHEN": Key("choice", "session-end", choices=SYNC_WHEN),
+    }),
 }
 
 COMPACTION = {
