@@ -36,7 +36,10 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         cases = {}
         for name, tree in trees.items():
-            tree_env = dict(env, PYTHONPATH=tree, PYTHONPYCACHEPREFIX=f"{home}/pyc-{len(cases)}")
+            # A TMG_HOME each: two versions may keep their sessions differently (a newer one retires
+            # the older's pointers), and each -t must read its own tree's session.
+            tree_env = dict(env, PYTHONPATH=tree, PYTHONPYCACHEPREFIX=f"{home}/pyc-{len(cases)}",
+                            TMG_HOME=f"{home}/home-{len(cases)}")
             timed([tmg, "2+2?"], env=tree_env)  # a session for -t; the bytecode written
             for case, argv in CASES.items():
                 cases[(case, name)] = {"cmd": [tmg, *argv], "env": tree_env,

@@ -71,6 +71,9 @@ class TmgRunner:
             # Memory is on by default with the real PLUR; tests opt in (memory=True) so that
             # no other test starts a server, or writes to a store, by accident.
             TMG_MEMORY_ENABLED="false",
+            # No probe of the machine's loopback ports for a local model server when a config
+            # names no provider: a test that wants one says which port (e2e/test_local_server.py).
+            TMG_LOCAL_PROBE_PORTS="",
         )
         if memory:
             del env["TMG_MEMORY_ENABLED"]

@@ -55,6 +55,13 @@ def test_fast_paths_import_no_heavy_module(tmg, llm, args):
     assert heavy == []
 
 
+@pytest.mark.parametrize("args", [["--version"], ["--help"]])
+def test_version_and_help_open_no_session_code(tmg, args):
+    # Neither reads a session: the store's asyncio and ssl (tens of ms) stay out of them.
+    code, imported = imported_heavy(tmg, *args, watched=("asyncio", "ssl", "tmg.session.store"))
+    assert code == 0 and imported == []
+
+
 def test_the_probe_would_see_a_heavy_import(tmg, llm):
     # The same probe around a real one-shot does see the gateway's HTTP stack: it can fail.
     llm.enqueue(Text("an answer"))

@@ -184,7 +184,8 @@ CASES = [
     Case("empty-provider-map", "PROVIDERS: {}\n", commands=("oneshot",), says=("No model provider",)),
     Case("empty-file", "", commands=("oneshot",), says=("No model provider",)),
     Case("comment-only-file", "# PROVIDERS:\n#   mock: {}\n", commands=("oneshot",), says=("No model provider",)),
-    Case("provider-without-key", _provider(API_KEY="", URL=""), commands=("oneshot",), says=("No model provider",)),
+    Case("provider-without-key", _provider(API_KEY="", URL=""), commands=("oneshot",),
+         says=("PROVIDERS.mock.API_KEY (not set)", "needs only URL")),
     Case("selected-provider-unknown", BASE + "SELECTED_PROVIDER: nope\n", commands=FILE_LEVEL,
          says=("SELECTED_PROVIDER", "nope")),
     # warnings, not errors: the config loads; the warning is one line naming the key

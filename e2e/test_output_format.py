@@ -82,7 +82,7 @@ def test_max_budget_usd_stops_with_one_line(tmg):
     result = tmg.run("--output-format", "stream-json", "--max-budget-usd", "0.5", "look around")
     assert result.code == 1
     (line,) = [x for x in result.err.splitlines() if x.startswith("tmg: error:")]
-    assert "after 2 model calls" in line and "reaching --max-budget-usd ($0.5)" in line
+    assert "the 2 model calls of this prompt have cost $0.60, reaching --max-budget-usd ($0.50)" in line
     final = lines(result.out)[-1]
     assert final["subtype"] == "error_max_budget_usd" and final["total_cost_usd"] >= 0.5
     assert tmg.llm.pending == 1
@@ -93,7 +93,7 @@ def test_the_config_key_caps_too_and_is_named(tmg):
     tmg.llm.enqueue(ToolCall("list_folder", {"path": "."}, usage=(2_000_000, 0)), Text("never"))
     result = tmg.run("look around")
     assert result.code == 1 and result.out == ""
-    assert "reaching MAX_BUDGET_USD ($0.1); raise MAX_BUDGET_USD in the config" in result.err
+    assert "reaching MAX_BUDGET_USD ($0.10): no more model calls; raise MAX_BUDGET_USD in the config" in result.err
 
 
 def test_a_failure_is_a_result_with_its_exit_code_and_stdout_stays_json(tmg):

@@ -40,6 +40,7 @@ from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
 from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.redaction import process_redactor
@@ -48,13 +49,17 @@ from tmg.session.history import History
 from tmg.session.models import SessionModels
 from tmg.session.options import ChatOptions
 from tmg.session.runner import ChatSession, TranscriptRecorder
+from tmg.session.spend import CostCap, DayLedger, spent_in
+from tmg.session.choice import choose_session
 from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills, open_session_skills
 from tmg.skills.transformer import SkillsTransformer
+from tmg.tools.attach import FileAttacher
 from tmg.tools.mcp_tools import McpTools
 from tmg.tools.plan import ExitPlanModeTool, PlanReview
 from tmg.tools.registry import Tool
+from tmg.tools.sensitive import SensitivePaths
 from tmg.tools.todo import TodoList, TodoWriteTool
 from tmg.session.toolbox import Checkpoints, build_tools
 from tmg.ui.notices import Notices
@@ -72,7 +77,8 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
-    live = LiveConfig(config, mode=options.mode, max_turns=options.max_turns, max_budget_usd=options.max_budget_usd)
+    live = LiveConfig(config, mode=options.mode, person=options.system, max_turns=options.max_turns,
+                      max_budget_usd=options.max_budget_usd)
     live.warnings = tuple(warnings)
     return live
 
@@ -119,10 +125,12 @@ async def open_session(
     mcp_servers: McpToolServers | None = None,
     interactive: bool = False,
     asker: Asker | None = None,
+    side_ok: bool = True,
     plan_review: PlanReview | None = None,
 ) -> ChatSession:
-    """Open (or resume) the mode's session, locked (tmg.session.store.lock_session: a one-shot
-    that finds it open elsewhere goes to a side session), with its engine wired.
+    """Open (or resume) the session of the mode and project (tmg.session.choice), locked
+    (tmg.session.store.lock_session: a run that finds it open elsewhere goes to a side session,
+    unless ``side_ok`` is False), with its engine wired.
 
     From the lock on, each thing made is put on the session's end as it is made: a failure
     while opening ends what was made (the lock released last) and raises.
@@ -142,10 +150,13 @@ async def open_session(
     redact.add(config.secrets())
     notices.set_redactor(redact)
     models = SessionModels(options.model)
+    await models.find_local(config, envr.env, notices.notice)  # only when no provider is configured at all
     models.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
     end = SessionEnd(report=notices.warn)
-    lock = await lock_session(store, store.resume_or_start(config.mode, new=options.new), interactive, notices.notice)
+    project = project_root(envr.cwd)  # sessions belong to a mode and a project (SPEC §4)
+    chosen = choose_session(store, config.mode, project, options.session_wish, notices.notice)
+    lock = await lock_session(store, chosen, project, interactive, notices.notice, side_ok=side_ok)
     end.add_resource("release the session lock", lock.release)
     try:
         return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker,
@@ -166,6 +177,10 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     end.add_resource("close the transcript", transcript.close)
     history = History(ref.history_path, warn=notices.warn, redact=redact)
     end.add_resource("close the history", history.close)
+    models.resume_failover(history.messages, config, notices.notice)
+    # MAX_COST: each model call of the session checked first, counted after (the day's across runs).
+    models.cap_spend(CostCap(lambda: _cost_caps(live.get()), DayLedger(tmg_home(envr.env) / "spend"), ref.id,
+                             spent_in(history.messages), notice=lambda text: _warn_and_record(text, notices, transcript)))
 
     def report_reload(level: str, text: str) -> None:
         if level == "debug":
@@ -230,6 +245,9 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     mcp.show_on(waiting.progress, waiting.hold)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
+    tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
+                        checkpoints=Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
+                        more=session_tools, warn=say)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
@@ -237,9 +255,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
                                 work_notes=WorkNotes(gate.mode, todos.for_model),
                                 instructions=InstructionsTransformer(InstructionFiles(envr.env, envr.cwd))),
         history=history,
-        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
-                          checkpoints=Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
-                          more=session_tools, warn=say),
+        tools=tools,
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=models,
@@ -257,8 +273,15 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
 
         for name, step in memory.end_steps(lambda text: _say_and_record(text, notices, transcript)):
             end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    # `@path` in a prompt: judged as the user's own read, by the same gate (tmg.tools.attach).
+    files = FileAttacher(envr.cwd, gate, SensitivePaths(envr.env), say, lambda: models.spec_for(watcher.current()),
+                         note=lambda text: _say_and_record(text, notices, transcript))
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
-                       skills, mcp, checkpoint_log, todos, command_hooks)
+                       skills, mcp, checkpoint_log, todos, command_hooks, tools=tools, files=files)
+
+
+def _cost_caps(config: Config) -> tuple[float | None, float | None]:
+    return config.max_cost.session, config.max_cost.day
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:

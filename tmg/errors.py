@@ -28,7 +28,8 @@ class TurnLimitError(TmgError):
 
 
 class BudgetLimitError(TmgError):
-    """A prompt spent MAX_BUDGET_USD (--max-budget-usd) before its final answer."""
+    """A spend cap was reached: a prompt's (MAX_BUDGET_USD, --max-budget-usd), the session's or the
+    day's (MAX_COST); no more model calls under it (tmg.session.spend.check_cap)."""
 
 
 class HookStopError(TmgError):

@@ -28,3 +28,4 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
     if env.get("TMG_HOME") or not env.get("XDG_RUNTIME_DIR"):
         return tmg_home(env) / "run"
     return Path(env["XDG_RUNTIME_DIR"]) / "tmg"
+

@@ -46,16 +46,22 @@ class Project(NamedTuple):
             return False
 
 
-def find_project(cwd: Path) -> Project:
-    """The project `cwd` is in: its git root (a `.git` folder, or a worktree's `.git` file),
-    else `cwd` itself."""
+def project_root(cwd: Path) -> Path:
+    """The root of the project `cwd` is in: its git root (a `.git` folder, or a worktree's `.git`
+    file), else `cwd` itself, symlinks resolved. Sessions are kept per root (tmg.session.store):
+    each clone of a repository has its own conversations, while memory's scope (the id) is shared."""
     cwd = cwd.resolve()
     for folder in (cwd, *cwd.parents):
-        dot_git = folder / ".git"
-        if dot_git.exists():
-            url = _origin_url(dot_git)
-            return Project(remote_id(url) if url else path_id(folder), folder)
-    return Project(path_id(cwd), cwd)
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def find_project(cwd: Path) -> Project:
+    """The project `cwd` is in (project_root), with the id PLUR scopes it by."""
+    root = project_root(cwd)
+    url = _origin_url(root / ".git") if (root / ".git").exists() else None
+    return Project(remote_id(url) if url else path_id(root), root)
 
 
 def remote_id(url: str) -> str:

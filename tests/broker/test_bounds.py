@@ -38,7 +38,7 @@ class _Running:
             await asyncio.sleep(0.01)
         self.client = await self.connect()
         child = next(iter(self.broker.children.values()))
-        child.read_only = frozenset({"echo"})  # `nap` stands for a write (it takes the store's lock)
+        child.read_only = frozenset({"echo", "peek"})  # `nap` stands for a write (it takes the store's lock)
         return self
 
     async def connect(self) -> BrokerConnection:
@@ -143,3 +143,16 @@ async def test_a_write_handed_off_to_the_broker_outlives_its_clients_bound_and_t
             await asyncio.sleep(0.05)
         assert not ahead.exists()
         assert next(iter(run.broker.children.values())).timeouts == 0
+
+
+async def test_a_cached_read_is_kept_per_view_so_a_changed_team_store_is_read_again(tmp_path):
+    # The broker sees tmg's writes, not a team file that a pull changed or a link now pointing
+    # elsewhere: the client names that state (its view), and another view is another entry.
+    state = tmp_path / "team.yaml"
+    state.write_text("before")
+    async with _Running(tmp_path) as run:
+        first = await run.client.call_tool("peek", {"path": str(state)}, timeout=20, cached="team v1")
+        state.write_text("after")
+        same_view = await run.client.call_tool("peek", {"path": str(state)}, timeout=20, cached="team v1")
+        new_view = await run.client.call_tool("peek", {"path": str(state)}, timeout=20, cached="team v2")
+    assert (first.text, same_view.text, new_view.text) == ("before", "before", "after")

@@ -64,3 +64,16 @@ def test_whatever_it_reads_typer_reads_the_same(args) -> None:
     line = parse_chat_line(args)
     if line is not None:
         assert typer_reads(args) == line, args
+
+
+def test_resume_takes_the_next_word_only_when_it_is_shaped_like_a_session_id() -> None:
+    from tmg.cli.chat_line import optional_values
+
+    assert optional_values(["--resume"]) == ["--resume="]  # alone: the REPL's picker
+    assert optional_values(["--resume", "20250102-1304"]) == ["--resume=20250102-1304"]
+    assert optional_values(["--resume", "20250102-130405-ab12", "why?"]) == ["--resume=20250102-130405-ab12", "why?"]
+    assert optional_values(["--resume", "what", "was", "that"]) == ["--resume=", "what", "was", "that"]
+    assert optional_values(["--resume", "-r", "x"]) == ["--resume=", "-r", "x"]
+    assert optional_values(["--", "--resume", "20250102"]) == ["--", "--resume", "20250102"]  # the prompt
+    line = parse_chat_line(optional_values(["--continue", "-s", "be brief", "--resume", "2025", "q"]))
+    assert line == ChatLine(ChatOptions(latest=True, system="be brief", resume="2025"), ("q",))

@@ -224,7 +224,8 @@ def test_a_save_that_leaves_no_usable_provider_keeps_the_last_good_config(tmp_pa
     assert watcher.reload(settled=True) is False and watcher.current().max_turns == 1
     (warning,) = reports.texts("warn")
     assert warning.startswith(f"config reload failed, keeping the previous config: config file {path} "
-                              "leaves no usable provider: No model provider is configured")
+                              "leaves no usable provider: no provider can be called, none has an API key: set "
+                              "PROVIDERS.mock.API_KEY (not set)")
     save(path, BASE + "MAX_TURNS: 2\n")
     assert watcher.current().max_turns == 2
 

@@ -63,7 +63,8 @@ async def test_max_turns_from_the_flag_names_the_flag(tmp_path):
 async def test_the_budget_stops_before_the_next_call_once_reached(tmp_path):
     model = FakeModel(priced_call(0.4), priced_call(0.4), text("never"))
     engine, _ = engine_for(tmp_path, model, live=LiveConfig(Config(), max_budget_usd=0.75))
-    with pytest.raises(BudgetLimitError, match=r"after 2 model calls.*cost \$0\.8000, reaching --max-budget-usd \(\$0\.75\)"):
+    with pytest.raises(BudgetLimitError, match=r"^the 2 model calls of this prompt have cost \$0\.80, reaching --max-budget-usd \(\$0\.75\): no more "
+                                              r"model calls; raise --max-budget-usd if the task is worth more$"):
         await engine.run_prompt("spend")
     assert model.calls == 2
 

@@ -167,13 +167,24 @@ async def test_server_errors_are_transient(llm: MockLLM, provider: ProviderSpec,
     assert err.kind is ErrorKind.TRANSIENT and err.retryable
 
 
-@pytest.mark.parametrize("reply", [HttpError(404), HttpError(400, message="Invalid value for 'tools'.")],
+@pytest.mark.parametrize("reply", [HttpError(404, message="Not Found", code="not_found"), HttpError(400, message="Invalid value for 'tools'.")],
                          ids=["404", "400"])
 async def test_other_client_errors_are_terminal(llm: MockLLM, provider: ProviderSpec, reply: Any) -> None:
     llm.enqueue(reply)
     err = await _error(provider)
     assert err.kind is ErrorKind.TERMINAL and not err.retryable
     assert "provider 'local'" in str(err)
+
+
+@pytest.mark.parametrize("reply", [HttpError(404),  # OpenAI's own: "The model `x` does not exist ..."
+                                   HttpError(404, message='model "mock" not found, try pulling it first')],
+                         ids=["openai", "ollama"])
+async def test_an_unknown_model_is_said_as_such_and_not_retried(llm: MockLLM, provider: ProviderSpec, reply: Any) -> None:
+    llm.enqueue(reply)
+    err = await _error(provider)
+    assert err.kind is ErrorKind.UNKNOWN_MODEL and not err.retryable
+    assert str(err).startswith("provider 'local' does not know model 'openai/mock' (HTTP 404)")
+    assert "PROVIDERS.local.MODEL" in str(err)
 
 
 async def test_dropped_stream_is_transient(llm: MockLLM, provider: ProviderSpec) -> None:

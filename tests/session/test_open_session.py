@@ -11,6 +11,7 @@ from tmg.compose import load_live_config, open_session
 from tmg.engine.events import NullEvents
 from tmg.environment import Environment
 from tmg.paths import tmg_home
+from tmg.project import project_root
 from tmg.session.options import ChatOptions
 from tmg.session.store import SessionLock, SessionStore
 from tmg.ui.notices import Notices
@@ -38,7 +39,7 @@ async def test_a_failure_after_the_lock_is_taken_leaves_the_session_free(tmp_pat
     monkeypatch.setattr("tmg.compose.build_tools", broken)  # a step well after the lock and the files
     with pytest.raises(OSError, match="working folder is gone"):
         await open_session(ChatOptions(), envr, live, notices, NullEvents(), interactive=True)
-    ref = SessionStore(tmg_home(envr.env)).current("default")
+    ref = SessionStore(tmg_home(envr.env)).current("default", project_root(envr.cwd))
     assert ref is not None and ref.transcript_path.exists()  # it got that far: files were open
     again = SessionLock(ref, wait=0)
     await again.acquire()  # SessionBusyError if the failed open had kept the lock

@@ -15,6 +15,7 @@ from tmg.memory.pending import PendingRing
 from tmg.memory.spool import BatchSpool
 from tmg.private_files import current_umask, private_dirs, tighten
 from tmg.session.history import History
+from tmg.session.spend import DayLedger
 from tmg.session.store import SessionLock, SessionStore
 from tmg.session.transcript import Transcript
 
@@ -40,7 +41,8 @@ def loose_umask():
 async def test_a_session_and_everything_it_writes_are_private_under_a_loose_umask(tmp_path, loose_umask) -> None:
     home = tmp_path / "tmg-home"
     store = SessionStore(home)
-    ref = store.resume_or_start("default")
+    ref = store.resume_or_start("default", tmp_path / "project")  # its pointer and its project file
+    DayLedger(home / "spend").add(0.01, ref.id, "openai/gpt-4o-mini")
     lock = SessionLock(ref)
     await lock.acquire()
     history = History(ref.history_path)

@@ -1,7 +1,8 @@
 """A tiny real MCP server for tests (stdio): `python tests/support/echo_mcp_server.py`.
 
 Tools: `echo(text)` answers the text; `fail()` answers an `isError` result; `crash()` kills
-the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers.
+the server mid-call (a transport failure for the client); `nap(seconds)` sleeps, then answers;
+`peek(path)` answers a file's text.
 All but `scribble(path, text)` say they only read (readOnlyHint): the tests of what a result
 carries are not permission tests; `scribble` writes a file and says so.
 `refuse()` answers a JSON-RPC error (not a result); `weather()` declares an outputSchema its
@@ -27,6 +28,12 @@ READS = ToolAnnotations(read_only_hint=True)
 @server.tool(description="Answer the text back, unchanged.", annotations=READS)
 def echo(text: str) -> str:
     return text
+
+
+@server.tool(description="Answer a file's text (what another program may change under a cache).", annotations=READS)
+def peek(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
 
 
 @server.tool(description="Always fails (an isError result).", annotations=READS)

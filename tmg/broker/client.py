@@ -138,15 +138,16 @@ class BrokerConnection:
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
                         max_timeout: float | None = None, on_progress: Any = None,
-                        cached: bool = False) -> ToolOutcome:
+                        cached: bool | str = False) -> ToolOutcome:
         """tools/call, bounded by `timeout`; McpCallError when the call itself failed (broker gone,
         server died). The broker forwards no progress notifications, so `timeout` is the bound
         (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report).
         `cached`: a read the broker may answer from its cache of the same call (it refreshes it
-        off the path, and forgets it when anything writes to the server's store)."""
+        off the path, and forgets it when anything writes to the server's store); a string names
+        the view of the store the read depends on (a team store's state): another view, another entry."""
         # The bound goes with the call: the broker gives up on it then too (and tells the server),
         # so that a hung call does not hold the store's writes behind it.
-        meta: dict[str, Any] = {DEADLINE_META: timeout} | ({CACHE_META: True} if cached else {})
+        meta: dict[str, Any] = {DEADLINE_META: timeout} | ({CACHE_META: cached} if cached else {})
         params: dict[str, Any] = {"name": name, "arguments": arguments, "_meta": meta}
         try:
             result = await asyncio.wait_for(self.request("tools/call", params), timeout + _CALL_SLACK_S)

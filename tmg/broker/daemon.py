@@ -266,15 +266,16 @@ class ClientSession:
             self.send({"jsonrpc": "2.0", "id": ident, "error": error})
 
     async def _forward(self, ident: Any, child: Child, params: dict[str, Any], deadline: float | None,
-                       cached: bool) -> Any:
+                       cached: bool | str) -> Any:
         """One tools/call within its client's bound (`deadline` seconds, the wait for the store's
         write lock included); ChildError with code TIMED_OUT when it passed. A write handed off
         to the broker gets longer (`_take`): its client left, but it must not hold the store forever."""
         try:
             async with asyncio.timeout(deadline) as bound:
                 self.bounds[ident] = bound
-                if cached:
-                    return await self.broker.reads.read((child.spec.store(), child.spec), params,
+                if cached:  # a view (a string) is part of what the answer is cached under
+                    key = params | {"tmg/view": cached} if isinstance(cached, str) else params
+                    return await self.broker.reads.read((child.spec.store(), child.spec), key,
                                                         lambda: child.call(params))
                 return await child.call(params)
         except TimeoutError:
@@ -300,10 +301,12 @@ class ClientSession:
             child = await self._child()
             broker.calls += 1
             meta = dict(params.get("_meta") or {})
-            cached = meta.pop(CACHE_META, False) is True
+            cached = meta.pop(CACHE_META, False)  # True, or the view of the store the read depends on
+            view = cached if isinstance(cached, str) else None
             deadline = _deadline(meta.pop(DEADLINE_META, None))
             params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
-            return await self._forward(ident, child, params, deadline, cached and child.is_read_call(params))
+            cacheable = (cached is True or view is not None) and child.is_read_call(params)
+            return await self._forward(ident, child, params, deadline, view if cacheable and view else cacheable)
         if method == "ping":
             return {}
         if method == "tmg/detach":

@@ -25,19 +25,29 @@ def main(argv: list[str] | None = None) -> None:
 
         print(f"tmg {__version__}")
         return
-    from tmg.cli.chat_line import VALUE_OPTIONS, parse_chat_line, run_chat
-    from tmg.cli.route import SUBCOMMANDS, first_word, subcommand_args
+    from tmg.cli.chat_line import VALUE_OPTIONS, optional_values, parse_chat_line, run_chat
+    from tmg.cli.route import SUBCOMMANDS, first_word, split_subcommand, subcommand_args
 
     debug = "--debug" in args
+    args = optional_values(args)  # `--resume [ID]`: its value made explicit for both parsers
     line = parse_chat_line(args)  # None: a line only typer reads (help, usage errors, rare forms)
     if line is not None and line.transcript:  # -t before routing: `tmg -t doctor` reads session "doctor"
         run_guarded(lambda: run_chat(line), debug=debug)
-    routed = subcommand_args(args, SUBCOMMANDS, VALUE_OPTIONS)
-    if routed is not None:
+    split = split_subcommand(args, SUBCOMMANDS, VALUE_OPTIONS)
+    if split is not None:
         if debug:  # every subcommand's Environment reads it, whatever options it declares
             os.environ["TMG_DEBUG"] = "1"
         from tmg.cli import admin
 
+        before, routed = split
+        # The options before the subcommand, read as the chat reads them; a line its parser
+        # leaves to typer has them moved behind the subcommand, for typer to say what is wrong.
+        given = parse_chat_line(before) if before else None
+        if before and (given is None or given.words):
+            given, routed = None, subcommand_args(args, SUBCOMMANDS, VALUE_OPTIONS) or routed
+        from tmg.cli.given import hand_over
+
+        hand_over(given.options if given is not None else None)
         prompt_like = " ".join(args[first_word(args, VALUE_OPTIONS):])
         run_guarded(lambda: _with_prompt_hint(admin.app, routed, prompt_like), debug=debug)
     if line is not None:

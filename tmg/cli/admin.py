@@ -3,11 +3,11 @@ looking after tmg rather than chatting."""
 
 from __future__ import annotations
 
-import json
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
+from tmg.cli.given import options_for
 from tmg.cli.memory_cmd import app as memory_app
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -18,41 +18,21 @@ app.add_typer(memory_app, name="memory")
 ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 
 
-@app.command()
-def sessions(mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode.")) -> int:
-    """List sessions: id, mode, messages, first prompt; * marks each mode's current one."""
+@app.command(context_settings={"allow_extra_args": True})
+def sessions(ctx: typer.Context,
+             mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode."),
+             search: Optional[List[str]] = typer.Option(None, "--search", metavar="WORDS",
+                                                        help="Find the messages that hold WORDS (no model).")) -> int:
+    """List sessions: id, mode, messages, folder (the project), first prompt; * marks each project's
+    current one. --search WORDS finds messages across the histories, this project's first."""
+    from tmg.cli.sessions_cmd import run_sessions
     from tmg.environment import Environment
-    from tmg.paths import tmg_home
-    from tmg.session.store import SessionStore
 
-    envr = Environment()
-    store = SessionStore(tmg_home(envr.env))
-    refs = [r for r in store.list() if mode is None or r.mode == mode]
-    if not refs:
-        envr.stdout.write("no sessions yet\n")
-        return 0
-    current = {r.mode: (store.current(r.mode) or r).id for r in refs}
-    for ref in refs:
-        count, first = _summary(ref.history_path)
-        mark = "*" if current.get(ref.mode) == ref.id else " "
-        envr.stdout.write(f"{mark} {ref.id}  {ref.mode:<12} {count:>5} msgs  {first}\n")
-    return 0
-
-
-def _summary(path) -> tuple[int, str]:
-    count, first = 0, ""
-    try:
-        with path.open("rb") as f:
-            for line in f:
-                count += 1
-                if not first and b'"role":"user"' in line:
-                    try:
-                        first = str(json.loads(line).get("content", ""))[:60].replace("\n", " ")
-                    except ValueError:
-                        pass
-    except OSError:
-        pass
-    return count, first
+    # `--search a b`: the option takes one word, the rest arrive as extra words (ctx.args).
+    words = [*(search or ()), *ctx.args] if search is not None else None
+    if words is None and ctx.args:
+        raise typer.BadParameter(f"unexpected words {' '.join(ctx.args)!r}; to search, use --search WORDS")
+    return run_sessions(options_for(mode=mode), Environment(), words)
 
 
 @app.command()
@@ -67,7 +47,9 @@ def compact(
     from tmg.session.options import ChatOptions
     from tmg.environment import Environment
 
-    return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")
+    given = options_for(config_path=config, mode=mode)
+    return run_compact(ChatOptions(config_path=given.config_path, mode=given.mode, model=given.model), Environment(),
+                       focus or "")
 
 
 @app.command()
@@ -75,7 +57,7 @@ def rewind(
     count: int = typer.Argument(1, metavar="N", help="How many of the latest prompts to take back (default 1)."),
     force: bool = typer.Option(False, "--force", help="Restore files even where they changed since (your changes go)."),
     listing: bool = typer.Option(False, "--list", help="List the prompts that can be rewound, newest first."),
-    mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to rewind."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session (of this project) to rewind."),
     config: Optional[str] = ConfigOpt,
 ) -> int:
     """Take back the last N prompts: their file changes are undone, the model no longer sees their
@@ -85,24 +67,34 @@ def rewind(
     from tmg.environment import Environment
     from tmg.session.options import ChatOptions
 
-    return run_rewind(ChatOptions(config_path=config, mode=mode), Environment(), count, force, listing)
+    given = options_for(config_path=config, mode=mode)
+    return run_rewind(ChatOptions(config_path=given.config_path, mode=given.mode), Environment(), count, force, listing)
 
 
 @app.command("config")
 def show_config(config: Optional[str] = ConfigOpt) -> int:
     """Print the resolved config (secrets masked) and where it came from."""
     from tmg.config.inspect import render_config
+    from tmg.config.live import LiveConfig
     from tmg.config.loader import load_config
     from tmg.environment import Environment
 
     envr = Environment()
-    cfg, warnings = load_config(config, envr.env, envr.cwd)
+    given = options_for(config_path=config)
+    cfg, warnings = load_config(given.config_path, envr.env, envr.cwd)
     for w in warnings:
         envr.stderr.write(f"tmg: warning: {w}\n")
+    # What a chat with these options would run with: --mode and --system applied, -m's provider named.
+    cfg = LiveConfig(cfg, mode=given.mode, person=given.system).get()
     envr.stdout.write(render_config(cfg))
     from tmg.context.instruction_files import listing
 
     envr.stdout.write("".join(f"# {line}\n" for line in listing(envr.env, envr.cwd)))
+    if given.model:
+        from tmg.config.providers import choose_provider
+
+        chosen = choose_provider(cfg, given.model)
+        envr.stdout.write(f"# -m {given.model}: provider {chosen.name}, model {chosen.model}\n")
     return 0
 
 
@@ -120,6 +112,7 @@ def mcp(
     from tmg.environment import Environment
     from tmg.errors import UsageError
 
+    config = options_for(config_path=config).config_path
     if action is None:
         return list_servers(config, Environment())
     if action not in ("login", "logout") or not name:
@@ -129,11 +122,12 @@ def mcp(
 
 @app.command()
 def doctor(config: Optional[str] = ConfigOpt) -> int:
-    """Check the config, the selected provider's key, and each MCP server."""
+    """Check the config, every provider (key, endpoint, model), memory and each MCP server."""
     from tmg.cli.doctor import run_doctor
     from tmg.environment import Environment
 
-    return run_doctor(config, Environment())
+    given = options_for(config_path=config)
+    return run_doctor(given.config_path, Environment(), model=given.model)
 
 
 @app.command()
@@ -185,7 +179,8 @@ def permissions(
     revoke: Optional[str] = typer.Option(None, "--revoke", metavar="N|RULE",
                                          help="Forget saved decision N (as listed) or every one for RULE."),
 ) -> int:
-    """List the decisions saved by answering "always" at a tool prompt, or revoke one."""
+    """List the decisions saved by answering "always" at a tool prompt (or revoke one), then the
+    mode and the config's rules that hold here, as /permissions shows them."""
     from tmg.environment import Environment
     from tmg.permissions.store import DecisionStore
 
@@ -195,14 +190,30 @@ def permissions(
         envr.stdout.write(store.revoke_line(revoke) + "\n")
         return 0
     envr.stdout.write("\n".join(store.listing()) + "\n")
+    envr.stdout.write("".join(f"{line}\n" for line in _rule_lines(options_for(), envr)))
     return 0
 
 
+def _rule_lines(options, envr) -> list[str]:
+    """The mode (--permissions, else PERMISSIONS.MODE) and the rules of the config in use (-c)."""
+    from tmg.config.loader import load_config
+    from tmg.config.model import PERMISSION_MODES
+    from tmg.errors import UsageError
+    from tmg.permissions.engine import PermissionEngine
+
+    if options.permissions is not None and options.permissions not in PERMISSION_MODES:
+        raise UsageError(f"--permissions {options.permissions!r} is not a mode; use one of: {', '.join(PERMISSION_MODES)}")
+    config, _warnings = load_config(options.config_path, envr.env, envr.cwd)
+    engine = PermissionEngine(lambda: config, cwd=str(envr.cwd), env=envr.env, mode=options.permissions)
+    return engine.describe()
+
+
 @app.command()
-def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
+def skills(mode: Optional[str] = typer.Option(None, "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
     from tmg.paths import tmg_home
+    from tmg.project import project_root
     from tmg.session.store import SessionStore
     from tmg.skills.discovery import SkillScanner
     from tmg.skills.listing import listing_lines
@@ -210,7 +221,8 @@ def skills(mode: str = typer.Option("default", "--mode", help="Show which skills
 
     envr = Environment()
     catalog = SkillScanner(envr.env, envr.cwd, trusted_folder(envr.env)).scan()
-    ref = SessionStore(tmg_home(envr.env)).current(mode)
+    mode = options_for(mode=mode).mode or "default"
+    ref = SessionStore(tmg_home(envr.env)).current(mode, project_root(envr.cwd))  # this project's session
     active = active_names(ref.dir / SKILLS_FILE) if ref is not None else []
     for line in listing_lines(catalog, active):
         envr.stdout.write(line + "\n")

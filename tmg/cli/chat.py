@@ -53,12 +53,17 @@ def _version(value: bool) -> None:
 def chat(
     prompt: Optional[List[str]] = typer.Argument(None, help="The question (or, with -t, a session id).", show_default=False),
     config: Optional[str] = typer.Option(None, "-c", "--config", help="Config file (else TMG_CONFIG, ./tmg.yaml, ~/.config/tmg/config.yaml)."),
-    new: bool = typer.Option(False, "--new", help="Start a new session instead of resuming the mode's current one."),
+    new: bool = typer.Option(False, "--new", help="Start a new session instead of resuming this project's current one."),
     mode: Optional[str] = typer.Option(None, "--mode", help="Mode: persona and session namespace."),
     model: Optional[str] = typer.Option(None, "-m", "--model", help="Model id (litellm style) or provider name."),
     raw: bool = typer.Option(False, "-r", "--raw", help="Plain text output, no Markdown rendering."),
     permissions: Optional[str] = typer.Option(None, "--permissions", metavar="MODE",
                                               help="Tool permissions: default, accept-edits, read-only, plan or yolo (else PERMISSIONS.MODE)."),
+    resume: Optional[str] = typer.Option(None, "--resume", metavar="[ID]",
+                                         help="Resume an older session by id (prefix); alone, pick one in the chat."),
+    latest: bool = typer.Option(False, "--continue", help="Continue the most recently active session of this project."),
+    system: Optional[str] = typer.Option(None, "-s", "--system", metavar="TEXT",
+                                         help="The system prompt for this run, in place of PERSON."),
     transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
     as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
     debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),
@@ -73,5 +78,6 @@ def chat(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw, permissions=permissions,
-                          max_turns=max_turns, max_budget_usd=max_budget_usd)
+                          max_turns=max_turns, max_budget_usd=max_budget_usd, resume=resume, latest=latest,
+                          system=system)
     return run_chat(ChatLine(options, tuple(prompt or ()), transcript, as_json, debug, output_format))

@@ -11,6 +11,7 @@ text and every usage error. tests/cli/test_chat_line.py keeps the two option tab
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,6 +27,12 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")  # --output-format (tmg.ui.json
 _NUMBERS = {"max_turns": (int, 1), "max_budget_usd": (float, 0.0)}
 FLAGS = {"--new": "new", "-r": "raw", "--raw": "raw", "-t": "transcript", "--transcript": "transcript",
          "--json": "as_json", "--debug": "debug"}
+# -- which session, and a system prompt for one run (issue 25, item 5) --
+VALUE_OPTIONS.update({"--resume": "resume", "-s": "system", "--system": "system"})
+FLAGS.update({"--continue": "latest"})
+# The shape of a session id's prefix (20250102-130405-ab12): what `--resume` takes as its value
+# when it is the next word; anything else is the prompt, and `--resume` alone asks the REPL's picker.
+_SESSION_ID = re.compile(r"\d{4}[\d-]*[0-9a-f]*")
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,28 @@ class ChatLine:
     as_json: bool = False
     debug: bool = False
     output_format: str = "text"  # --output-format: text, json or stream-json (a one-shot's stdout)
+
+
+def optional_values(args: Sequence[str]) -> list[str]:
+    """``args`` with the value of ``--resume`` made explicit: ``--resume=ID`` when the next word is
+    shaped like a session id, else ``--resume=`` (no id: the picker). Both parsers then read it
+    as an option with a value, and a prompt after ``--resume`` stays the prompt."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if arg == "--resume":
+            following = args[i + 1] if i + 1 < len(args) else ""
+            taken = bool(_SESSION_ID.fullmatch(following))
+            out.append(f"--resume={following if taken else ''}")
+            i += 2 if taken else 1
+            continue
+        out.append(arg)
+        i += 1
+    return out
 
 
 def parse_chat_line(args: Sequence[str]) -> ChatLine | None:
@@ -79,7 +108,7 @@ def parse_chat_line(args: Sequence[str]) -> ChatLine | None:
                 return None
         i += 1
     output_format = str(values.pop("output_format", "text"))
-    options = ChatOptions(new="new" in flags, raw="raw" in flags, **values)  # type: ignore[arg-type]
+    options = ChatOptions(new="new" in flags, raw="raw" in flags, latest="latest" in flags, **values)  # type: ignore[arg-type]
     return ChatLine(options, tuple(words), "transcript" in flags, "as_json" in flags, "debug" in flags, output_format)
 
 
@@ -110,6 +139,7 @@ def run_chat(line: ChatLine) -> int:
         from tmg.errors import UsageError
 
         raise UsageError("--json only goes with -t (e.g. `tmg -t --json`)")
+    _one_session_wish(line.options)
     if not line.words and envr.interactive:
         from tmg.cli.repl_entry import start_repl
 
@@ -131,3 +161,13 @@ def _check_one_shot_only(line: ChatLine, interactive: bool) -> None:
     if not line.words and interactive:
         raise UsageError(f"--output-format {line.output_format} is for a one-shot: give a prompt "
                          f'(tmg --output-format {line.output_format} "question") or pipe one in')
+
+
+def _one_session_wish(options: ChatOptions) -> None:
+    """--new, --resume and --continue each choose the session: at most one of them."""
+    given = [flag for flag, on in (("--new", options.new), ("--resume", options.resume is not None),
+                                   ("--continue", options.latest)) if on]
+    if len(given) > 1:
+        from tmg.errors import UsageError
+
+        raise UsageError(f"{' and '.join(given)} each choose the session; give one of them")

@@ -1,4 +1,4 @@
-"""``tmg compact [FOCUS]``: summarise the older turns of a mode's current session now."""
+"""``tmg compact [FOCUS]``: summarise the older turns of the current session of a mode and project now."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from tmg.errors import UsageError
 def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
     from tmg.compose import load_live_config
     from tmg.paths import tmg_home
+    from tmg.project import project_root
     from tmg.session.store import SessionStore
     from tmg.ui.notices import Notices
 
     notices = Notices(envr.stderr, color=False)
     live = load_live_config(options, envr, notices)
     mode = live.get().mode
-    if SessionStore(tmg_home(envr.env)).current(mode) is None:
-        raise UsageError(f'mode "{mode}" has no session yet; there is nothing to compact')
+    if SessionStore(tmg_home(envr.env)).current(mode, project_root(envr.cwd)) is None:
+        raise UsageError(f'mode "{mode}" has no session in this project yet; there is nothing to compact')
     return asyncio.run(_compact(options, envr, live, notices, focus))
 
 
@@ -27,8 +28,9 @@ async def _compact(options: ChatOptions, envr: Environment, live, notices, focus
     from tmg.compose import open_session
     from tmg.engine.events import NullEvents
 
-    # The summary lands in the transcript like one made in a chat (the session's recorder).
-    session = await open_session(options, envr, live, notices, NullEvents(), interactive=True)
+    # The summary lands in the transcript like one made in a chat (the session's recorder); a
+    # session open in a chat is said to be busy (a side session would have nothing to compact).
+    session = await open_session(options, envr, live, notices, NullEvents(), interactive=True, side_ok=False)
     try:
         line = await session.engine.compact(focus)
         session.transcript.notice(line)

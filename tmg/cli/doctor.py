@@ -33,7 +33,7 @@ class _Verdicts:
         self._out.flush()
 
 
-def run_doctor(config_path: str | None, envr: Environment) -> int:
+def run_doctor(config_path: str | None, envr: Environment, model: str | None = None) -> int:
     from tmg.config.loader import load_config
     from tmg.redaction import make_redactor
     from tmg.errors import TmgError
@@ -51,7 +51,10 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
     _check_secrets(config, v)
     for w in config.withheld:  # what the untrusted project file would do, item by item
         v.say("warn", "trust", f"ignored {w.path}: it {w.detail}")
-    provider_lines = _provider_verdicts(config)
+    provider_lines = _provider_verdicts(config, model)
+    local = _local_server(config, envr) if provider_lines[0][1][0] == "FAIL" else None
+    if local is not None:
+        provider_lines[0] = local
     servers, skipped = _servers_to_start(config)
     probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers,
                                                    envr.cwd))
@@ -85,38 +88,72 @@ def _check_secrets(config: Config, v: _Verdicts) -> None:
 _RANK = {"skip": 0, "ok": 1, "warn": 2, "FAIL": 3}
 
 
-def _provider_verdicts(config: Config) -> list[tuple[ProviderSpec | None, tuple[str, str, str]]]:
-    """A verdict per provider tmg would use (the chosen one, then the FAILOVER_ORDER ones it
-    may fall back to), each with the spec to contact, or None when there is nothing to call."""
-    from tmg.config.providers import choose_provider, provider_spec
+def _provider_verdicts(config: Config, model: str | None = None,
+                       ) -> list[tuple[ProviderSpec | None, tuple[str, str, str]]]:
+    """A verdict per provider of the config: the one a chat would use (``-m`` applied), the
+    FAILOVER_ORDER ones it may fall back to, and every other one (used with -m NAME or
+    SELECTED_PROVIDER); each with the spec to contact, or None when there is nothing to call.
+    The shipped defaults (keyed from OPENAI_API_KEY and the like) count only when their key is set."""
+    from tmg.config.providers import choose_provider, provider_spec, usable
     from tmg.errors import TmgError
 
+    lines: list[tuple[ProviderSpec | None, tuple[str, str, str]]] = []
     try:
-        provider = choose_provider(config)
+        chosen = choose_provider(config, model)
     except TmgError as exc:
-        return [(None, ("FAIL", "provider", str(exc)))]
-    how = "SELECTED_PROVIDER" if config.selected_provider else "the first provider with an API key"
-    where = f"PROVIDERS.{provider.name}.API_KEY"
-    if provider.api_key:
-        chosen = ("ok", "provider", f"{provider.name} ({provider.model}), chosen as {how}; API key set "
-                                    f"({config.origin(where)})")
-    elif provider.url:
-        chosen = ("ok", "provider", f"{provider.name} ({provider.model}) at {provider.url}, no API key "
-                                    "(fine for a local server)")
-    else:
-        return [(None, ("FAIL", "provider", f"{provider.name} ({provider.model}) has no API key "
-                                            f"({config.origin(where)}); set {where} or the variable it names"))]
-    lines = [(provider_spec(provider), chosen)]
-    for name in config.failover_order:
-        other = config.providers.get(name)
-        if other is None or name == provider.name:
-            continue
-        item = f"failover provider {name}"
-        if other.api_key or other.url:
-            lines.append((provider_spec(other), ("ok", item, f"{other.model}, tried when {provider.name} fails")))
+        chosen = None
+        lines.append((None, ("FAIL", "provider", str(exc))))
+    if chosen is not None:
+        how = ("-m" if model else "SELECTED_PROVIDER" if config.selected_provider
+               else "the first provider with an API key or a URL")
+        where = f"PROVIDERS.{chosen.name}.API_KEY"
+        if chosen.api_key:
+            verdict = ("ok", "provider", f"{chosen.name} ({chosen.model}), chosen as {how}; API key set "
+                                         f"({config.origin(where)})")
+        elif chosen.url:
+            verdict = ("ok", "provider", f"{chosen.name} ({chosen.model}) at {chosen.url}, chosen as {how}; no API "
+                                         "key (fine for a local server)")
         else:
-            lines.append((None, ("skip", item, "no API key nor URL: failover passes over it")))
+            verdict = ("FAIL", "provider", f"{chosen.name} ({chosen.model}) has no API key ({config.origin(where)}); "
+                                           f"set {where} or the variable it names")
+        lines.append((provider_spec(chosen) if verdict[0] == "ok" else None, verdict))
+    failover = [n for n in config.failover_order if n in config.providers]
+    for name in [*failover, *(n for n in config.providers if n not in failover)]:
+        other = config.providers[name]
+        if chosen is not None and name == chosen.name:
+            continue
+        shipped = config.origin(f"PROVIDERS.{name}.MODEL").startswith("default")
+        if shipped and not other.api_key:
+            continue  # a shipped default whose variable is unset: not the user's provider
+        item = f"failover provider {name}" if name in failover else f"provider {name}"
+        role = (f"tried when {chosen.name if chosen else 'the chosen one'} fails" if name in failover
+                else "used with -m " + name + " or SELECTED_PROVIDER")
+        if usable(config, name):
+            lines.append((provider_spec(other), ("ok", item, f"{other.model}, {role}")))
+        else:
+            key = config.origins.get(f"PROVIDERS.{name}.API_KEY", "not set")
+            lines.append((None, ("warn" if name not in failover else "skip", item,
+                                 f"{other.model}: no API key ({key}) nor URL, so it cannot be called; set "
+                                 f"PROVIDERS.{name}.API_KEY")))
     return lines
+
+
+def _local_server(config: Config, envr: Environment) -> tuple[ProviderSpec | None, tuple[str, str, str]] | None:
+    """With no provider configured at all, the local server a chat would find on loopback, as its
+    verdict (it is contacted again with the others)."""
+    from tmg.config.providers import no_provider_configured
+    from tmg.llm.local_probe import find_local_server
+
+    if not no_provider_configured(config):
+        return None
+    server, _anew = asyncio.run(find_local_server(envr.env))
+    if server is None:
+        return None
+    from tmg.llm.gateway import ProviderSpec
+
+    spec = ProviderSpec(name=server.name, model=server.model, api_base=server.url, backend="native")
+    return spec, ("ok", "provider", f"none configured: a chat uses the OpenAI-compatible server on "
+                                    f"127.0.0.1:{server.port} ({server.kind}), model {server.model}")
 
 
 def _servers_to_start(config: Config) -> tuple[list[McpServerConfig], list[str]]:

@@ -283,8 +283,10 @@ def _run(config_path: Optional[str], operation, envr=None, unless=None, direct: 
     `direct`: spawn the server, never through the broker, with `env` added to its environment."""
     import asyncio
 
+    from tmg.cli.given import options_for
     from tmg.environment import Environment
 
+    config_path = options_for(config_path=config_path).config_path  # `tmg -c work.yaml memory list` too
     return asyncio.run(_with_client(config_path, envr or Environment(), operation, unless, direct, env))
 
 

@@ -1,4 +1,5 @@
-"""``tmg rewind [N]``: take back the last N prompts of the mode's current session (default 1).
+"""``tmg rewind [N]``: take back the last N prompts of the current session of a mode and project
+(default 1).
 
 Their file changes are undone (a file they created is removed), their exchanges leave what the
 model is sent (the history keeps them, marked), and what memory learned from them is retracted.
@@ -18,14 +19,15 @@ from tmg.session.options import ChatOptions
 def run_rewind(options: ChatOptions, envr: Environment, count: int, force: bool, listing: bool) -> int:
     from tmg.compose import load_live_config
     from tmg.paths import tmg_home
+    from tmg.project import project_root
     from tmg.session.store import SessionStore
     from tmg.ui.notices import Notices
 
     notices = Notices(envr.stderr, color=False)
     live = load_live_config(options, envr, notices)
     mode = live.get().mode
-    if SessionStore(tmg_home(envr.env)).current(mode) is None:
-        raise UsageError(f'mode "{mode}" has no session yet; there is nothing to rewind')
+    if SessionStore(tmg_home(envr.env)).current(mode, project_root(envr.cwd)) is None:
+        raise UsageError(f'mode "{mode}" has no session in this project yet; there is nothing to rewind')
     return asyncio.run(_rewind(options, envr, live, notices, count, force, listing))
 
 
@@ -35,8 +37,9 @@ async def _rewind(options: ChatOptions, envr: Environment, live, notices, count:
     from tmg.compose import open_session
     from tmg.engine.events import NullEvents
 
-    # Locked as a chat is (a session open in another tmg is said, never written beside it).
-    session = await open_session(options, envr, live, notices, NullEvents(), interactive=True)
+    # Locked as a chat is (a session open in another tmg is said, never written beside it: a side
+    # session would have nothing to rewind).
+    session = await open_session(options, envr, live, notices, NullEvents(), interactive=True, side_ok=False)
     try:
         history, log = session.engine.history, session.checkpoints
         assert log is not None

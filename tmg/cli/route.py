@@ -1,9 +1,11 @@
 """Which app a command line is for: a subcommand (``tmg [GLOBAL OPTIONS] doctor ...``) or the chat.
 
 The rule, also in ``tmg --help``: the first word that is not an option (nor an option's value)
-names a subcommand when it is one; the global options before it move behind it, so
-``tmg -c f.yaml doctor`` is ``tmg doctor -c f.yaml``. A prompt that is exactly a subcommand's
-name is asked after ``--`` (``tmg -- doctor``): nothing reaches the model by accident.
+names a subcommand when it is one. The options before it are the chat's own (``-c``, ``--mode``,
+``-m``, ...), read by the chat's parser and handed to the subcommand, which honours those that
+concern it (tmg.cli.given: ``tmg -c f.yaml memory list`` lists f.yaml's memory) and accepts the
+rest; its own options follow its name. A prompt that is exactly a subcommand's name is asked
+after ``--`` (``tmg -- doctor``): nothing reaches the model by accident.
 """
 
 from __future__ import annotations
@@ -38,17 +40,29 @@ def first_word(args: Sequence[str], takes_value: Iterable[str]) -> int | None:
     return None
 
 
-def subcommand_args(args: Sequence[str], names: Iterable[str], takes_value: Iterable[str]) -> list[str] | None:
-    """The argument list for the subcommand app when ``args`` name a subcommand, else None.
+def split_subcommand(args: Sequence[str], names: Iterable[str],
+                     takes_value: Iterable[str]) -> tuple[list[str], list[str]] | None:
+    """``(options before, the subcommand's arguments)`` when ``args`` name a subcommand, else None.
 
-    The global options before the subcommand's name go after its words (a subcommand that does not take
-    one says so as a usage error); ``--debug`` is taken out wherever it is, the caller applies it.
-    """
+    The subcommand's arguments are its name, its own words and what follows ``--``; ``--debug``
+    is taken out wherever it is (the caller applies it)."""
     at = first_word(args, takes_value)
     if at is None or args[at] not in set(names):
         return None
     before = [a for a in args[:at] if a != DEBUG]
     rest = list(args[at + 1:])
     cut = rest.index("--") if "--" in rest else len(rest)
+    return before, [args[at], *(a for a in rest[:cut] if a != DEBUG), *rest[cut:]]
+
+
+def subcommand_args(args: Sequence[str], names: Iterable[str], takes_value: Iterable[str]) -> list[str] | None:
+    """The argument list for the subcommand app with the options before its name moved behind its
+    words: for a line whose options the chat's parser cannot read (combined short flags, an
+    unknown option), so that typer names what is wrong in its usual way."""
+    split = split_subcommand(args, names, takes_value)
+    if split is None:
+        return None
+    before, own = split
+    cut = own.index("--") if "--" in own else len(own)
     # Behind the subcommand's own words, so a sub-app's command (``memory list``) gets them too.
-    return [args[at], *(a for a in rest[:cut] if a != DEBUG), *before, *rest[cut:]]
+    return [*own[:cut], *before, *own[cut:]]

@@ -11,7 +11,8 @@ from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.history import History
 from tmg.paths import tmg_home
-from tmg.session.store import SessionStore
+from tmg.project import project_root
+from tmg.session.store import SessionRef, SessionStore
 
 
 def show_transcript(options: ChatOptions, envr: Environment, session: str | None, as_json: bool) -> int:
@@ -20,9 +21,7 @@ def show_transcript(options: ChatOptions, envr: Environment, session: str | None
         config, _warnings = load_config(options.config_path, envr.env, envr.cwd)
         mode = config.mode
     store = SessionStore(tmg_home(envr.env))
-    ref = store.find(session, mode) if session else store.current(mode)
-    if ref is None:
-        raise UsageError(f'mode "{mode}" has no session yet; ask something first (tmg "question")')
+    ref = store.find(session, mode) if session else _current(store, mode, envr)
     out = envr.stdout
     if as_json:
         warnings: list[str] = []
@@ -47,3 +46,18 @@ def show_transcript(options: ChatOptions, envr: Environment, session: str | None
         out.write(text)
     out.flush()
     return 0
+
+
+def _current(store: SessionStore, mode: str, envr: Environment) -> SessionRef:
+    """This project's current session; in a TMG_HOME from before projects, the mode's old one."""
+    project = project_root(envr.cwd)
+    ref = store.current(mode, project)
+    if ref is not None:
+        return ref
+    legacy = store.legacy_current(mode)
+    if legacy is not None:
+        envr.stderr.write(f"tmg: no session of mode {mode} in {project} yet; showing {legacy.id}, the current "
+                          "session from before sessions belonged to projects\n")
+        return legacy
+    raise UsageError(f'mode "{mode}" has no session in {project} yet; ask something first (tmg "question"), '
+                     "or read another project's with tmg -t ID (`tmg sessions` lists them)")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tmg.config.model import (CompactionConfig, Config, HookSpec, McpServerConfig, MemoryConfig, PermissionsConfig,
-                              ProviderConfig, SyncConfig)
+from tmg.config.model import (CompactionConfig, Config, CostCaps, HookSpec, McpServerConfig, MemoryConfig,
+                              PermissionsConfig, ProviderConfig, SyncConfig)
 from tmg.config.schema import SCHEMA
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         permissions=permissions,
         user_permissions=user_permissions,
         hooks=_unique(hook_specs(clean.get("HOOKS", {}), source) + user_hooks),
+        max_cost=CostCaps(session=clean.get("MAX_COST", {}).get("SESSION"), day=clean.get("MAX_COST", {}).get("DAY")),
         source=source,
         values=clean,
         origins=dict(origins or {}),

@@ -23,9 +23,11 @@ def render_config(config: Config) -> str:
     """The config, one key per line, each with its origin; secrets masked."""
     source = f"config file: {config.source}" if config.source else "no config file: defaults + environment"
     lines = [f"# {source}", *_trust_lines(config), *_user_permission_lines(config),
-             "# after '#': where each value came from (file, env TMG_*, --mode, default)"]
+             "# after '#': where each value came from (file, env TMG_*, --mode, --system, default)"]
     values = dict(config.values)
     values["MODE"] = config.mode  # a --mode override is not in the file's values
+    if config.person:
+        values["PERSON"] = config.person  # nor a -s/--system one
     _render_block(config, SCHEMA, values, "", 0, lines)
     return make_redactor(config.secrets())("\n".join(lines) + "\n")
 

@@ -1,6 +1,6 @@
 """The live config: one immutable Config at a time, swapped atomically on reload.
 
-Readers call :meth:`LiveConfig.get` at phase boundaries; command-line overrides (``--mode``,
+Readers call :meth:`LiveConfig.get` at phase boundaries; command-line overrides (``--mode``, ``--system``,
 ``--max-turns``, ``--max-budget-usd``) are applied to every config swapped in, so a reload never undoes them.
 """
 
@@ -11,6 +11,10 @@ from dataclasses import replace
 from typing import Any
 
 from tmg.config.model import Config
+
+
+# The flag that sets an override, where it is not --<field>: -s/--system sets PERSON for one run.
+_FLAG_OF = {"person": "--system"}
 
 
 class LiveConfig:
@@ -24,7 +28,7 @@ class LiveConfig:
         if not self._overrides:
             return config
         origins = dict(config.origins)
-        origins.update({name.upper(): f"--{name.replace('_', '-')}" for name in self._overrides})
+        origins.update({name.upper(): _FLAG_OF.get(name, f"--{name.replace('_', '-')}") for name in self._overrides})
         return replace(config, **self._overrides, origins=origins)
 
     @property

@@ -150,6 +150,14 @@ class HookSpec:
 
 
 @dataclass(frozen=True)
+class CostCaps:
+    """MAX_COST: the most the model calls of one session, and of one day, may cost (USD); None: no cap."""
+
+    session: float | None = None
+    day: float | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -173,6 +181,7 @@ class Config:
     # HOOKS: the config file's own (a project's only when its folder is trusted), then the user's
     # own file's beside a project's, which hold in every folder (tmg.config.hooks).
     hooks: tuple[HookSpec, ...] = ()
+    max_cost: CostCaps = field(default_factory=CostCaps)  # MAX_COST (tmg.session.spend)
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".

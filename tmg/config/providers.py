@@ -7,7 +7,8 @@ from tmg.errors import ConfigError, UsageError
 from tmg.llm.gateway import ProviderSpec
 
 NO_PROVIDER_HELP = (
-    "No model provider is configured: tmg needs an API key. Either export one of "
+    "No model provider is configured, and no local OpenAI-compatible server answered on 127.0.0.1 "
+    "(Ollama 11434, llama.cpp 8080, LM Studio 1234, vLLM 8000). Either start one, export one of "
     "OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or write a config "
     "file (copy config/tmg.example.yaml to ~/.config/tmg/config.yaml or ./tmg.yaml) with a "
     "PROVIDERS entry giving MODEL, API_KEY and, for a local or compatible server, URL; then "
@@ -15,8 +16,37 @@ NO_PROVIDER_HELP = (
 )
 
 
+def usable(config: Config, name: str) -> bool:
+    """Whether tmg can call provider ``name``: it has an API key, or a URL and no API_KEY written
+    at all (a local server takes any key). An API_KEY written as an unset ``${VAR}`` wants a key:
+    without it the provider is passed over, and the error names the variable."""
+    p = config.providers[name]
+    return bool(p.api_key or (p.url and f"PROVIDERS.{name}.API_KEY" not in config.origins))
+
+
+def no_provider_configured(config: Config) -> bool:
+    """Whether the config names no provider of its own (only the shipped defaults, keyed from
+    the environment) and none of those has a key: the case where tmg looks for a local server."""
+    return all(not usable(config, n) and config.origin(f"PROVIDERS.{n}.MODEL").startswith("default")
+               for n in config.providers)
+
+
+def _none_usable(config: Config) -> ConfigError:
+    """The error for a config whose own providers have neither a key nor a URL: each one named,
+    with the key to set (and the variable it names, when that is what is unset)."""
+    if no_provider_configured(config):
+        return ConfigError(NO_PROVIDER_HELP)
+    named = []
+    for name in config.providers:
+        origin = config.origins.get(f"PROVIDERS.{name}.API_KEY", "")
+        unset = origin.partition(", ")[2] if "is not set" in origin else "not set"
+        named.append(f"PROVIDERS.{name}.API_KEY ({unset})")
+    return ConfigError(f"no provider can be called, none has an API key: set {', or '.join(named)}; a local "
+                       "OpenAI-compatible server needs only URL (and no API_KEY); `tmg doctor` checks each provider")
+
+
 def choose_provider(config: Config, model_override: str | None = None) -> ProviderConfig:
-    """SELECTED_PROVIDER, else the first provider (FAILOVER_ORDER first) that has an API key.
+    """SELECTED_PROVIDER, else the first provider (FAILOVER_ORDER first) that has an API key or a URL.
 
     ``-m/--model`` replaces the chosen provider's model, or names a provider outright.
 
@@ -31,9 +61,9 @@ def choose_provider(config: Config, model_override: str | None = None) -> Provid
         chosen = config.providers[config.selected_provider]
     else:
         order = list(config.failover_order) + [n for n in config.providers if n not in config.failover_order]
-        keyed = [config.providers[n] for n in order if config.providers[n].api_key]
+        keyed = [config.providers[n] for n in order if usable(config, n)]
         if not keyed:
-            raise ConfigError(NO_PROVIDER_HELP)
+            raise _none_usable(config)
         chosen = keyed[0]
     if model_override:
         from dataclasses import replace

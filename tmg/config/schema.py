@@ -112,6 +112,12 @@ SANDBOX = {
     "NETWORK": Key("bool", False),
 }
 
+# The most the model calls may cost, in USD, from the cost meter (tmg.session.spend); unset: no cap.
+MAX_COST = {
+    "SESSION": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="2.50"),
+    "DAY": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="10"),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -136,6 +142,7 @@ SCHEMA: dict[str, Key] = {
     "MAX_BUDGET_USD": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="0.50"),
     # Command hooks in Claude Code's protocol (docs/hooks.md); a project's run only once it is trusted.
     "HOOKS": Key("hooks", {}),
+    "MAX_COST": Key("block", {}, fields=MAX_COST),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.

@@ -263,6 +263,7 @@ class PhaseEngine:
             tools = self._tools.schemas()  # counted by the budget, then sent as they are
             payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name
+            turn.meta.update({"failover_from": provider.failed_over_from} if provider.failed_over_from else {})  # per turn
             await self._enter(Phase.INFERENCE, turn)
             partial: list[str] = []
             self._partial = partial
@@ -299,7 +300,9 @@ class PhaseEngine:
                     force_compact = True  # the same gatekeeper, forced: prune, then summarise once
                     self._events.on_notice(f"{err}; summarising older turns and trying once more")
                     continue
-                if err.retryable and retries >= self._retry.max_retries and self._fail_over(cfg, provider, tried, err):
+                # An unknown model at once (asking again would not teach it the model), else after the retries.
+                exhausted = err.kind is ErrorKind.UNKNOWN_MODEL or (err.retryable and retries >= self._retry.max_retries)
+                if exhausted and self._fail_over(cfg, provider, tried, err):
                     retries = 0
                     continue
                 if not err.retryable or retries >= self._retry.max_retries:
@@ -340,17 +343,17 @@ class PhaseEngine:
             return completion
 
     def _fail_over(self, cfg: Config, provider: ProviderSpec, tried: list[str], err: GatewayError) -> bool:
-        """Switch this prompt to the next FAILOVER_ORDER provider after ``provider`` exhausted its
-        retries (never on auth, bad request or overflow: another provider would not fix those)."""
-        if self._failover_for is None:
-            return False
+        """Switch to the next FAILOVER_ORDER provider after ``provider`` exhausted its retries, or
+        did not know the model (never on auth, bad request or overflow: another provider would not
+        fix those). The session's models keep it for later prompts (tmg.session.models)."""
         tried.append(provider.name)
-        nxt = self._failover_for(cfg, tried)
+        nxt = self._failover_for(cfg, tried) if self._failover_for is not None else None
         if nxt is None:
             return False
         self._fallback = nxt
-        self._events.on_notice(f"provider {provider.name} failed after {self._retry.max_retries} retries ({err}); "
-                               f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
+        how = "failed" if err.kind is ErrorKind.UNKNOWN_MODEL else f"failed after {self._retry.max_retries} retries"
+        self._events.on_notice(f"provider {provider.name} {how} ({err}); failing over to {nxt[0].name} "
+                               f"({nxt[0].model}), next in FAILOVER_ORDER")
         return True
 
     async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config,

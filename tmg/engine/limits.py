@@ -1,13 +1,15 @@
 """The Guard's limits on one prompt: MAX_TURNS model calls (``--max-turns``) and MAX_BUDGET_USD
 spent on them (``--max-budget-usd``). A limit reached stops the prompt before its next model
-call, with one line that says which limit and how to raise it."""
+call, with one line that says which limit and how to raise it. The spend cap is checked by
+tmg.session.spend.check_cap, as the session's and the day's (MAX_COST) are."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from tmg.config.model import Config
-from tmg.errors import BudgetLimitError, TurnLimitError
+from tmg.errors import TurnLimitError
+from tmg.session.spend import check_cap, usd
 
 
 def check_limits(index: int, cfg: Config, spent: float | None, notice: Callable[[str], None]) -> None:
@@ -23,13 +25,11 @@ def check_limits(index: int, cfg: Config, spent: float | None, notice: Callable[
     name, where = _named(cfg, "MAX_BUDGET_USD")
     if spent is None:
         if index == 2:  # the cost stays unknown for the rest of the prompt: said once
-            notice(f"{name} ${cap:g} cannot be checked: the cost of this model's calls is unknown (not in the price "
+            notice(f"{name} {usd(cap)} cannot be checked: the cost of this model's calls is unknown (not in the price "
                    "map, or the provider sent no usage); the prompt goes on without a spend cap")
         return
-    if spent >= cap:
-        raise BudgetLimitError(f"stopped after {index - 1} model calls for this prompt without a final answer: they "
-                               f"cost ${spent:.4f}, reaching {name} (${cap:g}); raise {name}{where} if the task "
-                               "is worth more")
+    check_cap(spent, cap, f"the {index - 1} model calls of this prompt", name,  # the session's and day's check too
+              f"raise {name}{where} if the task is worth more")
 
 
 def _named(cfg: Config, key: str) -> tuple[str, str]:

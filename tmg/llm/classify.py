@@ -24,6 +24,11 @@ _OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 _VALIDATION = re.compile(r"\bvalidation errors?\b", re.IGNORECASE)
+# "The model `x` does not exist" (OpenAI), "model 'x' not found, try pulling it first" (Ollama),
+# "model: x" with not_found_error (Anthropic), "unknown model" (vLLM, gateways).
+_UNKNOWN_MODEL = re.compile(r"\bmodel\b.{0,120}\b(?:does not exist|not found|not exist|is not available|unknown)\b|"
+                            r"\bunknown model\b|\bno such model\b|\binvalid model\b|^model: \S+$", re.IGNORECASE)
+_UNKNOWN_MODEL_CODES = {"model_not_found", "invalid_model"}
 _MAX_QUOTE = 300
 
 
@@ -84,6 +89,10 @@ def from_status(
                             status=status, retry_after=wait)
     if status == 413 or (400 <= status < 500 and (code == "context_length_exceeded" or is_overflow_text(msg))):
         return overflow(provider, msg, status)
+    if status in (400, 404) and (code in _UNKNOWN_MODEL_CODES or _UNKNOWN_MODEL.search(msg)):
+        return GatewayError(ErrorKind.UNKNOWN_MODEL, (
+            f"provider '{name}' does not know model '{provider.model}' (HTTP {status}): {msg}; check "
+            f"PROVIDERS.{name}.MODEL (or -m)"), status=status)
     if status >= 500 and _VALIDATION.search(msg):
         # A request-validation failure some servers (llama-cpp-python) send as 500: the same
         # request fails the same way every time, so it is not retried.

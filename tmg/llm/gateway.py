@@ -30,6 +30,8 @@ class ProviderSpec:
     stream_idle_timeout: float = 120.0  # seconds the stream may stay silent between two pieces
     images: bool | None = None  # takes image input (PROVIDERS.x.IMAGES); None: litellm's model map says
     context_window: int | None = None  # tokens the model takes in, when the config says
+    # The provider this session failed over from (FAILOVER_ORDER), when this one stands in for it.
+    failed_over_from: str | None = None
 
     def __repr__(self) -> str:  # keep secrets out of tracebacks and debug logs
         return f"ProviderSpec(name={self.name!r}, model={self.model!r}, api_base={self.api_base!r})"
@@ -83,6 +85,7 @@ class ErrorKind(enum.Enum):
     RATE_LIMIT = "rate_limit"  # 429: retry with backoff (honouring Retry-After)
     AUTH = "auth"  # 401/403: never retry
     CONTEXT_OVERFLOW = "context_overflow"  # prompt too long: compact once, then give up
+    UNKNOWN_MODEL = "unknown_model"  # the provider does not know the model: never retried, failed over at once
     # A 200 whose stream carried no event at all: llama.cpp's server answers a prompt longer than
     # its window this way when streaming. Overflow-like: compact once, then give up (no retries).
     EMPTY_STREAM = "empty_stream"

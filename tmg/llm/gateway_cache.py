@@ -1,7 +1,11 @@
 """One gateway per provider settings for a session: made on first use (its backend chosen then,
-tmg.llm.select), reused by every call with the same settings, closed at the session's end."""
+tmg.llm.select), reused by every call with the same settings, closed at the session's end.
+``wrap`` puts each gateway handed out inside another (the session's spend caps,
+tmg.session.spend.CappedGateway), so no call of the session goes around it."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 from tmg.llm.gateway import Completion, CompletionRequest, ModelGateway, ProviderSpec
 
@@ -9,6 +13,7 @@ from tmg.llm.gateway import Completion, CompletionRequest, ModelGateway, Provide
 class GatewayCache:
     def __init__(self) -> None:
         self._gateways: dict[tuple, ModelGateway] = {}
+        self.wrap: Callable[[ModelGateway], ModelGateway] | None = None
 
     def get(self, spec: ProviderSpec) -> ModelGateway:
         """The gateway for `spec`'s settings (provider, model, endpoint, backend, key, headers)."""
@@ -18,7 +23,7 @@ class GatewayCache:
             from tmg.llm.select import DeferredGateway
 
             gateway = self._gateways[key] = DeferredGateway(spec)
-        return gateway
+        return gateway if self.wrap is None else self.wrap(gateway)
 
     async def complete_once(self, spec: ProviderSpec, messages: list) -> Completion:
         """One completion without tools, its text gathered rather than shown (a summary, a sampling answer)."""

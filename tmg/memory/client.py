@@ -62,6 +62,9 @@ class PlurClient:
         self.timeout = timeout
         self.surface = ToolSurface.detect(caller.tool_names)
         self.on_result = on_result
+        # What a cacheable read depends on beyond the store the broker sees written: a team
+        # store whose link or file changed under it (tmg.memory.team_store.Registering sets it).
+        self.cache_view = ""
 
     async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], *,
                    timeout: float | None = None, cached: bool = False) -> CallResult[T]:
@@ -81,7 +84,7 @@ class PlurClient:
             name, arguments = self.surface.route(tool, payload)
         except ToolUnavailable as exc:
             return CallResult(tool, False, failure="unavailable", error=str(exc))
-        extra = {"cached": True} if cached and getattr(self.caller, "caches_reads", False) else {}
+        extra = {"cached": self.cache_view or True} if cached and getattr(self.caller, "caches_reads", False) else {}
         try:
             # Our own bound too: a caller that ignores its timeout argument must not hang a turn.
             outcome = await asyncio.wait_for(self.caller.call_tool(name, arguments, timeout=timeout, **extra),

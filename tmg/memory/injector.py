@@ -38,8 +38,8 @@ from typing import Any, NamedTuple
 from tmg.config.model import MemoryConfig
 from tmg.context.pipeline import TurnContext
 from tmg.memory.client import PlurClient
-from tmg.memory.framing import (INSTRUCTIONS_HEADING, LEGACY_END, LEGACY_START, NOTES_HEADING, Note, Rendered,
-                                one_line, render, without_blocks)
+from tmg.memory.framing import (INSTRUCTIONS_HEADING, LEGACY_END, LEGACY_START, NOTES_HEADING, SHARED_HEADING, Note,
+                                Rendered, one_line, render, render_instructions, without_blocks)
 from tmg.memory.results import InjectResult
 from tmg.memory.team_store import team_prefix
 from tmg.project import PROJECT_PREFIX, visible

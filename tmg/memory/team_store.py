@@ -181,6 +181,17 @@ def _parse_added(data: Any) -> str:
     return data["status"]
 
 
+def view(store: TeamStore) -> str:
+    """The team store's state as a broker's cached reads see it: where its link points and the
+    file's size and time (a pull, a checkout or an edit changes it), so that a pinned set read
+    before the team file was loaded or changed is never served for it."""
+    try:
+        stat = store.file.stat()
+        return f"team {store.link} -> {os.readlink(store.link)} {stat.st_size} {stat.st_mtime_ns}"
+    except OSError:
+        return f"team {store.link} (unreadable)"
+
+
 class Registering:
     """A session's ClientSource that registers its team store with the first client it hands
     out (once a session, before the first recall: a few milliseconds, and only in a trusted
@@ -207,6 +218,7 @@ class Registering:
         if self._done is None:
             self._done = asyncio.ensure_future(register(client, self._store, self._plur_store))
         problem = await asyncio.shield(self._done)
+        client.cache_view = view(self._store)
         if problem and not self._said:
             self._said = True
             self._warn(problem)

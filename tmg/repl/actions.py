@@ -50,6 +50,8 @@ async def _help(repl: Repl, _arg: str) -> None:
     for line in commands.two_columns(list(KEYS_HELP), columns):
         say(line)
     say("  //text sends text that starts with a slash")
+    say("  @path attaches a file or folder to the prompt (Tab completes it; @@ sends an @)")
+    say("  !command runs a shell command; its output goes with your next prompt (!!text sends !text)")
 
 
 async def _new(repl: Repl, _arg: str) -> None:
@@ -219,6 +221,20 @@ async def _skills(repl: Repl, _arg: str) -> None:
     catalog = skills.refresh()
     for line in listing_lines(catalog, list(skills.active), commands.names()):
         repl.screen.say(line)
+
+
+async def run_shell_escape(repl: Repl, command: str) -> None:
+    """`!command`: run it under the permission engine and the sandbox, show what it printed, and
+    keep that for the next prompt (a refused or declined one keeps nothing)."""
+    if not command:
+        repl.screen.error("give the command after !, e.g. !git status (!!text sends !text to the model)")
+        return
+    result = await repl.session.run_shell(command)
+    if result.content.startswith("refused:"):
+        repl.screen.info(f"!{command} did not run; nothing goes with the next prompt")
+        return
+    repl.screen.say(result.content)
+    repl.screen.hint("its output goes with your next prompt")
 
 
 def activate_skill(repl: Repl, name: str) -> bool:

@@ -2,7 +2,8 @@
 
 Parsing decides only *what* was asked; :mod:`tmg.repl.actions` carries it out. An entry that
 starts with ``/`` is always a command (an unknown one gets a suggestion, never a model call);
-``//text`` sends ``/text`` to the model.
+``//text`` sends ``/text`` to the model. ``!command`` runs a shell command whose output goes with
+the next prompt; ``!!text`` sends ``!text``.
 """
 
 from __future__ import annotations
@@ -83,7 +84,14 @@ class McpPrompt:
     arg: str = ""
 
 
-Entry = Command | UnknownCommand | Prompt | McpPrompt | None
+@dataclass(frozen=True)
+class ShellEscape:
+    """`!command`: run it (as the shell tool runs the model's), its output kept for the next prompt."""
+
+    command: str
+
+
+Entry = Command | UnknownCommand | Prompt | McpPrompt | ShellEscape | None
 
 
 def names() -> list[str]:
@@ -108,6 +116,10 @@ def parse(entry: str) -> Entry:
         return None
     if text.startswith("//"):
         return Prompt(entry.strip()[1:])
+    if text.startswith("!!"):
+        return Prompt(text[1:])
+    if text.startswith("!"):
+        return ShellEscape(text[1:].strip())
     if not text.startswith("/"):
         return Prompt(entry.strip())
     word, _, arg = text[1:].partition(" ")

@@ -7,7 +7,7 @@ Keys (also listed by ``/help``):
     Ctrl-D            on an empty line: end the session
     Up/Down, Ctrl-R   history (in a Ctrl-R search, Enter takes the match, Ctrl-C leaves the search);
                       Right or Ctrl-E takes the grey suggestion from history
-    Tab               complete a slash command, or `@server:` and its resource URIs
+    Tab               complete a slash command, `@server:` and its resource URIs, or an `@path` file
 """
 
 from __future__ import annotations
@@ -96,6 +96,45 @@ class ResourceCompleter(Completer):
         for uri in await self._uris(name):
             if uri.startswith(typed):
                 yield Completion(f"@{name}:{uri}", start_position=-len(word), display=uri)
+
+
+class FileCompleter(Completer):
+    """Completes `@path` (the word before the cursor): the files and folders of the working folder,
+    or of the folder the path names so far (a folder gets its `/`). Dot files only once a `.` is
+    typed; a word naming an MCP server (`@server:`) is the resource completer's."""
+
+    MAX_SHOWN = 200
+
+    def __init__(self, cwd: Path, servers: Callable[[], Iterable[str]] = lambda: ()) -> None:
+        self._cwd = cwd
+        self._servers = servers
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        word = document.get_word_before_cursor(WORD=True)
+        if not word.startswith("@") or word.startswith("@@"):
+            return
+        typed = word[1:]
+        if ":" in typed and typed.partition(":")[0] in set(self._servers()):
+            return
+        folder_part, _, start = typed.rpartition("/")
+        base = Path(folder_part + "/" if folder_part or typed.startswith("/") else ".").expanduser()
+        folder = base if base.is_absolute() else self._cwd / base
+        try:
+            entries = sorted(folder.iterdir(), key=lambda p: p.name)
+        except OSError:
+            return
+        prefix = typed[: len(typed) - len(start)]
+        shown = 0
+        for entry in entries:
+            name = entry.name
+            if not name.startswith(start) or (name.startswith(".") and not start.startswith(".")):
+                continue
+            is_dir = entry.is_dir()
+            yield Completion(f"@{prefix}{name}{'/' if is_dir else ''}", start_position=-len(word),
+                             display=name + ("/" if is_dir else ""))
+            shown += 1
+            if shown >= self.MAX_SHOWN:
+                return
 
 
 def _key_bindings() -> KeyBindings:

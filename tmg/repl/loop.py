@@ -41,10 +41,10 @@ from tmg.repl.plan_review import PlanReviewPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
+from tmg.repl.resume_picker import pick_in
 from tmg.session.options import ChatOptions
 from tmg.session.runner import ChatSession
 from tmg.session.signals import ending_signals, restore_sigint
-from tmg.paths import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.mcp.oauth import OAuthStore, login_line
@@ -98,6 +98,8 @@ class Repl:
         self.session: ChatSession | None = None
         self._opener = opener
         self._make_reader = reader or _terminal_reader
+        self._reader: EntryReader | None = None
+        self.picking = False  # the --resume picker is asking: the prompt says so
         self._interrupt = _InterruptSeen()
         self._ending_signal: int | None = None
         self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
@@ -125,6 +127,8 @@ class Repl:
     async def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
+        if options.resume == "":  # --resume without an id: the user picks one of this project's
+            options = await pick_in(self, options, live.get().mode)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
                                mcp_servers=self.mcp_servers, interactive=True, asker=self.consent,
@@ -173,8 +177,16 @@ class Repl:
 
             threading.Thread(target=prewarm, name="prewarm-bashlex", daemon=True).start()
 
+    def reader(self) -> EntryReader:
+        """The input line, made on first use (the --resume picker may need it before a session opens)."""
+        if self._reader is None:
+            self._reader = self._make_reader(self)
+        return self._reader
+
     def label(self) -> tuple[str, str]:
         """``(mode, model)`` for the prompt."""
+        if self.picking:
+            return ("resume", "number")
         if self.session is None:
             return ("?", "?")
         try:
@@ -199,8 +211,9 @@ class Repl:
             loop.add_signal_handler(sig, self._end_by_signal, sig, main)
         try:
             self.session = await self.open(self.options, prewarm=False)
+            self.options = self.options.first_open_only()  # /new and /mode choose their own session
             self._greet()
-            reader = self._make_reader(self)
+            reader = self.reader()
             # Lines said while the user types (a config save, a memory server that failed)
             # print above the prompt and leave the line being edited intact.
             self.notices.set_printer(getattr(reader, "print_above", None))
@@ -240,7 +253,7 @@ class Repl:
             main.cancel()  # unwinds a running prompt (marked interrupted) and the input line
 
     async def _one_entry(self, reader: EntryReader) -> None:
-        from tmg.repl.actions import activate_skill, run_command
+        from tmg.repl.actions import activate_skill, run_command, run_shell_escape
         from tmg.repl.input import PromptInterrupted
 
         try:
@@ -267,6 +280,8 @@ class Repl:
             await self._command(run_command(self, parsed))
             if parsed.name == "plan" and parsed.arg not in ("", "off"):  # /plan PROMPT: asked in plan mode
                 await self.ask(parsed.arg)
+        elif isinstance(parsed, commands.ShellEscape):
+            await self._command(run_shell_escape(self, parsed.command))
         else:
             await self.ask(parsed.text)
 
@@ -373,25 +388,9 @@ def _stdin_fd(envr: Environment) -> int | None:
 
 
 def _terminal_reader(repl: Repl) -> EntryReader:
-    from tmg.repl.input import PromptInput, ResourceCompleter
+    from tmg.repl.reader import terminal_reader  # prompt-toolkit: only a REPL on a terminal needs it
 
-    def redact(text: str) -> str:  # the open session's redactor: it learns reloaded secrets
-        return repl.session.redact(text) if repl.session is not None else text
-
-    def slash_names() -> list[str]:  # the commands, and the open session's skills (/NAME)
-        skills = repl.session.skills if repl.session is not None else None
-        return commands.names() + (skills.catalog.names() if skills is not None else [])
-
-    def servers() -> list[str]:  # the MCP servers the open session offers (`@name:uri`)
-        mcp = repl.session.mcp if repl.session is not None else None
-        return mcp.server_names() if mcp is not None else []
-
-    async def uris(name: str) -> list[str]:
-        mcp = repl.session.mcp if repl.session is not None else None
-        return await mcp.resource_uris(name) if mcp is not None else []
-
-    return PromptInput(repl.label, tmg_home(repl.envr.env) / "input_history", slash_names, redact=redact,
-                       warning=repl.warning, resources=ResourceCompleter(servers, uris))
+    return terminal_reader(repl)
 
 
 def run_repl(options: ChatOptions, envr: Environment) -> int:

@@ -5,6 +5,7 @@ hand it, and keeps its record: each prompt in the transcript, then what the engi
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol
 
@@ -23,8 +24,11 @@ from tmg.session.models import SessionModels
 from tmg.session.store import SessionRef
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills
-from tmg.tools.registry import ToolResult
+from tmg.tools.attach import FileAttacher
+from tmg.tools.registry import ToolRegistry, ToolResult
 from tmg.tools.todo import TodoList
+
+MAX_PENDING = 5  # `!command` outputs kept for the next prompt (the oldest dropped first)
 
 if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-off one-shot never does)
     from tmg.memory.session import SessionMemory
@@ -58,23 +62,47 @@ class ChatSession:
     checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
     todos: TodoList | None = None  # the model's todo list
     hooks: PromptHooks | None = None  # the command hooks run as a prompt is submitted
+    tools: ToolRegistry | None = None  # the model's tools, each call judged (the REPL's !command runs shell)
+    files: FileAttacher | None = None  # the `@path` files a prompt names
+    # What goes with the next prompt besides the user's words: the output of each `!command` since.
+    pending: list[str] = field(default_factory=list)
 
     async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
         transcript, a leading ``$name`` activating that skill first (a one-shot never depends on the
-        model choosing it), the MCP resources it names (`@server:uri`) read and attached.
-        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin)."""
+        model choosing it), then sent with what it attaches: the output of the `!command`s run since
+        the last prompt, the files it names (`@path`), the MCP resources it names (`@server:uri`).
+        What is attached is material, never the user's words: the engine keeps ``text`` as those.
+        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin): only
+        that part may name files to attach."""
         self.transcript.prompt(text)
         added = await self.hooks.before_prompt(text) if self.hooks is not None else ""  # may refuse it
         if self.skills is not None:
             self.skills.leading_invocation(text)
-        sent, images = text, []
+        blocks, images = list(self.pending), []
+        self.pending.clear()
+        if self.files is not None:
+            text, files = await self.files.attach(text, self.mcp.server_names() if self.mcp is not None else (), typed)
+            blocks, images = blocks + files.blocks, images + files.images
         if self.mcp is not None:
-            text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
-            sent, images = attached.text(text), attached.images
+            text, resources = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
+            blocks, images = blocks + resources.blocks, images + resources.images
         if added:  # what the prompt's hooks add rides with it, as its attachments do
-            sent = f"{sent}\n\n{added}"
+            blocks.append(added)
+        sent = "\n\n".join([text, *blocks]) if blocks else text
         await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
+
+    async def run_shell(self, command: str) -> ToolResult:
+        """The REPL's `!command`: run as the model's shell calls run (judged by the permission
+        engine, inside the sandbox), its output kept for the next prompt (the shell's own bounds)."""
+        assert self.tools is not None
+        result = await self.tools.call("shell", json.dumps({"command": command}), self.live.get().tool_timeout)
+        self.transcript.tool_call("shell (typed: !)", command, summary(result.content, result.images))
+        if not result.content.startswith("refused:"):
+            self.pending.append(f"--- output of `{command}` (a command the user ran with !) ---\n"
+                                f"{result.content}\n--- end of output ---")
+            del self.pending[:-MAX_PENDING]
+        return result
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
@@ -121,10 +149,10 @@ class TranscriptRecorder:
             self._memory_for = turn.prompt_id
             self._t.memory(ids)
         if turn.response_text.strip():
-            self._t.answer(turn.response_text, turn.model, turn.index)
+            self._t.answer(turn.response_text, _answered_by(turn), turn.index)
 
     def on_interrupted(self, partial: str, turn: Turn) -> None:
-        self._t.interrupted(partial, turn.model, turn.index)
+        self._t.interrupted(partial, _answered_by(turn), turn.index)
 
     def on_turn_end(self, turn: Turn) -> None:
         pass  # the answer is written at on_answer
@@ -141,3 +169,10 @@ class TranscriptRecorder:
 
     def on_summary(self, record: dict) -> None:
         self._t.summary(record.get("content") or "", (record.get("meta") or {}).get("summary") or {})
+
+
+def _answered_by(turn: Turn) -> str:
+    """The model in an answer's heading, and on each turn a failover provider answers, which one
+    and in whose place."""
+    stood_in_for = turn.meta.get("failover_from")
+    return f"{turn.model} (provider {turn.provider}, failed over from {stood_in_for})" if stood_in_for else turn.model

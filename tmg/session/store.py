@@ -1,5 +1,12 @@
-"""Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, one current session per mode, each locked
-by the one tmg that writes it.
+"""Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, each locked by the one tmg that writes it.
+
+A session belongs to a mode and a project (tmg.project.project_root: the git root, else the working
+folder): its folder holds a ``project`` file naming the project's root, and each project has its own
+current session, ``sessions/<mode>/current-<key>`` (the key a hash of the root), so a run in
+another project never continues this one's conversation. A TMG_HOME from before projects has one
+``current`` per mode and sessions without a ``project`` file: they stay listed and found by id
+(``tmg -t ID``, ``--resume ID``, which adopts one into the project it is resumed in), but no
+project continues one on its own (tmg.session.choice says so once).
 
 TMG_HOME holds the user's own record (history, transcripts, memory's spool): its folders are
 created 0700 and its files 0600, and a home an older tmg left open is tightened when a store
@@ -10,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import hashlib
 import os
 import re
 import time
@@ -22,6 +30,8 @@ from tmg.errors import SessionBusyError, TmgError, UsageError
 from tmg.private_files import FILE_MODE, private_dirs, tighten
 
 _SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
+PROJECT_FILE = "project"  # in a session's folder: the root of the project it belongs to
+LEGACY_POINTER = "current"  # one per mode, before sessions belonged to projects
 
 
 def new_session_id() -> str:
@@ -46,6 +56,43 @@ class SessionRef:
     def transcript_path(self) -> Path:
         return self.dir / "transcript.md"
 
+    def outline(self) -> tuple[int, str]:
+        """``(messages, the first prompt's start)`` for a listing, read from its history's lines."""
+        import json
+
+        count, first = 0, ""
+        try:
+            with self.history_path.open("rb") as f:
+                for line in f:
+                    count += 1
+                    if not first and b'"role":"user"' in line:
+                        try:
+                            first = str(json.loads(line).get("content", ""))[:60].replace("\n", " ")
+                        except ValueError:
+                            pass
+        except OSError:
+            pass
+        return count, first
+
+    def last_active(self) -> float:
+        """When it was last written (its history, else its folder): what "most recent" means."""
+        for path in (self.history_path, self.dir):
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                continue
+        return 0.0
+
+
+def project_key(project: Path) -> str:
+    """The name part of a project's pointer file: stable for one root, no path in a file name."""
+    return hashlib.sha256(str(project).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def unwritable(root: Path, exc: OSError) -> TmgError:
+    return TmgError(f"cannot keep sessions in {root} ({exc.strerror or exc}); "
+                    "set TMG_HOME to a folder you can write to")
+
 
 class SessionStore:
     """Finds, creates and locks sessions under one TMG_HOME."""
@@ -60,47 +107,97 @@ class SessionStore:
             raise UsageError(f"mode name {mode!r} is not usable; use letters, digits, '.', '_' or '-'")
         return self.root / mode
 
-    def current(self, mode: str) -> SessionRef | None:
-        """The mode's current session, if it has one."""
-        pointer = self._mode_dir(mode) / "current"
+    def _pointed(self, mode: str, pointer: Path) -> SessionRef | None:
         try:
             sid = pointer.read_text(encoding="utf-8").strip()
         except OSError:
             return None
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
-        return ref if sid and ref.dir.is_dir() else None
+        return ref if sid and _SAFE_MODE.match(sid) and ref.dir.is_dir() else None
 
-    def start_new(self, mode: str) -> SessionRef:
-        """Create a session and make it the mode's current one (the old one stays listed)."""
-        ref = self.start_side(mode)
-        pointer = self._mode_dir(mode) / "current"
-        tmp = pointer.with_suffix(".tmp")
+    def current(self, mode: str, project: Path) -> SessionRef | None:
+        """The current session of ``mode`` in ``project``, if it has one."""
+        return self._pointed(mode, self._mode_dir(mode) / f"current-{project_key(project)}")
+
+    def make_current(self, ref: SessionRef, project: Path) -> None:
+        """Make ``ref`` the session ``project`` continues (its pointer replaced atomically)."""
+        pointer = self._mode_dir(ref.mode) / f"current-{project_key(project)}"
+        tmp = pointer.with_name(pointer.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(ref.id + "\n")
         os.replace(tmp, pointer)
+
+    def start_new(self, mode: str, project: Path) -> SessionRef:
+        """Create a session of ``project`` and make it its current one (the old one stays listed)."""
+        ref = self.start_side(mode, project)
+        try:
+            self.make_current(ref, project)
+        except OSError as exc:
+            raise unwritable(self.root, exc) from exc
         return ref
 
-    def start_side(self, mode: str) -> SessionRef:
-        """Create a session beside the mode's current one, which stays current: for a one-shot
-        that finds the current session open in another tmg."""
+    def start_side(self, mode: str, project: Path) -> SessionRef:
+        """Create a session of ``project`` beside its current one, which stays current: for a
+        run that finds the current session open in another tmg."""
         sid = new_session_id()
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
         try:
             private_dirs(ref.dir)
+            self.set_project(ref, project)
         except OSError as exc:
-            raise TmgError(f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
-                           "set TMG_HOME to a folder you can write to") from exc
+            raise unwritable(self.root, exc) from exc
         return ref
 
-    def resume_or_start(self, mode: str, new: bool = False) -> SessionRef:
+    def resume_or_start(self, mode: str, project: Path, new: bool = False) -> SessionRef:
         try:
-            return (None if new else self.current(mode)) or self.start_new(mode)
+            return (None if new else self.current(mode, project)) or self.start_new(mode, project)
         except OSError as exc:
-            raise TmgError(
-                f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
-                "set TMG_HOME to a folder you can write to"
-            ) from exc
+            raise unwritable(self.root, exc) from exc
+
+    # -- which project a session belongs to ------------------------------------------------
+
+    def project_of(self, ref: SessionRef) -> Path | None:
+        """The root of the project ``ref`` belongs to; None for a session from before projects."""
+        try:
+            text = (ref.dir / PROJECT_FILE).read_text(encoding="utf-8", errors="surrogateescape").strip()
+        except OSError:
+            return None
+        return Path(text) if text else None
+
+    def set_project(self, ref: SessionRef, project: Path) -> None:
+        fd = os.open(ref.dir / PROJECT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(f"{project}\n")
+
+    def of_project(self, mode: str, project: Path) -> list[SessionRef]:
+        """The sessions of ``mode`` in ``project``, the most recently active first."""
+        mode_dir = self._mode_dir(mode)
+        if not mode_dir.is_dir():
+            return []
+        refs = [SessionRef(mode, p.name, p) for p in mode_dir.iterdir() if p.is_dir()]
+        return sorted((r for r in refs if self.project_of(r) == project), key=SessionRef.last_active, reverse=True)
+
+    def currents(self, mode: str) -> set[str]:
+        """The ids of the sessions some project of ``mode`` continues."""
+        mode_dir = self._mode_dir(mode)
+        pointers = mode_dir.glob("current-*") if mode_dir.is_dir() else ()
+        return {ref.id for p in pointers if not p.name.endswith(".tmp") and (ref := self._pointed(mode, p))}
+
+    def legacy_current(self, mode: str) -> SessionRef | None:
+        """The mode's one current session of a TMG_HOME from before projects, if it is one still."""
+        ref = self._pointed(mode, self._mode_dir(mode) / LEGACY_POINTER)
+        return ref if ref is not None and self.project_of(ref) is None else None
+
+    def retire_legacy(self, mode: str) -> None:
+        """Stop pointing at the mode's legacy current session (it stays listed and found by id)."""
+        pointer = self._mode_dir(mode) / LEGACY_POINTER
+        try:
+            os.replace(pointer, pointer.with_name(LEGACY_POINTER + ".before-projects"))
+        except OSError:
+            pass
+
+    # -- finding and listing ---------------------------------------------------------------
 
     def find(self, session: str, mode: str | None = None) -> SessionRef:
         """A session by id or unique id prefix, in ``mode`` first, then in any mode."""
@@ -194,26 +291,27 @@ def _locked(fd: int) -> bool:
         return False
 
 
-async def lock_session(store: SessionStore, ref: SessionRef, interactive: bool,
-                       notice: Callable[[str], None]) -> SessionLock:
-    """The session's lock; for a one-shot that finds it held, a side session's (said in one line).
+async def lock_session(store: SessionStore, ref: SessionRef, project: Path, interactive: bool,
+                       notice: Callable[[str], None], side_ok: bool = True) -> SessionLock:
+    """The session's lock; for a run that finds it held, a side session's (said in one line).
 
-    ``interactive`` (the REPL): a session open in another tmg is an error. A one-shot waits a
-    moment for another one-shot to finish, not for an open chat (it will not end soon); then its
-    answer goes to a side session of the mode: a chat open in another terminal must not make a
-    one-shot fail, and the two never write the same files.
+    A run waits a moment for a one-shot to finish, not for an open chat (it will not end soon);
+    then it goes to a side session of the same mode and project, which it holds alone: a chat
+    open in another terminal must not make a one-shot fail, nor stop a second chat from starting,
+    and the two never write the same files. ``side_ok`` False (``tmg compact``, which works on
+    the current session itself): a held session is an error.
     """
     lock = SessionLock(ref, kind=INTERACTIVE if interactive else "oneshot")
-    if not interactive and lock.holder_kind() == INTERACTIVE:
+    if lock.holder_kind() == INTERACTIVE:
         lock.wait = 0.0
     try:
         await lock.acquire()
         return lock
     except SessionBusyError:
-        if interactive:
+        if not side_ok:
             raise
-    side = SessionLock(store.start_side(ref.mode), kind="oneshot")
+    side = SessionLock(store.start_side(ref.mode, project), kind=lock.kind)
     await side.acquire()
-    notice(f"session {ref.id} is open in another tmg; this answer goes to a side session "
-           f"{side.ref.id} (tmg -t {side.ref.id})")
+    what = "this chat goes on in" if interactive else "this answer goes to"
+    notice(f"session {ref.id} is open in another tmg; {what} a side session {side.ref.id} (tmg -t {side.ref.id})")
     return side
