@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, PermissionsConfig, ProviderConfig
+from tmg.config.model import (CompactionConfig, Config, McpServerConfig, MemoryConfig, OAuthClientConfig,
+                              PermissionsConfig, ProviderConfig)
 from tmg.config.schema import SCHEMA
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             call_timeout=float(s["CALL_TIMEOUT"]) if s.get("CALL_TIMEOUT") is not None else None,
             call_timeout_max=float(s.get("CALL_TIMEOUT_MAX", 600.0)),
             sampling=s.get("SAMPLING", False),
+            wait=s.get("WAIT", False),
+            oauth=oauth_client(s["OAUTH"]) if s.get("OAUTH") else None,
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }
@@ -94,6 +97,15 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         trust=trust,
         withheld=withheld,
     )
+
+
+def oauth_client(block: Mapping[str, Any]) -> OAuthClientConfig:
+    return OAuthClientConfig(
+        client_id=block.get("CLIENT_ID", ""), client_secret=block.get("CLIENT_SECRET", ""),
+        scopes=tuple(block.get("SCOPES", [])), grant=block.get("GRANT", "authorization_code"),
+        auth_method=block.get("AUTH_METHOD", ""), key_file=block.get("KEY_FILE", ""),
+        key_algorithm=block.get("KEY_ALGORITHM", "RS256"), issuer=block.get("ISSUER", ""),
+        client_metadata_url=block.get("CLIENT_METADATA_URL", ""), redirect_port=block.get("REDIRECT_PORT"))
 
 
 def permissions_config(block: Mapping[str, Any], source: Path | None = None) -> PermissionsConfig:

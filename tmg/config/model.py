@@ -48,6 +48,34 @@ class ProviderConfig:
 
 
 @dataclass(frozen=True)
+class OAuthClientConfig:
+    """MCP_SERVERS.<name>.OAUTH: the user's own OAuth client for a URL server."""
+
+    client_id: str = ""
+    client_secret: str = ""
+    scopes: tuple[str, ...] = ()
+    grant: str = "authorization_code"  # or client_credentials: no person, no browser
+    auth_method: str = ""  # "": chosen from what is given (see `token_auth`)
+    key_file: str = ""  # private_key_jwt's signing key (PEM)
+    key_algorithm: str = "RS256"
+    issuer: str = ""  # the authorization server the credentials belong to
+    client_metadata_url: str = ""  # a Client ID Metadata Document's URL, used as the client id
+    redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI names
+
+    @property
+    def token_auth(self) -> str:
+        """How the client authenticates at the token endpoint: AUTH_METHOD, else what is given."""
+        if self.auth_method:
+            return self.auth_method
+        if self.key_file:
+            return "private_key_jwt"
+        return "client_secret_basic" if self.client_secret else "none"
+
+    def __repr__(self) -> str:
+        return f"OAuthClientConfig(client_id={self.client_id!r}, grant={self.grant!r})"
+
+
+@dataclass(frozen=True)
 class McpServerConfig:
     name: str
     command: str = ""
@@ -64,6 +92,8 @@ class McpServerConfig:
     call_timeout: float | None = None  # None: TOOL_TIMEOUT
     call_timeout_max: float = 600.0
     sampling: bool = False  # SAMPLING: the server may ask the session's model, under consent
+    wait: bool = False  # WAIT: a prompt waits for it while it starts
+    oauth: OAuthClientConfig | None = None  # OAUTH: the user's own OAuth client (URL servers)
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"
@@ -145,6 +175,8 @@ class Config:
         for name, server in self.mcp_servers.items():
             entries.extend((f"MCP_SERVERS.{name}.ENV.{k}", v) for k, v in server.env.items() if _SECRET_NAME.search(k))
             entries.extend((f"MCP_SERVERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
+            if server.oauth is not None:
+                entries.append((f"MCP_SERVERS.{name}.OAUTH.CLIENT_SECRET", server.oauth.client_secret))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

@@ -51,6 +51,27 @@ PROVIDER = {
     "CONTEXT_WINDOW": Key("int", None, minimum=1000, maximum=100_000_000),
 }
 
+OAUTH_GRANTS = ("authorization_code", "client_credentials")
+OAUTH_AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post", "private_key_jwt")
+
+MCP_OAUTH = {
+    "CLIENT_ID": Key("str", ""),
+    "CLIENT_SECRET": Key("str", "", secret=True),
+    "SCOPES": Key("str_list", [], example="[notes:read, notes:write]"),
+    "GRANT": Key("choice", "authorization_code", choices=OAUTH_GRANTS),
+    # How the client proves itself at the token endpoint; unset: private_key_jwt with a KEY_FILE,
+    # client_secret_basic with a CLIENT_SECRET, else none.
+    "AUTH_METHOD": Key("choice", "", choices=OAUTH_AUTH_METHODS),
+    "KEY_FILE": Key("str", "", example="~/.config/tmg/mcp-client.pem"),  # private_key_jwt's signing key (PEM)
+    "KEY_ALGORITHM": Key("choice", "RS256", choices=("RS256", "RS384", "RS512", "ES256", "ES384", "PS256")),
+    # The authorization server the credentials belong to: they are sent nowhere else.
+    "ISSUER": Key("url", "", example="https://auth.example.com"),
+    # A Client ID Metadata Document: this URL is the client id where the server supports it.
+    "CLIENT_METADATA_URL": Key("url", "", example="https://example.com/tmg-client.json"),
+    # The loopback port of the redirect URI a pre-registered client was registered with.
+    "REDIRECT_PORT": Key("int", None, minimum=1, maximum=65535, example="8765"),
+}
+
 MCP_SERVER = {
     "COMMAND": Key("str", ""),
     "ARGS": Key("str_list", []),
@@ -68,6 +89,11 @@ MCP_SERVER = {
     # judged by the permission engine (`sampling_<name>` in PERMISSIONS rules); off: declined.
     "SAMPLING": Key("bool", False, hot=False),
     "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
+    # A prompt waits for it while it starts (else its tools join once it is ready).
+    "WAIT": Key("bool", False),
+    # An OAuth client of the user's own for a URL server (tmg.mcp.oauth_provider): a pre-registered
+    # client id (and secret), or a headless grant; unset: dynamic registration, as the server offers.
+    "OAUTH": Key("block", {}, fields=MCP_OAUTH),
     # Which of the server's tools are offered: glob patterns on the server's own tool names.
     "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
 }
