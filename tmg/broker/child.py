@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tmg import __version__
 from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -120,7 +121,7 @@ class Child:
             async with asyncio.timeout(_START_TIMEOUT_S):
                 self.init_result = await self.request("initialize", {
                     "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                    "clientInfo": {"name": "tmg-broker", "version": "0"}})
+                    "clientInfo": {"name": "tmg", "version": __version__}})
                 self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
                 tools: list[dict[str, Any]] = []
                 cursor = None

@@ -16,6 +16,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from tmg import __version__
 from tmg.broker.paths import fingerprint
 from tmg.mcp.errors import McpCallError, McpCallTimeout
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
@@ -117,7 +118,7 @@ class BrokerConnection:
         try:
             init = await self.request("initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "tmg", "version": "0"},
+                "clientInfo": {"name": "tmg", "version": __version__},
                 "_meta": {"tmg/server": wire, "tmg/fingerprint": fingerprint()}})
             self._notify("notifications/initialized")
             listed = (await self.request("tools/list", {})).get("tools", [])

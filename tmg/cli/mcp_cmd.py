@@ -78,6 +78,8 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
 
     entry = _url_server(name, config_path, envr)
     store = OAuthStore.for_env(envr.env)
+    if store.wants_wider_login(entry.url):  # a call needed more than the stored login allows
+        store.update(entry.url, tokens=None)
     asked: list[str] = []
     try:
         count = asyncio.run(_login(spec_from_config(entry), entry.timeout, store, envr, asked))

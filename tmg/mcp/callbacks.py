@@ -1,6 +1,7 @@
 """What a server asks of tmg while it is connected: the roots it may work in (roots/list), a log
-message (shown under --debug), a form for the user (elicitation/create), an answer from the
-session's model (sampling/createMessage), and word that its tool list changed.
+message (shown under --debug), a form for the user or a page for them to open (elicitation/create,
+form and URL modes), an answer from the session's model (sampling/createMessage), and word that
+its tool list changed.
 
 A request that waits for a person (a form, a sampling consent) holds the calls to that server:
 their silence is counted again from the answer (`McpConnection.call_tool`).
@@ -13,6 +14,7 @@ import contextlib
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from tmg.mcp.errors import SamplingDeclined
 from tmg.mcp.spec import ServerSpec
@@ -20,6 +22,9 @@ from tmg.mcp.spec import ServerSpec
 # Asks the user to fill in a server's form (elicitation): (server, message, JSON schema of the
 # fields) -> the answers, or None when the user declines.
 ElicitFn = Callable[[str, str, dict[str, Any]], Awaitable["dict[str, Any] | None"]]
+# Asks the user to open a server's page themselves (URL-mode elicitation): (server, message, URL)
+# -> True when they will (tmg never opens it), False when they decline.
+ElicitUrlFn = Callable[[str, str, str], Awaitable[bool]]
 # Asks the session's model for a server (sampling): (server, the request's params in wire form)
 # -> (the model's text, the model's name, why it stopped); raises SamplingDeclined with the reason.
 SampleFn = Callable[[str, dict[str, Any]], Awaitable[tuple[str, str, str]]]
@@ -30,6 +35,7 @@ class ServerRequests:
 
     spec: ServerSpec
     elicit: ElicitFn | None  # None: a server's request for input is declined
+    elicit_url: ElicitUrlFn | None  # None: a server's page to open is declined
     sample: SampleFn | None  # None: a server's sampling request is declined
     on_log: Callable[[str], None] | None  # a server's log messages (--debug), one line each
     tools_changed: bool  # notifications/tools/list_changed arrived since the last listing
@@ -70,11 +76,19 @@ class ServerRequests:
             self._answered_at = asyncio.get_running_loop().time()
 
     async def _on_elicit(self, _context: Any, params: Any) -> Any:
-        """elicitation/create: a form is put to the user (when there is one to ask); a URL is declined."""
+        """elicitation/create: a form is put to the user, or a page shown for them to open (when
+        there is someone to ask); a URL that is not http(s) is declined unseen."""
         from mcp_types import ElicitResult
 
+        if getattr(params, "mode", "form") == "url":
+            url = str(getattr(params, "url", ""))
+            if self.elicit_url is None or urlsplit(url).scheme.lower() not in ("http", "https"):
+                return ElicitResult(action="decline")
+            with self._person_asked():
+                opened = await self.elicit_url(self.spec.name, str(params.message), url)
+            return ElicitResult(action="accept" if opened else "decline")
         schema = getattr(params, "requested_schema", None)
-        if self.elicit is None or getattr(params, "mode", "form") != "form" or not isinstance(schema, dict):
+        if self.elicit is None or not isinstance(schema, dict):
             return ElicitResult(action="decline")
         with self._person_asked():
             answers = await self.elicit(self.spec.name, str(params.message), schema)

@@ -45,6 +45,11 @@ class McpCallTimeout(McpCallError):
         self.at_limit = at_limit
 
 
+class McpLoginNeeded(McpCallError):
+    """The server wants a new OAuth login for this call (a wider scope, a refused refresh) and nobody
+    is here to give it (a one-shot): the call did not run, the connection stands."""
+
+
 class McpSessionLost(McpCallError):
     """The HTTP server no longer knows the session (it answered 404, e.g. after a restart): the
     call never ran, so it may be sent again once the client has initialized a new session."""

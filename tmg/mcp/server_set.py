@@ -26,7 +26,7 @@ from tmg.mcp.start_times import StartTimes
 from tmg.mcp.tool_server import Connection, McpToolServer
 
 if TYPE_CHECKING:
-    from tmg.mcp.callbacks import ElicitFn
+    from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")  # as in a tool's public name: `/mcp__NAME__PROMPT`, log files
@@ -82,12 +82,13 @@ class McpToolServers:
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
                  connect: Callable[[ServerSpec, float], Connection] = _connect,
                  connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm,
-                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None,
+                 ask_user: ElicitFn | None = None, ask_url: ElicitUrlFn | None = None, log: Callable[[str], None] | None = None,
                  oauth_store: OAuthStore | None = None, show_login: ShowLogin | None = None) -> None:
         self._log = log  # servers' log messages (tmg --debug); None: not shown
         self._oauth_store = oauth_store  # OAuth logins (None: no server gets OAuth)
         self._show_login = show_login  # the REPL shows where to log in; None: a login is one line (one-shot)
         self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
+        self._ask_url = ask_url  # the REPL's question about a page a server wants opened; None: declined
         self._warn = warn
         self._connect = connect
         self._connect_warm = connect_warm
@@ -127,7 +128,7 @@ class McpToolServers:
         if entry.sampling and connect is self._connect_warm:
             say(f"MCP server {entry.name}: SAMPLING is not available for WARM servers; its sampling requests "
                 "are declined (set WARM: false to allow them)")
-        server.ask_user = self._ask_user
+        server.ask_user, server.ask_url = self._ask_user, self._ask_url
         server.oauth_store, server.show_login = self._oauth_store, self._show_login
         if self._log is not None:
             server.log = self._log

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
-from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError, SamplingDeclined
+from tmg.mcp.errors import (McpCallError, McpCallFailed, McpCallTimeout, McpLoginNeeded, McpSessionLost, McpStartError,
+                            SamplingDeclined)
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer
 from tmg.mcp.prompts import fill_prompt
@@ -27,7 +28,7 @@ from tmg.mcp.spec import ServerSpec
 from tmg.mcp.start_times import StartTimes
 
 if TYPE_CHECKING:
-    from tmg.mcp.callbacks import ElicitFn, SampleFn
+    from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn, SampleFn
     from tmg.mcp.connection import ProgressFn
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
@@ -67,6 +68,7 @@ class Connection(Protocol):
 
     # Where the server's own requests go, set before it starts (None: declined, or not shown).
     elicit: ElicitFn | None = None
+    elicit_url: ElicitUrlFn | None = None
     sample: SampleFn | None = None
     on_log: Callable[[str], None] | None = None
     oauth_store: OAuthStore | None = None
@@ -111,6 +113,7 @@ class McpToolServer(PooledServer):
         self._told_mismatch: set[str] = set()
         self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
+        self.ask_url: ElicitUrlFn | None = None  # the REPL's question about a page to open; None in a one-shot
         self.sampler: SampleFn | None = None  # the latest session's model, under consent (SAMPLING: true)
         self._uris: list[str] | None = None  # its resource URIs, once listed (Tab completion)
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
@@ -126,6 +129,7 @@ class McpToolServer(PooledServer):
         def wired(spec: ServerSpec, start_timeout: float) -> Connection:
             conn = connect(spec, start_timeout)
             conn.elicit = self._elicit  # a server's request for input: a form, or one line declining it
+            conn.elicit_url = self._elicit_url  # a page to open: the user is asked, or one line declining it
             conn.on_log = lambda line: self.log(line)
             conn.sample = self._sample  # asked only when SAMPLING advertised it (connection.py)
             conn.oauth_store, conn.show_login = self.oauth_store, self.show_login  # a stored login, or a new one
@@ -140,6 +144,16 @@ class McpToolServer(PooledServer):
         self._warn(f"MCP server {server} asked for input (\"{brief}\"); a one-shot cannot ask you, so it was "
                    "declined (run tmg without a prompt to answer such questions)")
         return None
+
+    async def _elicit_url(self, server: str, message: str, url: str) -> bool:
+        if self.ask_url is not None:
+            with self.hold_screen():
+                return await self.ask_url(server, message, url)
+        from urllib.parse import urlsplit
+
+        self._warn(f"MCP server {server} asked you to open a page on {urlsplit(url).hostname or '?'}; a one-shot "
+                   "cannot ask you, so it was declined (run tmg without a prompt to answer such questions)")
+        return False
 
     async def _sample(self, server: str, params: dict[str, Any]) -> tuple[str, str, str]:
         if self.sampler is None:
@@ -233,6 +247,9 @@ class McpToolServer(PooledServer):
                           "cancelled (try something smaller, or another way)")
         except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
             return _error(f"{self.name} answered with an error: {exc.reason}")
+        except McpLoginNeeded as exc:  # nobody here to log in again: said once, the server stands
+            self._warn(str(exc))
+            return _error(str(exc))
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
             if self.spec is not None and self.spec.url is not None:
