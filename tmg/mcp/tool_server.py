@@ -247,7 +247,7 @@ class McpToolServer(PooledServer):
                           "cancelled (try something smaller, or another way)")
         except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
             return _error(f"{self.name} answered with an error: {exc.reason}")
-        except McpLoginNeeded as exc:  # nobody here to log in again: said once, the server stands
+        except McpLoginNeeded as exc:  # nobody here to log in again: said in full once, the server stands
             self._warn(str(exc))
             return _error(str(exc))
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
