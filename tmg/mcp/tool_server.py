@@ -30,6 +30,7 @@ from tmg.mcp.start_times import StartTimes
 if TYPE_CHECKING:
     from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn, SampleFn
     from tmg.mcp.connection import ProgressFn
+    from tmg.mcp.known_tools import KnownTools
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
@@ -105,10 +106,15 @@ class McpToolServer(PooledServer):
     """One server whose tools are offered: its start in the background (tmg.mcp.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
-                 warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None) -> None:
+                 warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None,
+                 known: KnownTools | None = None) -> None:
         super().__init__(spec, start_timeout=start_timeout, connect=self._wired(connect), warn=warn)
         self.warm = warm  # kept warm by the broker (WARM: true)
         self._times = times
+        self._known = known
+        # What it listed when it last started here: offered while it starts (a call waits for it).
+        self._remembered = known.tools(spec) if known is not None else None
+        self.waited_for = False  # a prompt waits for its start (WAIT: true, TMG_MCP_WAIT)
         self._told_late = False
         self._told_mismatch: set[str] = set()
         self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
@@ -193,13 +199,26 @@ class McpToolServer(PooledServer):
         if self._times is not None and self.spec is not None and self.start_seconds is not None \
                 and self.route != "warm broker":
             self._times.record(self.spec, self.start_seconds)
+        self._remember_tools()
+
+    def _remember_tools(self) -> None:
+        if self._known is not None and self.spec is not None and self._conn is not None:
+            self._known.record(self.spec, self._conn.tools, self._conn.instructions)
+
+    @property
+    def known_before(self) -> bool:
+        """It listed its tools when it last started here: they are offered before it is ready."""
+        return bool(self._remembered)
 
     def _failure(self, exc: Exception) -> str:
         return f"MCP server {self.name} did not start ({exc}); its tools are off for this session"
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
-        return self._conn.tools if self.state == "ready" and self._conn is not None else {}
+        """Its tools when ready; while it starts (or before it is started), those it listed last time."""
+        if self.state == "ready" and self._conn is not None:
+            return self._conn.tools
+        return dict(self._remembered[0]) if self.state == "starting" and self._remembered else {}
 
     @property
     def tools_changed(self) -> bool:
@@ -215,16 +234,24 @@ class McpToolServer(PooledServer):
         except Exception as exc:  # noqa: BLE001 - the old list stays usable
             self._warn(f"MCP server {self.name} changed its tools but listing them failed ({exc}); "
                        "the tools listed before stay")
+            return
+        self._remember_tools()
 
     @property
     def instructions(self) -> str:
-        return self._conn.instructions if self._conn is not None else ""
+        if self.state == "ready" and self._conn is not None:
+            return self._conn.instructions
+        return self._remembered[1] if self.state == "starting" and self._remembered else ""
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
                    on_progress: ProgressFn | None = None) -> ToolOutcome:
         """The call's outcome for the model: a failure of any kind is an error outcome whose text says
         what happened (never a raise); a transport failure reconnects or withdraws the server."""
         idle, most = self.call_bounds(timeout)
+        if self.state == "starting":  # a remembered tool: the call waits for the start (begun now if need be)
+            await self.finish_starting()
+            if self.state == "failed":
+                return _error(self.failure or f"MCP server {self.name} did not start")
         if self.state == "reconnecting" and not await self.reconnect():  # a call is a reason to try now
             return _error(f"MCP server {self.name} is unreachable ({self.failure}); tmg keeps trying "
                           "to reconnect, its tools come back when it answers")
