@@ -1,12 +1,13 @@
 """One MCP server whose tools are offered to the model: its start in the background (the lifecycle
-is tmg.mcp.pool's, shared with the memory servers), how long a prompt waits for it, its calls, its
+is tmg.mcp.pool's, shared with the memory servers), how long a prompt waits for it, the tools it
+listed when it last started (offered while it starts: a call waits for it), its calls, its
 prompts and resources, and how it comes back when its connection drops.
 
 A tool's `isError` result goes back to the model as an error result, and so do a JSON-RPC error
 answer and a call past its timeout (the SDK cancels it): the server stays. A transport failure
 (the connection closed or the server died) is an error result naming the server and one warning
 to the user. A URL server is then reconnected: at once when it no longer knows the session (HTTP
-404, the call is sent again), else in the background with backoff, bounded (`RECONNECT_DELAYS_S`),
+404, the call is sent again), else in the background with backoff, bounded (reconnect.py),
 its tools back from the next turn once it answers; a stdio server's tools are withdrawn for the
 rest of the process. `/mcp reconnect NAME` starts any server afresh. A server that says its
 tools changed is listed again at the next turn's start (`SessionServers.settle`).
@@ -24,6 +25,7 @@ from tmg.mcp.errors import (McpCallError, McpCallFailed, McpCallTimeout, McpLogi
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer
 from tmg.mcp.prompts import fill_prompt
+from tmg.mcp.reconnect import Reconnecting
 from tmg.mcp.spec import ServerSpec
 from tmg.mcp.start_times import StartTimes
 
@@ -40,9 +42,6 @@ READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
 COLD_WAIT_FACTOR = 3.0
 COLD_WAIT_MARGIN_S = 1.0
 MAX_COLD_WAIT_S = 10.0
-# Seconds before each background attempt to reconnect a URL server whose connection dropped;
-# after the last one the server is withdrawn (`/mcp reconnect NAME` tries again).
-RECONNECT_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 # How a WARM server was reached (tmg.broker.launch's routes), as `/mcp` says it.
 _WARMTH = {"warm broker": "warm (kept by the broker)",
            "cold start (broker started)": "warm (the broker started it now)",
@@ -102,7 +101,7 @@ class Connection(Protocol):
         raise McpCallError("this server's connection does not offer prompts")
 
 
-class McpToolServer(PooledServer):
+class McpToolServer(PooledServer, Reconnecting):
     """One server whose tools are offered: its start in the background (tmg.mcp.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
@@ -330,58 +329,6 @@ class McpToolServer(PooledServer):
             except McpCallError:
                 self._uris = []  # a server without resources: not asked again
         return self._uris or []
-
-    async def reconnect(self, *, force: bool = False) -> bool:
-        """Start the server afresh (a new session over a new transport); True once it is ready.
-
-        One restart at a time: a call and the background retries share it. Without `force`, a
-        server made ready meanwhile is left as it is."""
-        async with self._restart_lock:
-            if self.state == "closed" or self._conn is None:
-                return False
-            if self.state == "ready" and not force:
-                return True
-            if not self._conn.restartable:  # a WARM server's broker connection: the broker restarts it
-                self.failure = "kept by the broker; `tmg memory stop` restarts the broker's servers"
-                return False
-            was = self.state
-            try:
-                await self._conn.restart()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - unreachable still: said by the caller
-                self.failure = str(exc)
-                if was == "ready":
-                    self.state = "reconnecting"
-                return False
-            self.state, self.failure = "ready", None
-            self._uris = None  # a new session may list other resources
-            if was == "reconnecting":  # came back by itself (a `/mcp reconnect` says so on its own)
-                self._warn(f"MCP server {self.name} is back; its tools are offered again")
-            return True
-
-    async def recover(self, reason: str) -> bool:
-        """A URL server's connection dropped: say so once and reconnect at once (a restart is
-        quick); if it is not back yet, keep trying in the background with backoff. True when back."""
-        if self.state != "ready":
-            return False
-        self.state, self.failure = "reconnecting", reason
-        self._warn(f"MCP server {self.name} lost its connection ({reason}); reconnecting")
-        if await self.reconnect():
-            return True
-        self._reconnecting = asyncio.get_running_loop().create_task(
-            self._keep_reconnecting(), name=f"mcp-reconnect:{self.name}")
-        return False
-
-    async def _keep_reconnecting(self) -> None:
-        for delay in RECONNECT_DELAYS_S:
-            await asyncio.sleep(delay)
-            if self.state != "reconnecting" or await self.reconnect():
-                return
-        if self.state == "reconnecting":
-            self.state = "withdrawn"
-            self._warn(f"MCP server {self.name} did not come back after {len(RECONNECT_DELAYS_S)} attempts "
-                       f"({self.failure}); its tools are withdrawn (/mcp reconnect {self.name} tries again)")
 
     async def close(self) -> None:
         if self._reconnecting is not None:
