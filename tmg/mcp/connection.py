@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, ContextManager
 
 from tmg import __version__
+from tmg.mcp.call_clock import CallClock
 from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn, SampleFn, ServerRequests
 from tmg.mcp.content_requests import ServerContent
 from tmg.mcp.errors import (McpCallError, McpCallTimeout, McpLoginNeeded, McpStartError, McpStartTimeout,
@@ -181,35 +182,23 @@ class McpConnection(ServerRequests, UrlServerAuth, ServerContent):
         # send_request rather than call_tool: the SDK's call_tool raises on a structured result
         # that misses the declared outputSchema, and the result's usable text is lost with it.
         request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments))
-        limit = max(timeout, max_timeout or timeout)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        deadline = started + timeout
+        clock = CallClock(timeout, max_timeout or timeout, lambda: self._asking, lambda: self._answered_at)
 
         async def progressed(progress: float, total: float | None, message: str | None) -> None:
-            nonlocal deadline
-            deadline = min(started + limit, loop.time() + timeout)  # a sign of life buys more time
+            clock.progressed()
             if on_progress is not None:
                 on_progress(progress, total, message)
 
         self._login_needed = False
         call = asyncio.ensure_future(session.send_request(
-            request, CallToolResult, request_read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
+            request, CallToolResult, request_read_timeout_seconds=clock.limit + _CALL_SLACK_S,
+            progress_callback=progressed))
         try:
             with request_failures(f"{self.spec.name}.{name}", connected=lambda: self.is_open):
-                while not call.done():
-                    if self._asking:  # the server waits for the user, not the other way
-                        await asyncio.wait({call}, timeout=0.2)
-                        continue
-                    deadline = max(deadline, min(started + limit, self._answered_at + timeout))
-                    if loop.time() >= deadline:
-                        break
-                    await asyncio.wait({call}, timeout=deadline - loop.time())
-                if not call.done():
+                if not await clock.wait(call):
                     call.cancel()  # the SDK sends notifications/cancelled on its way out
                     await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
-                    raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
-                                         at_limit=loop.time() >= started + limit)
+                    raise McpCallTimeout(f"{self.spec.name}.{name}: timed out", at_limit=clock.at_limit)
                 result = call.result()
         except asyncio.CancelledError:
             call.cancel()
