@@ -1,8 +1,10 @@
 """A small MCP client over the broker's socket: asyncio and json only, no mcp SDK.
 
 The one-shot hot path talks to a warm broker with this, so it never pays the SDK's import
-(most of a second of CPU). It speaks just what memory needs: initialize (naming the server),
-tools/list, tools/call, and the broker's own tmg/status and tmg/stop.
+(most of a second of CPU). It speaks initialize (naming the server), tools/list, tools/call, the
+broker's own tmg/status and tmg/stop, and for a WARM tool server what a direct connection does
+besides: its resources and prompts (client_content.py), and its own requests and notifications
+as the broker passes them on (client_traffic.py).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from tmg import __version__
+from tmg.broker.client_content import ServerContent
+from tmg.broker.client_traffic import ServerTraffic
 from tmg.broker.paths import fingerprint
-from tmg.mcp.errors import McpCallError, McpCallTimeout
+from tmg.mcp.call_clock import CallClock
+from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.result_content import tool_outcome
 from tmg.mcp.spec import ServerSpec
@@ -58,19 +63,27 @@ class StaleBroker(RuntimeError):
 
 
 class BrokerError(RuntimeError):
-    """The broker answered with an error (the server could not start, or a call failed)."""
+    """The broker answered with an error (the server could not start, or a call failed); `code`:
+    the JSON-RPC error's, when the server's own answer was passed on."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
-class BrokerConnection:
+class BrokerConnection(ServerTraffic, ServerContent):
     """One client connection to the broker, bound to one server spec by its initialize."""
 
-    def __init__(self, spec: ServerSpec, socket_file: Path, kind: str = "memory") -> None:
+    def __init__(self, spec: ServerSpec, socket_file: Path, kind: str = "memory", start_timeout: float = 30.0) -> None:
         self.spec = spec
         self.kind = kind
         self.socket_file = socket_file
+        self.start_timeout = start_timeout  # the bound of a listing, a prompt
         self._tools: dict[str, ToolSpec] = {}
         self.server_name: str | None = None
         self.server_version: str | None = None
+        self.instructions = ""  # what the server says about using it (initialize's `instructions`)
+        self._init_traffic()
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -114,7 +127,8 @@ class BrokerConnection:
         wire = {"name": spec.name, "command": spec.command, "args": list(spec.args), "env": dict(spec.env),
                 # A spec without DIR runs where tmg runs (as a direct spawn would), not in the
                 # broker's own working folder (/): relative commands and PLUR's .plur.yaml lookup.
-                "cwd": spec.cwd or os.getcwd(), "errlog": spec.errlog, "kind": self.kind}
+                "cwd": spec.cwd or os.getcwd(), "errlog": spec.errlog, "kind": self.kind,
+                "sampling": spec.sampling}
         try:
             init = await self.request("initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {},
@@ -125,24 +139,58 @@ class BrokerConnection:
         except BaseException:
             await self.close()
             raise
-        self._tools = {t["name"]: ToolSpec(t["name"], dict(t.get("inputSchema") or {}), t.get("description") or "",
-                                           t.get("annotations")) for t in listed}
+        self._tools = _tool_specs(listed)
         info = init.get("serverInfo") or {}
         self.server_name, self.server_version = info.get("name"), info.get("version")
+        self.instructions = str(init.get("instructions") or "")
+
+    async def refresh_tools(self) -> None:
+        """List the tools again (the broker lists them afresh when the server says they changed)."""
+        self.tools_changed = False
+        listed = await self._asked("tools/list", {}, self.start_timeout, "tools/list: ")
+        self._tools = _tool_specs(listed.get("tools", []))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
                         max_timeout: float | None = None, on_progress: Any = None) -> ToolOutcome:
-        """tools/call, bounded by `timeout`; McpCallError when the call itself failed (broker gone,
-        server died). The broker forwards no progress notifications, so `timeout` is the bound
-        (`max_timeout` and `on_progress`, McpConnection's, have nothing to extend or report)."""
+        """tools/call, bounded as a direct call is (tmg.mcp.call_clock): `timeout` seconds of
+        silence, each progress notification the broker passes on buying another, within
+        `max_timeout`, no clock while the server waits for the user. McpCallError when the call
+        itself failed (broker gone, server died)."""
+        clock = CallClock(timeout + _CALL_SLACK_S, (max_timeout or timeout) + _CALL_SLACK_S,
+                          lambda: self._asking, lambda: self._answered_at)
+
+        def progressed(progress: float, total: float | None, message: str | None) -> None:
+            clock.progressed()
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        token = self.progress_token(progressed)
+        call = asyncio.ensure_future(self.request("tools/call", {"name": name, "arguments": arguments,
+                                                                  "_meta": {"progressToken": token}}))
         try:
-            result = await asyncio.wait_for(self.request("tools/call", {"name": name, "arguments": arguments}),
-                                            timeout + _CALL_SLACK_S)
-        except asyncio.TimeoutError as exc:
-            raise McpCallTimeout(f"{self.spec.name}.{name}: timed out") from exc
+            if not await clock.wait(call):
+                call.cancel()
+                raise McpCallTimeout(f"{self.spec.name}.{name}: timed out", at_limit=clock.at_limit)
+            result = call.result()
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
         except (BrokerError, NoBroker) as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
+        finally:
+            self.ended(token)
         return tool_outcome(result)
+
+    async def _asked(self, method: str, params: dict[str, Any], timeout: float, label: str) -> Any:
+        try:
+            return await asyncio.wait_for(self.request(method, params), timeout)
+        except asyncio.TimeoutError as exc:
+            raise McpCallError(f"{label}no answer within {timeout:g} s") from exc
+        except BrokerError as exc:  # the server's error answer, passed on: the connection stands
+            reason = f"{exc} (JSON-RPC error {exc.code})" if exc.code is not None else str(exc)
+            raise McpCallFailed(f"{label}{reason}", reason=reason) from exc
+        except NoBroker as exc:
+            raise McpCallError(f"{label}{exc}") from exc
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self._writer is None or not self.is_open:
@@ -159,8 +207,11 @@ class BrokerConnection:
             self._pending.pop(ident, None)
 
     def _notify(self, method: str) -> None:
-        if self._writer is not None:
-            self._writer.write((json.dumps({"jsonrpc": "2.0", "method": method}) + "\n").encode())
+        self._send_line({"jsonrpc": "2.0", "method": method})
+
+    def _send_line(self, message: dict[str, Any]) -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            self._writer.write((json.dumps(message) + "\n").encode())
 
     async def _read(self) -> None:
         assert self._reader is not None
@@ -170,13 +221,17 @@ class BrokerConnection:
                     message = json.loads(line)
                 except ValueError:
                     continue
+                if isinstance(message, dict) and "method" in message:  # the server's, passed on
+                    self.traffic_from_server(message)
+                    continue
                 future = self._pending.get(message.get("id")) if isinstance(message, dict) else None
                 if future is None or future.done():
                     continue
                 if "error" in message:
                     error = message["error"] or {}
-                    exc: Exception = (StaleBroker if error.get("code") == STALE else BrokerError)(
-                        str(error.get("message", error)))
+                    message_text = str(error.get("message", error))
+                    exc: Exception = StaleBroker(message_text) if error.get("code") == STALE else \
+                        BrokerError(message_text, error.get("code") if isinstance(error.get("code"), int) else None)
                     future.set_exception(exc)
                 else:
                     future.set_result(message.get("result") or {})
@@ -200,6 +255,11 @@ class BrokerConnection:
             self._pump.cancel()
             with contextlib.suppress(BaseException):
                 await self._pump
+
+
+def _tool_specs(listed: list[dict[str, Any]]) -> dict[str, ToolSpec]:
+    return {t["name"]: ToolSpec(t["name"], dict(t.get("inputSchema") or {}), t.get("description") or "",
+                                t.get("annotations")) for t in listed if isinstance(t, dict) and "name" in t}
 
 
 def ask(socket_file: Path, method: str, timeout: float = 2.0) -> dict[str, Any]:

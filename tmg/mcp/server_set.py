@@ -129,9 +129,6 @@ class McpToolServers:
     def _new_server(self, spec: ServerSpec, entry: McpServerConfig, connect: Callable[[ServerSpec, float], Connection],
                     say: Callable[[str], None], times: StartTimes, known: KnownTools) -> McpToolServer:
         server = McpToolServer(spec, entry.timeout, connect, say, warm=entry.warm, times=times, known=known)
-        if entry.sampling and connect is self._connect_warm:
-            say(f"MCP server {entry.name}: SAMPLING is not available for WARM servers; its sampling requests "
-                "are declined (set WARM: false to allow them)")
         server.ask_user, server.ask_url = self._ask_user, self._ask_url
         server.oauth_store, server.show_login = self._oauth_store, self._show_login
         if self._log is not None:
