@@ -55,16 +55,20 @@ def test_a_warm_server_asks_this_client_for_its_folders_a_form_and_the_model(tmg
     kept_by_the_broker(tmg, "everything")
 
 
-def test_a_warm_servers_resource_is_read_and_its_tool_list_change_is_offered_next_turn(tmg, llm):
+def test_a_warm_servers_resource_is_read_an_error_answer_keeps_it_and_its_tool_list_change_is_offered(tmg, llm):
     tmg.write_config(warm(everything_server()) + echo_server(extra="    WARM: true\n"))
     llm.enqueue(Text("summarised"))
     r = run(tmg, "summarise @everything:demo://resource/dynamic/text/1")
     assert (r.code, r.out) == (0, "summarised\n"), r.err
     assert "Resource 1: This is a plaintext resource" in llm.requests[-1]["messages"][-1]["content"]
-    llm.enqueue(ToolCall("mcp_echo_grow", {}), ToolCall("mcp_echo_extra", {}), Text("grew"))
+    llm.enqueue(ToolCall("mcp_echo_refuse", {}), ToolCall("mcp_echo_grow", {}), ToolCall("mcp_echo_extra", {}),
+                Text("grew"))
     r = run(tmg, "grow")
     assert (r.code, r.out) == (0, "grew\n"), r.err
+    refused = tool_message(llm.requests[-3])["content"]  # a JSON-RPC error answer: the server stays
+    assert refused == "error: echo answered with an error: the refuse tool is always refused (JSON-RPC error -32602)"
     assert "mcp_echo_extra" not in tool_names(llm.requests[-3]) and "mcp_echo_extra" in tool_names(llm.requests[-2])
     assert tool_message(llm.requests[-1])["content"] == "extra here"
+    assert "withdrawn" not in r.err
     kept_by_the_broker(tmg, "echo")
     assert "not available for WARM" not in json.dumps(r.err)

@@ -29,6 +29,9 @@ from tmg.mcp.result_content import tool_outcome
 from tmg.mcp.spec import ServerSpec
 
 STALE = -32098  # tmg.broker.daemon.STALE (not imported: the daemon module is the broker's, not ours)
+# The broker's own failures (the server could not start or died, an internal error): not the
+# server's answer. Any other error code is the server's, passed on as it answered.
+_BROKER_FAILURES = (None, -32097, -32603)
 _LINE_LIMIT = 64 * 1024 * 1024
 _CALL_SLACK_S = 0.5
 
@@ -175,7 +178,13 @@ class BrokerConnection(ServerTraffic, ServerContent):
         except asyncio.CancelledError:
             call.cancel()
             raise
-        except (BrokerError, NoBroker) as exc:
+        except BrokerError as exc:
+            if exc.code in _BROKER_FAILURES:
+                raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
+            # The server's JSON-RPC error answer: this call failed, the server stands (as direct).
+            reason = f"{exc} (JSON-RPC error {exc.code})"
+            raise McpCallFailed(f"{self.spec.name}.{name}: {reason}", reason=reason) from exc
+        except NoBroker as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
         finally:
             self.ended(token)
