@@ -120,3 +120,19 @@ def test_a_one_shot_declines_a_page_to_open_in_one_line_naming_its_host(tmg, llm
     (line,) = [line for line in r.err.splitlines() if "asked you to open a page" in line]
     assert "pay.example.com" in line and "run tmg without a prompt" in line, line
     assert "decline" in last_tool_result(llm.requests[1])
+
+
+@pytest.mark.parametrize("kept", ["", "    WARM: true\n"], ids=["direct", "warm"])
+def test_a_call_that_needs_a_page_opened_first_says_so_to_the_model_and_the_user(tmg, llm, kept):
+    # server-everything's error path: the call is answered -32042 (URL elicitation required), its
+    # pages in the error's data (which the broker passes on as is for a WARM server).
+    tmg.write_config("MCP_SERVERS:\n" + everything_server() + kept
+                     + "PERMISSIONS:\n  ALLOW: [mcp_everything_trigger-url-elicitation]\n")
+    llm.enqueue(ToolCall("mcp_everything_trigger-url-elicitation", {"url": "https://pay.example.com/x",
+                                                                    "errorPath": True}), Text("later"))
+    r = tmg.run("pay", env=tmg.env(TMG_MCP_WAIT="60"), timeout=120)
+    assert (r.code, r.out) == (0, "later\n"), r.err
+    (line,) = [line for line in r.err.splitlines() if "asked you to open a page" in line]
+    assert "modelcontextprotocol.io" in line, line
+    assert last_tool_result(llm.requests[1]) == ("error: everything needs the user to open a page first "
+                                                 "(modelcontextprotocol.io); they did not")

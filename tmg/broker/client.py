@@ -69,9 +69,9 @@ class BrokerError(RuntimeError):
     """The broker answered with an error (the server could not start, or a call failed); `code`:
     the JSON-RPC error's, when the server's own answer was passed on."""
 
-    def __init__(self, message: str, code: int | None = None) -> None:
+    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
         super().__init__(message)
-        self.code = code
+        self.code, self.data = code, data
 
 
 class BrokerConnection(ServerTraffic, ServerContent):
@@ -183,7 +183,8 @@ class BrokerConnection(ServerTraffic, ServerContent):
                 raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
             # The server's JSON-RPC error answer: this call failed, the server stands (as direct).
             reason = f"{exc} (JSON-RPC error {exc.code})"
-            raise McpCallFailed(f"{self.spec.name}.{name}: {reason}", reason=reason) from exc
+            raise McpCallFailed(f"{self.spec.name}.{name}: {reason}", reason=reason, code=exc.code,
+                                data=exc.data) from exc
         except NoBroker as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
         finally:
@@ -240,7 +241,8 @@ class BrokerConnection(ServerTraffic, ServerContent):
                     error = message["error"] or {}
                     message_text = str(error.get("message", error))
                     exc: Exception = StaleBroker(message_text) if error.get("code") == STALE else \
-                        BrokerError(message_text, error.get("code") if isinstance(error.get("code"), int) else None)
+                        BrokerError(message_text, error.get("code") if isinstance(error.get("code"), int) else None,
+                                    error.get("data"))
                     future.set_exception(exc)
                 else:
                     future.set_result(message.get("result") or {})

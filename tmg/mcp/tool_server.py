@@ -19,9 +19,10 @@ import asyncio
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
+from urllib.parse import urlsplit
 
-from tmg.mcp.errors import (McpCallError, McpCallFailed, McpCallTimeout, McpLoginNeeded, McpSessionLost, McpStartError,
-                            SamplingDeclined)
+from tmg.mcp.errors import (URL_ELICITATION_REQUIRED, McpCallError, McpCallFailed, McpCallTimeout, McpLoginNeeded,
+                            McpSessionLost, McpStartError, SamplingDeclined)
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer
 from tmg.mcp.prompts import fill_prompt
@@ -160,6 +161,18 @@ class McpToolServer(PooledServer, Reconnecting):
                    "cannot ask you, so it was declined (run tmg without a prompt to answer such questions)")
         return False
 
+    async def _pages_first(self, data: Any) -> ToolOutcome:
+        """The server needs the user to open pages before the call can run (URL elicitation
+        required): each is put to the user as a page to open (a one-shot declines in one line)."""
+        pages = [p for p in (data or {}).get("elicitations") or [] if isinstance(p, dict) and p.get("mode") == "url"
+                 and str(p.get("url", "")).lower().startswith(("https://", "http://"))]
+        hosts = ", ".join(sorted({urlsplit(str(p["url"])).hostname or "?" for p in pages})) or "no usable page"
+        shown = [await self._elicit_url(self.name, str(p.get("message") or ""), str(p["url"])) for p in pages]
+        if shown and all(shown):
+            return _error(f"{self.name} needs the user to finish on a page first ({hosts}); they were shown it: "
+                          "call the tool again once they say it is done")
+        return _error(f"{self.name} needs the user to open a page first ({hosts}); they did not")
+
     async def _sample(self, server: str, params: dict[str, Any]) -> tuple[str, str, str]:
         if self.sampler is None:
             raise SamplingDeclined("no tmg session is open to answer it")
@@ -272,6 +285,8 @@ class McpToolServer(PooledServer, Reconnecting):
             return _error(f"{self.name} did not answer within {idle:g} s; the call was "
                           "cancelled (try something smaller, or another way)")
         except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
+            if exc.code == URL_ELICITATION_REQUIRED:
+                return await self._pages_first(exc.data)
             return _error(f"{self.name} answered with an error: {exc.reason}")
         except McpLoginNeeded as exc:  # nobody here to log in again: said in full once, the server stands
             self._warn(str(exc))
