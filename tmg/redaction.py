@@ -16,6 +16,8 @@ Each secret is masked in every form an error text may quote it in: raw, repr- or
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any, Callable, Iterable
 
 MASK = "***"
@@ -110,6 +112,43 @@ _PROCESS = Redactor()
 
 def process_redactor() -> Redactor:
     return _PROCESS
+
+
+# `scheme://user:password@host`: the password, whatever the key is called (DATABASE_URL, ARGS).
+_URL_PASSWORD = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:(?P<password>[^\s@/]+)@")
+# Shapes of well-known tokens: provider keys, GitHub, GitLab, Slack, AWS, Google, JWTs.
+_TOKEN_PREFIX = re.compile(r"(sk-|sk_|rk_live|pk_live|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abposr]-|"
+                           r"AKIA|ASIA|AIza|ya29\.|hf_|npm_|eyJ[\w-]{8,}\.)")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+=.~][A-Za-z0-9_\-+=./~]*")  # base64 too; a path starts with / or ~
+
+
+def url_passwords(text: str) -> list[str]:
+    """The passwords written inside URLs in ``text`` (`postgres://u:PW@host` gives `PW`)."""
+    return [m.group("password") for m in _URL_PASSWORD.finditer(text)]
+
+
+def mask_url_passwords(text: str) -> str:
+    """``text`` with each URL's password shown as the mask, whatever its length."""
+    return _URL_PASSWORD.sub(lambda m: m.group(0)[: m.start("password") - m.start()] + MASK + "@", text)
+
+
+def looks_secret(value: str) -> bool:
+    """A value that is a credential by its shape, whatever its key is called: a known token
+    prefix, or one long random-looking word (letters and digits, no path, no spaces)."""
+    value = value.strip()
+    if len(value) < 16 or not _TOKEN_CHARS.fullmatch(value) or value.startswith(("~", "./")):
+        return False
+    if _TOKEN_PREFIX.match(value):
+        return True
+    # Random, not named: digits among the letters, hardly any separators (words-and-dashes names
+    # and dates have many), and characters spread evenly.
+    digits = sum(c.isdigit() for c in value)
+    separators = sum(c in "-_./" for c in value)
+    if len(value) < 24 or not any(c.isalpha() for c in value) or digits < 3 or separators > 2:
+        return False
+    counts = {c: value.count(c) for c in set(value)}
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.5  # a word, a version or a repeated pattern stays well under
 
 
 def mask(value: str) -> str:

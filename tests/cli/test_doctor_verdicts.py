@@ -61,3 +61,20 @@ def test_the_server_level_verdict_names_the_step_it_waited_for():
 
     exc = asyncio.run(start())
     assert isinstance(exc, McpStartTimeout) and str(exc) == "mute: no answer to initialize within 0.5 s"
+
+
+def test_a_password_inside_a_url_never_shows_in_a_verdict_and_a_short_one_is_named():
+    import io
+
+    from tmg.cli.doctor import _check_secrets, _Verdicts
+    from tmg.config.loader import parse_config
+    from tmg.environment import Environment
+
+    out = io.StringIO()
+    verdicts = _Verdicts(Environment(stdout=out))
+    verdicts.say("ok", "provider", "local (openai/m) at http://me:pw@localhost:8080/v1, no API key")
+    config, _ = parse_config({"MCP_SERVERS": {"db": {"COMMAND": "x", "ENV": {"DB": "postgres://u:PW@h/db"}}}}, {}, None)
+    _check_secrets(config, verdicts)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "ok    provider: local (openai/m) at http://me:***@localhost:8080/v1, no API key"
+    assert lines[1].startswith("warn  secrets: MCP_SERVERS.db.ENV.DB (the password in its URL) is shorter than 8")

@@ -222,10 +222,10 @@ async def test_describe_shows_the_last_injection_tier_and_health(tmp_path) -> No
     ctx = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], memory._config(), 1, 1)
     await memory.injector.apply(ctx)
     await memory.hook.after_turn(answered("s-1", "no"), None)
-    lines = memory.describe()
+    lines = await memory.describe()
     text = "\n".join(lines)
     assert lines[0] == "memory: on · server plur: ready"
-    assert "last injection (prompt 1): 1 engram(s)" in text and "Never deploy on Fridays" in text
+    assert "last request (prompt 1): 1 item(s) from memory went with it" in text and "Never deploy on Fridays" in text
     assert "learning: full · learned 0/3" in text
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tmg import __version__
+from tmg.broker.paths import child_umask
 from tmg.broker.relay import Relay, capabilities
 from tmg.mcp.errlog import rotate
 
@@ -112,7 +113,8 @@ class Child:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 spec.command, *spec.args, env=dict(spec.env), cwd=spec.cwd, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=LINE_LIMIT)
+                stdout=asyncio.subprocess.PIPE, stderr=errlog, start_new_session=True, limit=LINE_LIMIT,
+                umask=child_umask(spec.kind))
         except OSError as exc:
             raise ChildError(f"cannot start {spec.command!r}: {exc}") from exc
         finally:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
-from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, socket_path
-from tmg.mcp.errors import McpStartError
+from tmg.broker.paths import LOG_NAME, TOOLS_UMASK_VAR, broker_enabled, idle_seconds, socket_path
+from tmg.mcp.errors import McpCallError, McpStartError
 from tmg.mcp.outcome import ToolOutcome
 from tmg.mcp.spec import child_environment
 from tmg.mcp.tool_server import Connection
@@ -30,18 +30,21 @@ _POLL_S = 0.02
 
 def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start a broker, detached: its own session and process group, no terminal, no provider keys
-    (its environment is the minimal base; each server gets its declared ENV over that base)."""
+    (its environment is the minimal base; each server gets its declared ENV over that base), and
+    a umask of 077: its files and its memory servers' stores are private (`child_umask`)."""
+    from tmg.private_files import PRIVATE_UMASK, current_umask, private_dirs
+
     folder = runtime_dir(env)
-    home = tmg_home(env)
-    home.mkdir(parents=True, exist_ok=True)
+    home = private_dirs(tmg_home(env))
     package_root = str(Path(__file__).resolve().parents[2])  # the tmg it runs is ours
     broker_env = child_environment(None, env)
     broker_env["PYTHONPATH"] = package_root
+    broker_env[TOOLS_UMASK_VAR] = f"{current_umask():o}"
     return subprocess.Popen(
         [sys.executable, "-m", "tmg.broker", "--dir", str(folder), "--idle", str(idle_seconds(env)),
          "--log", str(home / LOG_NAME)],
         env=broker_env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, umask=PRIVATE_UMASK,
     )
 
 

@@ -12,6 +12,7 @@ SOCKET_NAME = "broker.sock"
 PID_NAME = "broker.pid"
 LOCK_NAME = "broker.lock"
 LOG_NAME = "broker.log"
+TOOLS_UMASK_VAR = "TMG_TOOLS_UMASK"  # the user's umask, for the WARM tool servers a broker starts
 DEFAULT_IDLE_S = 15 * 60.0
 # sun_path holds 108 bytes on Linux; a deep TMG_HOME (a test's tmp folder) falls back to /tmp.
 _MAX_SOCKET_PATH = 100
@@ -28,6 +29,19 @@ def idle_seconds(env: Mapping[str, str]) -> float:
         return max(1.0, float(env.get("TMG_BROKER_IDLE", DEFAULT_IDLE_S)))
     except ValueError:
         return DEFAULT_IDLE_S
+
+
+def child_umask(kind: str) -> int:
+    """The umask of a server the broker starts (-1: the broker's own). The broker runs with a
+    umask of 077 (its socket, pid, lock and log, and a memory server's store, are private); a
+    WARM tool server gets the umask of the user who started the broker: it may write the user's
+    files, which must get the modes the user expects."""
+    if kind == "memory":
+        return -1
+    try:
+        return int(os.environ[TOOLS_UMASK_VAR], 8)
+    except (KeyError, ValueError):
+        return -1
 
 
 def socket_path(folder: Path) -> Path:

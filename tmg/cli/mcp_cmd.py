@@ -33,7 +33,10 @@ async def _status_lines(config, envr: Environment) -> list[str]:
     from tmg.mcp.server_set import McpToolServers
 
     servers = McpToolServers(oauth_store=OAuthStore.for_env(envr.env))  # stored logins; never a new one
-    session = servers.for_session(config, tmg_home(envr.env), warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"))
+    home = tmg_home(envr.env)
+    home.mkdir(parents=True, exist_ok=True)  # the servers' stderr logs go there, before any chat made it
+    # Started as a chat in this folder starts them (the same roots): the tools counted are the chat's.
+    session = servers.for_session(config, home, warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"), cwd=envr.cwd)
     for server in session.servers:
         server.set_warn(lambda _m: None)  # a server's own failure is its line below
     try:

@@ -84,11 +84,13 @@ def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> in
     # Before any session opens: a prompt that can never be sent is kept nowhere.
     check_prompt_size(prompt, live.get().max_history_tokens)
     answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
-    return asyncio.run(_answer_once(options, envr, live, notices, ConsoleEvents(answer, notices), prompt))
+    # Memory learns from the argument only: piped text is material, never the user's teaching.
+    return asyncio.run(_answer_once(options, envr, live, notices, ConsoleEvents(answer, notices), prompt,
+                                    " ".join(words).strip()))
 
 
 async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices,
-                       screen: ConsoleEvents, prompt: str) -> int:
+                       screen: ConsoleEvents, prompt: str, typed: str = "") -> int:
     session = await open_session(options, envr, live, notices, screen)
     # Text already written to a pipe or file cannot be taken back: no retry after it.
     session.engine.retry_after_partial = bool(envr.stdout_isatty)
@@ -111,7 +113,7 @@ async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig
     if session.memory is not None and session.memory.runtime.spec is not None:
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
-        await session.run_prompt(prompt)
+        await session.run_prompt(prompt, typed=typed)
         return 0
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")

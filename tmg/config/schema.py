@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES
 
 
 @dataclass(frozen=True)
@@ -59,17 +59,14 @@ MCP_OAUTH = {
     "CLIENT_SECRET": Key("str", "", secret=True),
     "SCOPES": Key("str_list", [], example="[notes:read, notes:write]"),
     "GRANT": Key("choice", "authorization_code", choices=OAUTH_GRANTS),
-    # How the client proves itself at the token endpoint; unset: private_key_jwt with a KEY_FILE,
-    # client_secret_basic with a CLIENT_SECRET, else none.
+    # At the token endpoint; unset: private_key_jwt with a KEY_FILE, client_secret_basic with a secret, else none.
     "AUTH_METHOD": Key("choice", "", choices=OAUTH_AUTH_METHODS),
     "KEY_FILE": Key("str", "", example="~/.config/tmg/mcp-client.pem"),  # private_key_jwt's signing key (PEM)
     "KEY_ALGORITHM": Key("choice", "RS256", choices=("RS256", "RS384", "RS512", "ES256", "ES384", "PS256")),
-    # The authorization server the credentials belong to: they are sent nowhere else.
-    "ISSUER": Key("url", "", example="https://auth.example.com"),
+    "ISSUER": Key("url", "", example="https://auth.example.com"),  # the credentials are sent nowhere else
     # A Client ID Metadata Document: this URL is the client id where the server supports it.
     "CLIENT_METADATA_URL": Key("url", "", example="https://example.com/tmg-client.json"),
-    # The loopback port of the redirect URI a pre-registered client was registered with.
-    "REDIRECT_PORT": Key("int", None, minimum=1, maximum=65535, example="8765"),
+    "REDIRECT_PORT": Key("int", None, minimum=1, maximum=65535, example="8765"),  # a registered client's loopback port
 }
 
 MCP_SERVER = {
@@ -89,10 +86,8 @@ MCP_SERVER = {
     # judged by the permission engine (`sampling_<name>` in PERMISSIONS rules); off: declined.
     "SAMPLING": Key("bool", False, hot=False),
     "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
-    # A prompt waits for it while it starts (else its tools join once it is ready).
-    "WAIT": Key("bool", False),
-    # An OAuth client of the user's own for a URL server (tmg.mcp.oauth_provider): a pre-registered
-    # client id (and secret), or a headless grant; unset: dynamic registration, as the server offers.
+    "WAIT": Key("bool", False),  # a prompt waits for it while it starts (else its tools join once it is ready)
+    # The user's own OAuth client for a URL server (tmg.mcp.oauth_provider); unset: dynamic registration.
     "OAUTH": Key("block", {}, fields=MCP_OAUTH),
     # Which of the server's tools are offered: glob patterns on the server's own tool names.
     "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
@@ -121,6 +116,15 @@ PERMISSIONS = {
     "DENY": Key("str_list", [], example="[shell(rm), write_file(/etc/**)]"),
 }
 
+# How shell commands are confined (tmg.tools.sandbox): bubblewrap, where it works.
+SANDBOX = {
+    "MODE": Key("choice", "auto", choices=SANDBOX_MODES),
+    # Folders commands may write besides the working folder and a private /tmp (~ expands;
+    # a relative path is the working folder's).
+    "WRITABLE": Key("str_list", [], example="[~/.m2, /srv/data]"),
+    "NETWORK": Key("bool", False),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -139,6 +143,7 @@ SCHEMA: dict[str, Key] = {
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
+    "SANDBOX": Key("block", {}, fields=SANDBOX, example="{MODE: off}"),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.
@@ -340,12 +345,18 @@ def _segment(name: str) -> str:
     return name if name.isprintable() and name.strip() == name and name else json.dumps(name)
 
 
+# A block written as a plain value (`SANDBOX: off`) is answered with the mapping it means.
+_BLOCK_EXAMPLES = {name: key.example for name, key in SCHEMA.items() if key.kind == "block" and key.example}
+
+
 def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -> dict[str, Any]:
     """Validate one mapping against ``fields``; unknown keys warn with the closest known key."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
+        example = _BLOCK_EXAMPLES.get(path, "")
+        out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}"
+                  + (f" (e.g. {path}: {example})" if example else ""))
         return {}
     clean: dict[str, Any] = {}
     spelled: dict[str, str] = {}

@@ -14,7 +14,7 @@ from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
 from tmg.engine.phases import Phase
 from tmg.engine.recovery import RetryPolicy
-from tmg.engine.turn import Turn
+from tmg.engine.turn import Turn, last_answer
 from tmg.errors import TmgError, TurnLimitError
 from tmg.llm.gateway import (
     Completion,
@@ -102,15 +102,17 @@ class PhaseEngine:
         check_prompt_size(user_text, self._config().max_history_tokens)
 
     async def run_prompt(self, user_text: str, *, sent_text: str | None = None,
-                         images: Sequence[Image] = ()) -> PromptResult:
+                         images: Sequence[Image] = (), typed_text: str | None = None) -> PromptResult:
         """Run one prompt to its final answer (or a clear error).
 
         ``sent_text``: the user message as sent and stored, when it carries more than the typed
-        words (the MCP resources a prompt names); ``images`` go with it as image parts."""
+        words (the MCP resources a prompt names); ``images`` go with it as image parts;
+        ``typed_text``: what the user typed, when ``user_text`` holds more (piped stdin)."""
         self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
         check_prompt_size(sent_text or user_text, cfg.max_history_tokens)
         self._prompt_id += 1
+        previous = last_answer(self.history.model_view)
         message: dict[str, Any] = {"role": "user", "content": sent_text or user_text}
         if images:  # stored bounded with the message; sent as image parts (tool_images.py)
             message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in images]
@@ -123,7 +125,8 @@ class PhaseEngine:
         try:
             while True:
                 index += 1
-                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode)
+                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode,
+                            typed_text=typed_text, previous_answer=previous)
                 await self._enter(Phase.GUARD, turn)
                 if index > cfg.max_turns:
                     raise TurnLimitError(
@@ -134,12 +137,11 @@ class PhaseEngine:
                 error: BaseException | None = None
                 try:
                     completion = await self._infer(turn, cfg)
+                    tool_messages, ended = [], False  # ended: a tool's result ends the prompt (plan mode)
                     if completion.tool_calls:
                         await self._enter(Phase.EXECUTING, turn)
                         cfg = self._config()  # a long tool loop sees a changed MAX_TURNS from here on
-                        tool_messages = await self._execute(completion, loops, cfg)
-                    else:
-                        tool_messages = []
+                        tool_messages, ended = await self._execute(completion, loops, cfg)
                     await self._enter(Phase.PERSISTING, turn)
                     self._persist(turn, completion, tool_messages)
                     self._events.on_usage(completion.usage, turn)
@@ -151,7 +153,7 @@ class PhaseEngine:
                     await self._hooks.after_turn(turn, error)
                     self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
-                if not completion.tool_calls:
+                if not completion.tool_calls or ended:
                     result.text = completion.text
                     result.meta = turn.meta
                     return result
@@ -242,8 +244,9 @@ class PhaseEngine:
         pending.info.update(tokens_before=before, tokens_after=after)
         record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
         self._events.on_summary(record)
-        return (f"compacted: {pending.info['messages']} earlier messages (about {before:,} tokens) are now sent as a "
-                f"summary; the context is about {after:,} tokens (the originals stay in the transcript)")
+        info = pending.info  # the figures "summarising ..." said
+        return (f"compacted: {info['messages']} earlier messages (about {info['tokens']:,} tokens) are now sent as "
+                f"a summary; the context is about {after:,} tokens (the originals stay in the transcript)")
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
@@ -346,20 +349,23 @@ class PhaseEngine:
                                f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
         return True
 
-    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config) -> list[dict[str, Any]]:
+    async def _execute(self, completion: Completion, loops: LoopDetector,
+                       cfg: Config) -> tuple[list[dict[str, Any]], bool]:
+        """The tool messages, and whether a result ends the prompt."""
         repeated = loops.is_repeat(completion.tool_calls)
-        messages = []
+        messages, ended = [], False
         for call in completion.tool_calls:
             if repeated:
                 result = ToolResult(CORRECTION, is_error=True)
             else:
                 result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
             self._events.on_tool(call.name, call.arguments, result)
+            ended = ended or result.ends_prompt
             message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "content": result.content}
             if result.images:  # stored bounded with the message; sent as image parts (tool_images.py)
                 message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in result.images]
             messages.append(message)
-        return messages
+        return messages, ended
 
     def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:
         # "" rather than null beside tool calls: OpenAI accepts both, llama.cpp's server rejects null.

@@ -348,7 +348,7 @@ class McpConnection(ServerRequests, UrlServerAuth, ServerContent):
         assert spec.command is not None
         errlog = open_errlog(spec.errlog)
         read, write = await stack.enter_async_context(
-            quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog)
+            quick_stdio_transport(spec.command, spec.args, spec.env, spec.cwd, errlog, umask=spec.umask)
         )
         return read, write, errlog
 

@@ -66,6 +66,8 @@ class ServerSpec:
     sampling: bool = False
     # OAUTH: the user's own OAuth client for a URL server (None: dynamic registration, if any).
     oauth: OAuthClientConfig | None = field(default=None, repr=False)  # a client secret: never in a repr
+    # The child's umask when tmg spawns it (a memory server's store is private); None: tmg's own.
+    umask: int | None = None
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):

@@ -62,4 +62,4 @@ class StartTimes:
         while len(times) > _MAX_SERVERS:
             times.pop(next(iter(times)))
         with contextlib.suppress(OSError):
-            replace_file(self.path, json.dumps(times).encode())
+            replace_file(self.path, json.dumps(times).encode(), private_folder=True)  # under TMG_HOME

@@ -33,8 +33,10 @@ async def quick_stdio_transport(
     env: Mapping[str, str],
     cwd: str | None,
     errlog: IO[Any] | int,
+    umask: int | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """Spawn the server and yield the (read, write) stream pair a ClientSession expects.
+    """Spawn the server and yield the (read, write) stream pair a ClientSession expects
+    (`umask`: the child's, e.g. a memory server's private store; None: tmg's own).
 
     The process is spawned before anything of the mcp SDK is imported: a server such as PLUR
     takes most of a second to initialize, and the SDK's import (about as long) overlaps it.
@@ -48,6 +50,7 @@ async def quick_stdio_transport(
         cwd=cwd,
         stderr=errlog,
         start_new_session=True,  # own process group: Ctrl-C in tmg's terminal does not reach it
+        umask=-1 if umask is None else umask,
     )
     # Items: SessionMessage | Exception one way, SessionMessage the other (untyped: no SDK import yet).
     read_writer, read_stream = anyio.create_memory_object_stream(0)
@@ -134,12 +137,14 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 def open_errlog(path: str | None) -> IO[Any] | int:
-    """Where the server's stderr goes: a file we append to (rotated past its size), or the null device."""
+    """Where the server's stderr goes: a file we append to (rotated past its size; created 0600:
+    it lives under TMG_HOME and a server may log what it was sent), or the null device."""
     if path is None:
         return subprocess.DEVNULL
     from pathlib import Path
 
     from tmg.mcp.errlog import rotate
+    from tmg.private_files import private_opener
 
     rotate(Path(path))
-    return open(path, "ab")  # noqa: SIM115 - closed by the connection
+    return open(path, "ab", opener=private_opener)  # noqa: SIM115 - closed by the connection

@@ -19,7 +19,7 @@ from tmg.repl.asking import drop_typeahead, printable, read_line
 
 MAX_PREVIEW_LINES = 40
 _VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call",
-         "sample": "wants to ask your model"}
+         "sample": "wants to ask your model", "network": "wants to fetch"}
 
 
 class ConsentPrompt:
@@ -45,8 +45,11 @@ class ConsentPrompt:
 
     def lines(self, question: Question) -> list[str]:
         action, judgement = question.action, question.judgement
-        what = action.command if action.command is not None else (", ".join(action.paths) or "")
-        head = f"tmg asks: {action.tool} {_VERB.get(action.effect, 'wants to call')}"
+        what = action.command if action.command is not None else (", ".join(action.paths) or action.url or "")
+        # The file it changes is named; an MCP tool not marked read-only is called, not a file change.
+        named = f" {printable(', '.join(action.paths))}" if action.paths and action.command is None else ""
+        effect = "unknown" if action.server is not None and action.effect == "write" else action.effect
+        head = f"tmg asks: {action.tool} {_VERB.get(effect, 'wants to call')}{named}"
         lines = [f"{head} ({judgement.reason})"]
         shown = action.preview or what
         if shown:

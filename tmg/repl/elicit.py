@@ -17,7 +17,7 @@ host and never opened by tmg: the user opens it, or declines.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from tmg.environment import Environment
@@ -122,10 +122,12 @@ def _choices(schema: dict[str, Any]) -> list[tuple[Any, str]]:
 
 
 class ElicitForm:
-    def __init__(self, envr: Environment) -> None:
+    def __init__(self, envr: Environment, before: Callable[[], None] = lambda: None) -> None:
         self._envr = envr
+        self._before = before  # makes the answer so far final: the form goes below it
 
     async def __call__(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        self._before()
         drop_typeahead(self._envr)
         self._say(f"\ntmg asks for MCP server {server}: {printable(message)}\n  [y] answer  [n] decline")
         try:
@@ -146,6 +148,7 @@ class ElicitForm:
     async def open_url(self, server: str, message: str, url: str) -> bool:
         """URL mode: the page the server wants opened, its host said apart; True when the user
         will open it (tmg opens nothing itself)."""
+        self._before()
         drop_typeahead(self._envr)
         host = urlsplit(url).hostname or "?"
         self._say(f"\ntmg asks for MCP server {server}: {printable(message)}\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from tmg.checkpoints.log import CheckpointLog
 from tmg.config.live import LiveConfig
 from tmg.config.watcher import ConfigWatcher
 from tmg.engine.engine import PhaseEngine
@@ -23,6 +24,7 @@ from tmg.session.store import SessionRef
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills
 from tmg.tools.registry import ToolResult
+from tmg.tools.todo import TodoList
 
 if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-off one-shot never does)
     from tmg.memory.session import SessionMemory
@@ -45,11 +47,14 @@ class ChatSession:
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
     skills: SessionSkills | None = None  # the skills it offers and those it activated
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
+    checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
+    todos: TodoList | None = None  # the model's todo list
 
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
         transcript, a leading ``$name`` activating that skill first (a one-shot never depends on the
-        model choosing it), the MCP resources it names (`@server:uri`) read and attached."""
+        model choosing it), the MCP resources it names (`@server:uri`) read and attached.
+        ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin)."""
         self.transcript.prompt(text)
         if self.skills is not None:
             self.skills.leading_invocation(text)
@@ -57,7 +62,7 @@ class ChatSession:
         if self.mcp is not None:
             text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             sent, images = attached.text(text), attached.images
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
+        await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 
     def start(self, watcher_delay: float = 0.0) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP

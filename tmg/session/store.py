@@ -1,5 +1,10 @@
 """Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, one current session per mode, each locked
-by the one tmg that writes it."""
+by the one tmg that writes it.
+
+TMG_HOME holds the user's own record (history, transcripts, memory's spool): its folders are
+created 0700 and its files 0600, and a home an older tmg left open is tightened when a store
+opens it (`tmg.private_files`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from typing import Callable
 
 from tmg.config.model import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
+from tmg.private_files import FILE_MODE, private_dirs, tighten
 
 _SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
 
@@ -47,6 +53,7 @@ class SessionStore:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.root = home / "sessions"
+        tighten(home)  # one lstat when it is already private
 
     def _mode_dir(self, mode: str) -> Path:
         if not _SAFE_MODE.match(mode):
@@ -68,7 +75,9 @@ class SessionStore:
         ref = self.start_side(mode)
         pointer = self._mode_dir(mode) / "current"
         tmp = pointer.with_suffix(".tmp")
-        tmp.write_text(ref.id + "\n", encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(ref.id + "\n")
         os.replace(tmp, pointer)
         return ref
 
@@ -78,7 +87,7 @@ class SessionStore:
         sid = new_session_id()
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
         try:
-            ref.dir.mkdir(parents=True, exist_ok=True)
+            private_dirs(ref.dir)
         except OSError as exc:
             raise TmgError(f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
                            "set TMG_HOME to a folder you can write to") from exc
@@ -153,7 +162,7 @@ class SessionLock:
         Raises:
             SessionBusyError: still held after the wait.
         """
-        fd = os.open(self.ref.dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.ref.dir / "lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             deadline = time.monotonic() + self.wait
             while not _locked(fd):
