@@ -2,9 +2,9 @@
 
 The one-shot hot path talks to a warm broker with this, so it never pays the SDK's import
 (most of a second of CPU). It speaks initialize (naming the server), tools/list, tools/call, the
-broker's own tmg/status and tmg/stop, and for a WARM tool server what a direct connection does
-besides: its resources and prompts (client_content.py), and its own requests and notifications
-as the broker passes them on (client_traffic.py).
+broker's own tmg/status, tmg/stop and tmg/detach, and for a WARM tool server what a direct
+connection does besides: its resources and prompts (client_content.py), and its own requests and
+notifications as the broker passes them on (client_traffic.py).
 """
 
 from __future__ import annotations
@@ -201,6 +201,21 @@ class BrokerConnection(ServerTraffic, ServerContent):
             raise McpCallFailed(f"{label}{reason}", reason=reason) from exc
         except NoBroker as exc:
             raise McpCallError(f"{label}{exc}") from exc
+
+    async def detach(self, name: str, arguments: dict[str, Any], answer_file: Path, by: str,
+                     env: dict[str, str] | None = None, timeout: float = 2.0) -> bool:
+        """Have the broker run a tools/call after this client has gone, on a server of its own
+        (this one's spec, `env` added), its answer written to `answer_file`; False when one such
+        call is still running. Raises McpCallError."""
+        try:
+            ack = await asyncio.wait_for(self.request("tmg/detach", {
+                "name": name, "arguments": arguments, "answer_file": str(answer_file), "by": by,
+                "env": dict(env or {})}), timeout)
+        except asyncio.TimeoutError as exc:
+            raise McpCallTimeout(f"{self.spec.name}: the broker did not take the call") from exc
+        except (BrokerError, NoBroker) as exc:
+            raise McpCallError(f"{self.spec.name}: {exc}") from exc
+        return bool(ack.get("started"))
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self._writer is None or not self.is_open:

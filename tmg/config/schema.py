@@ -12,28 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES
-
-
-@dataclass(frozen=True)
-class Key:
-    """One key of the schema. ``kind`` is str, url, int, number, bool, str_list, str_map, choice,
-    block (a nested schema) or blocks (a map of names to nested schemas)."""
-
-    kind: str
-    default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None  # past any real use: a typo'd exponent, not a setting
-    choices: tuple[str, ...] = ()
-    fields: dict[str, "Key"] = field(default_factory=dict)
-    hot: bool = True
-    secret: bool = False
-    required: bool = False
-    pattern: str = ""  # a regex a str value must match in full
-    example: str = ""  # shown in type errors: "(e.g. MAX_TURNS: 200)"
-
-
-_DAY = 86_400.0  # seconds: the longest timeout that is still a timeout
+from tmg.config.hook_schema import validate_hooks
+from tmg.config.key import DAY as _DAY
+from tmg.config.key import Key
+from tmg.config.mcp_schema import MCP_SERVER
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
 
 PROVIDER = {
     "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
@@ -51,48 +34,6 @@ PROVIDER = {
     "CONTEXT_WINDOW": Key("int", None, minimum=1000, maximum=100_000_000),
 }
 
-OAUTH_GRANTS = ("authorization_code", "client_credentials")
-OAUTH_AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post", "private_key_jwt")
-
-MCP_OAUTH = {
-    "CLIENT_ID": Key("str", ""),
-    "CLIENT_SECRET": Key("str", "", secret=True),
-    "SCOPES": Key("str_list", [], example="[notes:read, notes:write]"),
-    "GRANT": Key("choice", "authorization_code", choices=OAUTH_GRANTS),
-    # At the token endpoint; unset: private_key_jwt with a KEY_FILE, client_secret_basic with a secret, else none.
-    "AUTH_METHOD": Key("choice", "", choices=OAUTH_AUTH_METHODS),
-    "KEY_FILE": Key("str", "", example="~/.config/tmg/mcp-client.pem"),  # private_key_jwt's signing key (PEM)
-    "KEY_ALGORITHM": Key("choice", "RS256", choices=("RS256", "RS384", "RS512", "ES256", "ES384", "PS256")),
-    "ISSUER": Key("url", "", example="https://auth.example.com"),  # the credentials are sent nowhere else
-    # A Client ID Metadata Document: this URL is the client id where the server supports it.
-    "CLIENT_METADATA_URL": Key("url", "", example="https://example.com/tmg-client.json"),
-    "REDIRECT_PORT": Key("int", None, minimum=1, maximum=65535, example="8765"),  # a registered client's loopback port
-}
-
-MCP_SERVER = {
-    "COMMAND": Key("str", ""),
-    "ARGS": Key("str_list", []),
-    "ENV": Key("str_map", {}),
-    "DIR": Key("str", ""),
-    "URL": Key("url", "", example="http://localhost:8000/mcp"),
-    "HEADERS": Key("str_map", {}, secret=True),  # sent with every request to a URL server
-    "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
-    # A tool call's bound: seconds of silence (default TOOL_TIMEOUT), each progress notification
-    # restarting it, and the most a call may take however much progress it reports.
-    "CALL_TIMEOUT": Key("number", None, minimum=0.1, maximum=_DAY),
-    "CALL_TIMEOUT_MAX": Key("number", 600.0, minimum=0.1, maximum=_DAY),
-    "REQUIRES_CONSENT": Key("bool", False),
-    # The server may ask the session's model for a completion (MCP sampling), each request
-    # judged by the permission engine (`sampling_<name>` in PERMISSIONS rules); off: declined.
-    "SAMPLING": Key("bool", False, hot=False),
-    "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
-    "WAIT": Key("bool", False),  # a prompt waits for it while it starts (else its tools join once it is ready)
-    # The user's own OAuth client for a URL server (tmg.mcp.oauth_provider); unset: dynamic registration.
-    "OAUTH": Key("block", {}, fields=MCP_OAUTH),
-    # Which of the server's tools are offered: glob patterns on the server's own tool names.
-    "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
-}
-
 MEMORY = {
     "ENABLED": Key("bool", True),  # the shipped PLUR serves it when MCP_SERVERS has no entry
     "SERVER": Key("str", "plur", hot=False),
@@ -100,6 +41,12 @@ MEMORY = {
     "LEARN": Key("choice", "full", choices=LEARN_TIERS),
     "SCOPE": Key("str", ""),
     "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0, maximum=10_000),
+    # Keeping the store in a git remote through PLUR's plur_sync (docs/memory-sync.md).
+    "SYNC": Key("block", {}, fields={
+        "REMOTE": Key("str", "", example="git@github.com:you/tmg-memory.git"),
+        "TYPE": Key("choice", "personal", choices=SYNC_TYPES),
+        "WHEN": Key("choice", "session-end", choices=SYNC_WHEN),
+    }),
 }
 
 COMPACTION = {
@@ -144,6 +91,11 @@ SCHEMA: dict[str, Key] = {
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
     "SANDBOX": Key("block", {}, fields=SANDBOX, example="{MODE: off}"),
+    # -- issue 25: the one-shot's spend cap and command hooks --
+    # The most one prompt may spend in USD (its model calls, priced by the price map); unset: no cap.
+    "MAX_BUDGET_USD": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="0.50"),
+    # Command hooks in Claude Code's protocol (docs/hooks.md); a project's run only once it is trusted.
+    "HOOKS": Key("hooks", {}),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.
@@ -380,6 +332,8 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
             continue  # `KEY:` with nothing after it means "use the default" (or "required")
         if key.kind == "block":
             clean[name] = validate_block(value, key.fields, where, out)
+        elif key.kind == "hooks":
+            clean[name] = validate_hooks(value, where, out)
         elif key.kind == "blocks":
             if not isinstance(value, dict):
                 out.error(where, f"{where} must be a mapping of names to settings")
