@@ -40,10 +40,10 @@ def stored_text(tmg) -> str:
     return "".join(p.read_text(errors="replace") for p in tmg.home.rglob("*") if p.is_file())
 
 
-def login(tmg, name: str = "web") -> tuple[str, str]:
+def login(tmg, name: str = "web", env: dict[str, str] | None = None) -> tuple[str, str]:
     """`tmg mcp login NAME`, the browser played: (stdout, stderr) once it exited 0."""
     proc = subprocess.Popen(tmg_command() + ["mcp", "login", name], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmg.work, env=tmg.env())
+                            stderr=subprocess.PIPE, text=True, cwd=tmg.work, env=env or tmg.env())
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # the line saying where to log in

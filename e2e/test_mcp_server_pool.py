@@ -53,9 +53,49 @@ def test_a_one_shot_with_three_reference_servers_offers_their_tools_every_time(t
         names = tool_names(llm.requests[-1])
         assert {"mcp_everything_echo", "mcp_files_read_text_file", "mcp_notes_read_graph"} <= names, (i, r.err)
         assert "still starting" not in r.err
-    # What the wait is based on: each server's measured starts, remembered under TMG_HOME.
+    # The first run waited for each server (as long as its start needed) and remembered what it
+    # listed; the runs after it offered that without starting any (none of them called a tool).
     remembered = json.loads((tmg.home / "mcp-start-times.json").read_text())
-    assert len(remembered) == 3 and all(len(times) == 5 for times in remembered.values())
+    assert len(remembered) == 3 and all(len(times) == 1 for times in remembered.values())
+    assert len(json.loads((tmg.home / "mcp-tools.json").read_text())) == 3
+
+
+def counted_where(tmg, extra: str = "") -> Path:
+    starts = tmg.root / "starts"
+    tmg.write_config("MCP_SERVERS:\n" + stdio_entry("where", [sys.executable, str(WHERE_SERVER)],
+                                                    f"    ENV: {{STARTS_FILE: {json.dumps(str(starts))}}}\n" + extra))
+    return starts
+
+
+def start_count(starts: Path) -> int:
+    return len(starts.read_text().splitlines()) if starts.exists() else 0
+
+
+def test_a_prompt_waits_for_no_server_it_does_not_need_and_a_call_still_gets_the_tool(tmg, llm):
+    starts = counted_where(tmg)
+    llm.enqueue(Text("first"))
+    r = tmg.run("hello")  # never started here: waited for, its tools learnt
+    assert (r.code, r.out) == (0, "first\n"), r.err
+    assert "mcp_where_where" in tool_names(llm.requests[-1]) and start_count(starts) == 1
+    llm.enqueue(Text("second"))
+    r = tmg.run("hello again")  # offered as remembered; nothing started, nothing waited for
+    assert (r.code, r.out) == (0, "second\n"), r.err
+    assert "mcp_where_where" in tool_names(llm.requests[-1]) and start_count(starts) == 1
+    llm.enqueue(ToolCall("mcp_where_where", {}), Text("third"))
+    r = tmg.run("where are you?")  # the model asks for its tool: the server starts, the call waits for it
+    assert (r.code, r.out) == (0, "third\n"), r.err
+    assert start_count(starts) == 2 and parsed(llm.requests[-1]["messages"][-1]["content"])["calls"] == "1"
+    assert "still starting" not in r.err
+
+
+def test_a_server_marked_wait_is_started_and_waited_for_by_every_prompt(tmg, llm):
+    starts = counted_where(tmg, "    WAIT: true\n")
+    for i in range(2):
+        llm.enqueue(Text(f"answer {i}"))
+        r = tmg.run("hello")
+        assert (r.code, r.out) == (0, f"answer {i}\n"), r.err
+        assert "mcp_where_where" in tool_names(llm.requests[-1])
+    assert start_count(starts) == 2
 
 
 def test_a_server_left_out_is_said_on_stderr_and_the_answer_comes(tmg, llm):

@@ -196,9 +196,10 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     end.add("stop the config watcher", watcher.stop)
     end.add("close the model gateway", models.aclose)
     if mcp_servers is None:
-        # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
+        # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth). A server whose
+        # tools are known from before starts when first needed: a prompt without tools pays nothing.
         mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
-                                     oauth_store=OAuthStore.for_env(envr.env))
+                                     oauth_store=OAuthStore.for_env(envr.env), on_demand=True)
         end.add_resource("close the MCP tool servers", mcp_servers.aclose)
     def say(text: str) -> None:  # MCP servers and skills that fail: stderr and the transcript
         _warn_and_record(text, notices, transcript)

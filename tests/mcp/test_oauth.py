@@ -10,7 +10,8 @@ import stat
 import pytest
 
 from tmg.redaction import process_redactor
-from tmg.mcp.oauth import LoopbackRedirect, OAuthStore, _free_port, _Storage
+from tmg.mcp.oauth import OAuthStore, Storage
+from tmg.mcp.oauth_loopback import LoopbackRedirect, free_port
 
 URL = "https://mcp.example.com/mcp"
 
@@ -37,7 +38,7 @@ def test_a_damaged_store_holds_no_login(tmp_path):
 async def test_stored_tokens_are_masked_once_stored_or_read(tmp_path):
     from mcp.shared.auth import OAuthToken
 
-    storage = _Storage(OAuthStore(tmp_path / "mcp-oauth.json"), URL)
+    storage = Storage(OAuthStore(tmp_path / "mcp-oauth.json"), URL)
     await storage.set_tokens(OAuthToken(access_token="at-5e1f0c2d9a8b7c6d", refresh_token="rt-0a9b8c7d6e5f4a3b",
                                         expires_in=60))
     assert process_redactor()("Bearer at-5e1f0c2d9a8b7c6d and rt-0a9b8c7d6e5f4a3b") == "Bearer *** and ***"
@@ -55,7 +56,7 @@ async def _get(port: int, path: str) -> bytes:
 
 
 async def test_the_loopback_takes_the_code_and_state_and_ignores_other_paths():
-    loopback = LoopbackRedirect(_free_port(), "web")
+    loopback = LoopbackRedirect(free_port(), "web")
     await loopback.listen()
     assert (await _get(loopback.port, "/favicon.ico")).startswith(b"HTTP/1.1 404")
     page = await _get(loopback.port, "/callback?code=c0de&state=st4te")
@@ -66,7 +67,7 @@ async def test_the_loopback_takes_the_code_and_state_and_ignores_other_paths():
 async def test_a_refused_login_is_an_error_saying_why():
     from mcp.client.auth import OAuthFlowError
 
-    loopback = LoopbackRedirect(_free_port(), "web")
+    loopback = LoopbackRedirect(free_port(), "web")
     await loopback.listen()
     page = await _get(loopback.port, "/callback?error=access_denied&error_description=no+thanks&state=s")
     assert b"refused" in page

@@ -1,7 +1,8 @@
-"""One server the broker keeps warm: a stdio child process, initialized once, its tools listed once,
-restarted by the next client that needs it after it died. Writes to one memory store go one at a
-time, through a second process of the same server (its writer), so that calls known to only read
-never wait behind them.
+"""One server the broker keeps warm: a stdio child process, initialized once, its tools listed once
+(again when it says they changed), restarted by the next client that needs it after it died; what
+its server says to its clients goes through its relay (relay.py). Writes to one memory store go one
+at a time, through a second process of the same server (its writer), so that calls known to only
+read never wait behind them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tmg import __version__
 from tmg.broker.paths import child_umask
+from tmg.broker.relay import Relay, capabilities
 from tmg.mcp.errlog import rotate
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -42,6 +45,7 @@ class Spec:
     cwd: str | None
     # "memory": writes to one store go one at a time; "tools" (a WARM tool server): calls as they come.
     kind: str = "memory"
+    sampling: bool = False  # SAMPLING: the server is told its clients answer sampling requests
     name: str = field(default="", compare=False)
     errlog: str | None = field(default=None, compare=False)
 
@@ -50,6 +54,7 @@ class Spec:
         return cls(command=str(data["command"]), args=tuple(str(a) for a in data.get("args", ())),
                    env=tuple(sorted((str(k), str(v)) for k, v in dict(data.get("env") or {}).items())),
                    cwd=data.get("cwd") or None, kind=str(data.get("kind") or "memory"),
+                   sampling=data.get("sampling") is True,
                    name=str(data.get("name", "")), errlog=data.get("errlog"))
 
     def store(self) -> str:
@@ -93,6 +98,7 @@ class Child:
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._restarting: asyncio.Task[None] | None = None
+        self.relay = Relay(self._send, self.list_tools)  # what its server says to its clients, and back
 
     @property
     def alive(self) -> bool:
@@ -156,20 +162,24 @@ class Child:
         try:
             async with asyncio.timeout(_START_TIMEOUT_S):
                 self.init_result = await self.request("initialize", {
-                    "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                    "clientInfo": {"name": "tmg-broker", "version": "0"}})
+                    "protocolVersion": PROTOCOL_VERSION, "capabilities": capabilities(spec.kind, spec.sampling),
+                    "clientInfo": {"name": "tmg", "version": __version__}})
                 self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                tools: list[dict[str, Any]] = []
-                cursor = None
-                while True:
-                    listed = await self.request("tools/list", {"cursor": cursor} if cursor else {})
-                    tools += listed.get("tools", [])
-                    cursor = listed.get("nextCursor")
-                    if not cursor:
-                        break
+                await self.list_tools()
         except (ChildError, TimeoutError) as exc:
             await self.stop()
             raise ChildError(f"{spec.name or spec.command}: {exc or 'timed out'}") from exc
+
+    async def list_tools(self) -> None:
+        """tools/list, every page: the list clients are answered with (again when it changed)."""
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            listed = await self.request("tools/list", {"cursor": cursor} if cursor else {})
+            tools += listed.get("tools", [])
+            cursor = listed.get("nextCursor")
+            if not cursor:
+                break
         self.tools = tools
         self.read_only = frozenset(t["name"] for t in tools if (t.get("annotations") or {}).get("readOnlyHint"))
 
@@ -248,15 +258,9 @@ class Child:
                     continue
                 if not isinstance(message, dict):
                     continue
-                if "method" in message:  # a request or notification from the server
-                    if "id" in message:
-                        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
-                        if message["method"] == "ping":
-                            answer["result"] = {}
-                        else:
-                            answer["error"] = {"code": -32601, "message": "not supported by tmg"}
-                        with contextlib.suppress(ChildError):
-                            self._send(answer)
+                if "method" in message:  # a request or notification from the server: for its clients
+                    with contextlib.suppress(ChildError):
+                        self.relay.from_server(message)
                     continue
                 self._unanswered = 0
                 future = self._pending.get(message.get("id"))  # type: ignore[arg-type]

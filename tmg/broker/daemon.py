@@ -3,7 +3,8 @@
 Clients speak MCP's stdio framing (one JSON-RPC message a line). A client's `initialize` names
 the server it wants (`params._meta["tmg/server"]`: command, args, env, dir) and the client's
 code fingerprint; the broker answers `initialize` and `tools/list` from the child's cached
-answers and forwards `tools/call` unchanged (only the id is renumbered). One child per distinct
+answers and forwards `tools/call`, resources and prompts unchanged (only the id is renumbered);
+what the server says or asks meanwhile reaches the client it is for (relay.py). One child per distinct
 spec: a changed ENV value is another child, never a stale one. Writes to one store go one at a
 time. Methods of its own: `tmg/status`, `tmg/stop`, `tmg/handoff` (a client's last writes, landed after it has
 gone) and `tmg/detach`: a tools/call run after the
@@ -39,6 +40,7 @@ from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
+from tmg.broker.relay import FORWARDED
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
 HANDED_WRITE_S = 30.0  # the bound of a write the broker finishes for a client that left (else spooled)
@@ -185,14 +187,18 @@ class Broker:
                 except ValueError:
                     session.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
                     continue
-                if not isinstance(message, dict) or "method" not in message:
+                if isinstance(message, dict) and "method" not in message:
+                    session.answered(message)  # a client's answer to its server's request (relay.py)
+                    continue
+                if not isinstance(message, dict):
                     continue
                 self.last_active = time.monotonic()
                 session.start(message)
         except (OSError, ValueError, asyncio.IncompleteReadError):
             pass
         finally:
-            session.gone()
+            session.gone()  # its calls go too, but for the writes it handed off
+            session.leave()  # and its server's requests are no longer put to it
             self.clients -= 1
             self.last_active = time.monotonic()
             writer.close()
@@ -240,6 +246,19 @@ class ClientSession:
     def send(self, message: dict[str, Any]) -> None:
         if not self.writer.is_closing():
             self.writer.write((json.dumps(message) + "\n").encode())
+
+    @property
+    def open(self) -> bool:
+        return not self.writer.is_closing()
+
+    def answered(self, message: dict[str, Any]) -> None:
+        """An answer from the client: to a request its server put to it through the relay."""
+        if self.child is not None:
+            self.child.relay.answered(message)
+
+    def leave(self) -> None:
+        if self.child is not None:
+            self.child.relay.leave(self)
 
     async def handle(self, message: dict[str, Any]) -> None:
         ident = message.get("id")
@@ -292,11 +311,14 @@ class ClientSession:
             if meta.get("tmg/fingerprint") != broker.fingerprint:
                 raise StaleBroker
             child = broker.child_for(Spec.from_wire(meta["tmg/server"]))
-            await child.ensure()
+            child.relay.join(self)  # before its start: a server may ask its client things while starting
             self.child = child
+            await child.ensure()
             return child.init_result
         if method == "tools/list":
-            return {"tools": (await self._child()).tools}
+            child = await self._child()
+            await child.relay.tools_listed()  # the list its server last said changed
+            return {"tools": child.tools}
         if method == "tools/call":
             child = await self._child()
             broker.calls += 1
@@ -306,7 +328,12 @@ class ClientSession:
             deadline = _deadline(meta.pop(DEADLINE_META, None))
             params = {k: v for k, v in params.items() if k != "_meta"} | ({"_meta": meta} if meta else {})
             cacheable = (cached is True or view is not None) and child.is_read_call(params)
-            return await self._forward(ident, child, params, deadline, view if cacheable and view else cacheable)
+            with child.relay.calling(self, params):  # the server's requests meanwhile are put to this client
+                return await self._forward(ident, child, params, deadline, view if cacheable and view else cacheable)
+        if method in FORWARDED:  # resources, prompts: passed on as they are
+            child = await self._child()
+            with child.relay.calling(self, params):
+                return await child.request(method, params)
         if method == "ping":
             return {}
         if method == "tmg/detach":

@@ -48,13 +48,18 @@ def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+# What a tool server asks of its client goes where its connection's are set (tmg.mcp.tool_server).
+_PASSED_ON = ("elicit", "elicit_url", "sample", "on_log")
+
+
 class WarmConnection(Connection):
     """A server's connection through the broker when it can, else direct (a memory server for
     MemoryRuntime, `kind="memory"`; a WARM tool server, `kind="tools"`).
 
-    `route` says which (for `--debug`, `/memory` and `/mcp`). It calls tools and nothing else: the
-    broker speaks for the server, so the server's own requests, resources and prompts are not
-    reached through it, and the broker restarts it (`tmg memory stop`), not tmg.
+    `route` says which (for `--debug`, `/memory` and `/mcp`). Through the broker a WARM tool server
+    is reached as a direct one is: its tools, resources and prompts, and its own requests and
+    notifications passed on to this client (tmg.broker.relay); the broker restarts it
+    (`tmg memory stop`), not tmg.
     """
 
     def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None,
@@ -79,11 +84,21 @@ class WarmConnection(Connection):
     def caches_reads(self) -> bool:
         """Through the broker: a call may be marked `cached` (a direct spawn keeps no cache)."""
         return isinstance(self._conn, BrokerConnection)
+    @property  # type: ignore[override]
+    def tools_changed(self) -> bool:
+        return self._conn is not None and self._conn.tools_changed
+
+    @property  # type: ignore[override]
+    def instructions(self) -> str:
+        return self._conn.instructions if self._conn is not None else ""
+
+    async def refresh_tools(self) -> None:
+        await self._conn.refresh_tools()
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0, *,
                         max_timeout: float | None = None, on_progress: Any = None,
-                        cached: bool = False) -> ToolOutcome:
-        extra = {"cached": True} if cached and self.caches_reads else {}
+                        cached: bool | str = False) -> ToolOutcome:
+        extra = {"cached": cached} if cached and self.caches_reads else {}
         return await self._conn.call_tool(name, arguments, timeout=timeout, max_timeout=max_timeout,
                                           on_progress=on_progress, **extra)
 
@@ -106,7 +121,7 @@ class WarmConnection(Connection):
         socket_file = socket_path(runtime_dir(self.env))
         deadline = time.monotonic() + min(self.start_timeout, BROKER_START_WAIT_S)
         while True:
-            conn = BrokerConnection(self.spec, socket_file, self.kind)
+            conn = BrokerConnection(self.spec, socket_file, self.kind, self.start_timeout)
             try:
                 await conn.open()
             except (NoBroker, StaleBroker):
@@ -119,7 +134,7 @@ class WarmConnection(Connection):
                 continue
             except BrokerError as exc:
                 raise McpStartError(str(exc)) from exc
-            self._conn = conn
+            self._adopt(conn)
             self.route = "warm broker" if self._launched is None else "cold start (broker started)"
             return
 
@@ -127,19 +142,34 @@ class WarmConnection(Connection):
         from tmg.mcp.connection import McpConnection
 
         conn = McpConnection(self.spec, start_timeout=self.start_timeout)
+        self._pass_on(conn)  # before its start: a server may ask while starting
         await conn.start()
         self._conn = conn
         self.route = "cold start (direct spawn)"
+
+    def _pass_on(self, conn: Any) -> None:
+        for name in _PASSED_ON:
+            setattr(conn, name, getattr(self, name))
+
+    def _adopt(self, conn: Any) -> None:
+        self._pass_on(conn)
+        self._conn = conn
 
     async def close(self) -> None:
         if self._conn is not None:
             await self._conn.close()
 
     async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
-        raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
+        return dict(await self._conn.read_resource(uri, timeout))
+
+    async def list_resource_uris(self, timeout: float) -> list[str]:
+        return list(await self._conn.list_resource_uris(timeout))
 
     async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
-        raise McpCallError("prompts are not available for WARM servers (WARM: true)")
+        return await self._conn.prompt_arguments(name)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        return str(await self._conn.get_prompt(name, arguments))
 
 
 MemoryConnection = WarmConnection  # what memory has always called it

@@ -1,8 +1,8 @@
 """``tmg mcp``: the configured MCP servers, each started as a chat would start it, with its status
 (ready, starting, failed and why), transport, tool count, and whether it is kept warm.
 
-The servers get the same wait a one-shot's first prompt gives them (tmg.mcp.session_servers), so what this
-shows is what a one-shot would get; a WARM server is left running in the broker.
+Each server is started and waited for as long as its start needs (tmg.mcp.session_servers), so what
+this shows is what a call to it would find; a WARM server is left running in the broker.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ async def _status_lines(config, envr: Environment) -> list[str]:
     session = servers.for_session(config, home, warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"), cwd=envr.cwd)
     for server in session.servers:
         server.set_warn(lambda _m: None)  # a server's own failure is its line below
-    servers.start()
     try:
-        await session.settle()
+        await session.finish_starting()
         return servers.status_lines()
     finally:
         await servers.aclose()
@@ -81,6 +80,8 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
 
     entry = _url_server(name, config_path, envr)
     store = OAuthStore.for_env(envr.env)
+    if store.wants_wider_login(entry.url):  # a call needed more than the stored login allows
+        store.update(entry.url, tokens=None)
     asked: list[str] = []
     try:
         count = asyncio.run(_login(spec_from_config(entry), entry.timeout, store, envr, asked))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from tmg.config.model import (CompactionConfig, Config, CostCaps, HookSpec, McpServerConfig, MemoryConfig,
+                              OAuthClientConfig,
                               PermissionsConfig, ProviderConfig, SyncConfig)
 from tmg.config.schema import SCHEMA
 
@@ -54,6 +55,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
             call_timeout=float(s["CALL_TIMEOUT"]) if s.get("CALL_TIMEOUT") is not None else None,
             call_timeout_max=float(s.get("CALL_TIMEOUT_MAX", 600.0)),
             sampling=s.get("SAMPLING", False),
+            wait=s.get("WAIT", False),
+            oauth=oauth_client(s["OAUTH"]) if s.get("OAUTH") else None,
         )
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }
@@ -102,6 +105,15 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         trust=trust,
         withheld=withheld,
     )
+
+
+def oauth_client(block: Mapping[str, Any]) -> OAuthClientConfig:
+    return OAuthClientConfig(
+        client_id=block.get("CLIENT_ID", ""), client_secret=block.get("CLIENT_SECRET", ""),
+        scopes=tuple(block.get("SCOPES", [])), grant=block.get("GRANT", "authorization_code"),
+        auth_method=block.get("AUTH_METHOD", ""), key_file=block.get("KEY_FILE", ""),
+        key_algorithm=block.get("KEY_ALGORITHM", "RS256"), issuer=block.get("ISSUER", ""),
+        client_metadata_url=block.get("CLIENT_METADATA_URL", ""), redirect_port=block.get("REDIRECT_PORT"))
 
 
 def permissions_config(block: Mapping[str, Any], source: Path | None = None) -> PermissionsConfig:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tmg.config.build import build_config
+from tmg.config.build import build_config, oauth_client
 from tmg.config.discovery import UserFile, discover_config_path, project_folder
 from tmg.config.layering import user_hooks, user_rules
 from tmg.config.model import Config
@@ -146,6 +146,11 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
                     out.warnings.append(f"MCP_SERVERS.{name}.{extra} is ignored for a URL server; remove it")
         elif server.get("HEADERS"):
             out.warnings.append(f"MCP_SERVERS.{name}.HEADERS is ignored for a stdio server (use ENV); remove it")
+        if server.get("OAUTH"):
+            if has_url:
+                _check_oauth(f"MCP_SERVERS.{name}", server, out)
+            else:
+                out.warnings.append(f"MCP_SERVERS.{name}.OAUTH is ignored for a stdio server (use ENV); remove it")
     memory = clean.get("MEMORY", {})
     server = memory.get("SERVER", SCHEMA["MEMORY"].fields["SERVER"].default)
     enabled = memory.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default)
@@ -157,6 +162,49 @@ def _cross_check(clean: dict[str, Any], out: Findings, shipped_missing: bool = F
             f'MEMORY.SERVER {_quoted(server)} is not a key of MCP_SERVERS; memory is off for this session '
             f"(add MCP_SERVERS.{_segment(server)} or set MEMORY.ENABLED: false)"
         )
+
+
+def _check_oauth(where: str, server: Mapping[str, Any], out: Findings) -> None:
+    """An OAUTH block that can work: what each grant and client authentication needs, given."""
+    oauth = server["OAUTH"]
+    at = f"{where}.OAUTH"
+    client = oauth_client(oauth)
+    if any(name.lower() == "authorization" for name in server.get("HEADERS") or {}):
+        out.error(at, f"{at} and an Authorization header in {where}.HEADERS both give the server's credentials; keep one")
+    if client.client_secret and not client.client_id:
+        out.error(f"{at}.CLIENT_SECRET", f"{at}.CLIENT_SECRET needs {at}.CLIENT_ID (the client it belongs to)")
+    if client.client_metadata_url:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(client.client_metadata_url)
+        if parts.scheme != "https" or parts.path in ("", "/"):
+            out.error(f"{at}.CLIENT_METADATA_URL", f"{at}.CLIENT_METADATA_URL must be an https:// URL with a path "
+                      "(where the client's metadata document is served)")
+        if client.client_id:
+            out.error(f"{at}.CLIENT_METADATA_URL", f"{at}.CLIENT_METADATA_URL is a client id of its own; set it or "
+                      f"{at}.CLIENT_ID, not both")
+    method = client.token_auth
+    if client.grant == "client_credentials":
+        if not client.client_id:
+            out.error(f"{at}.CLIENT_ID", f"{at}.GRANT client_credentials needs {at}.CLIENT_ID")
+        elif method == "none":
+            out.error(f"{at}.AUTH_METHOD", f"{at}.GRANT client_credentials needs {at}.CLIENT_SECRET or {at}.KEY_FILE "
+                      "(a client that cannot prove itself gets no token)")
+    elif method == "private_key_jwt":
+        out.error(f"{at}.AUTH_METHOD", f"{at}: private_key_jwt is for GRANT: client_credentials (a login in a "
+                  "browser uses CLIENT_SECRET, or none)")
+    if method.startswith("client_secret") and not client.client_secret:
+        out.error(f"{at}.CLIENT_SECRET", f"{at}.AUTH_METHOD {method} needs {at}.CLIENT_SECRET")
+    if method == "private_key_jwt":
+        key = Path(client.key_file).expanduser() if client.key_file else None
+        if key is None:
+            out.error(f"{at}.KEY_FILE", f"{at}.AUTH_METHOD private_key_jwt needs {at}.KEY_FILE (a PEM private key)")
+        elif not key.is_file():
+            out.error(f"{at}.KEY_FILE", f"{at}.KEY_FILE names no file; give the path of a PEM private key")
+        elif key.stat().st_mode & 0o077:
+            out.warnings.append(f"{at}.KEY_FILE can be read by other users; make it private (chmod 600)")
+    elif client.key_file:
+        out.warnings.append(f"{at}.KEY_FILE is only used with AUTH_METHOD private_key_jwt; remove it")
 
 
 # Keys that an unset ${VAR} must not empty: empty means something else, silently. An empty URL is

@@ -63,6 +63,34 @@ class ProviderConfig:
 
 
 @dataclass(frozen=True)
+class OAuthClientConfig:
+    """MCP_SERVERS.<name>.OAUTH: the user's own OAuth client for a URL server."""
+
+    client_id: str = ""
+    client_secret: str = ""
+    scopes: tuple[str, ...] = ()
+    grant: str = "authorization_code"  # or client_credentials: no person, no browser
+    auth_method: str = ""  # "": chosen from what is given (see `token_auth`)
+    key_file: str = ""  # private_key_jwt's signing key (PEM)
+    key_algorithm: str = "RS256"
+    issuer: str = ""  # the authorization server the credentials belong to
+    client_metadata_url: str = ""  # a Client ID Metadata Document's URL, used as the client id
+    redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI names
+
+    @property
+    def token_auth(self) -> str:
+        """How the client authenticates at the token endpoint: AUTH_METHOD, else what is given."""
+        if self.auth_method:
+            return self.auth_method
+        if self.key_file:
+            return "private_key_jwt"
+        return "client_secret_basic" if self.client_secret else "none"
+
+    def __repr__(self) -> str:
+        return f"OAuthClientConfig(client_id={self.client_id!r}, grant={self.grant!r})"
+
+
+@dataclass(frozen=True)
 class McpServerConfig:
     name: str
     command: str = ""
@@ -79,6 +107,8 @@ class McpServerConfig:
     call_timeout: float | None = None  # None: TOOL_TIMEOUT
     call_timeout_max: float = 600.0
     sampling: bool = False  # SAMPLING: the server may ask the session's model, under consent
+    wait: bool = False  # WAIT: a prompt waits for it while it starts
+    oauth: OAuthClientConfig | None = None  # OAUTH: the user's own OAuth client (URL servers)
 
     def __repr__(self) -> str:
         return f"McpServerConfig(name={self.name!r}, command={self.command!r}, url={self.url!r})"
@@ -223,6 +253,8 @@ class Config:
             entries.extend((f"{key}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
             entries.extend(e for i, arg in enumerate(server.args) for e in _inside(f"{key}.ARGS[{i}]", arg))
             entries.extend(_inside(f"{key}.URL", server.url))
+            if server.oauth is not None:
+                entries.append((f"{key}.OAUTH.CLIENT_SECRET", server.oauth.client_secret))
         entries.extend(_inside("MEMORY.SYNC.REMOTE", self.memory.sync.remote))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 

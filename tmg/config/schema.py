@@ -13,29 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tmg.config.hook_schema import validate_hooks
+from tmg.config.key import DAY as _DAY
+from tmg.config.key import Key
+from tmg.config.mcp_schema import MCP_SERVER
 from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
-
-
-@dataclass(frozen=True)
-class Key:
-    """One key of the schema. ``kind`` is str, url, int, number, bool, str_list, str_map, choice,
-    block (a nested schema), blocks (a map of names to nested schemas) or hooks (HOOKS, checked
-    by tmg.config.hook_schema)."""
-
-    kind: str
-    default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None  # past any real use: a typo'd exponent, not a setting
-    choices: tuple[str, ...] = ()
-    fields: dict[str, "Key"] = field(default_factory=dict)
-    hot: bool = True
-    secret: bool = False
-    required: bool = False
-    pattern: str = ""  # a regex a str value must match in full
-    example: str = ""  # shown in type errors: "(e.g. MAX_TURNS: 200)"
-
-
-_DAY = 86_400.0  # seconds: the longest timeout that is still a timeout
 
 PROVIDER = {
     "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
@@ -51,27 +32,6 @@ PROVIDER = {
     "IMAGES": Key("bool", None),
     # Tokens the model takes in, when tmg cannot know it (a local server, a new model).
     "CONTEXT_WINDOW": Key("int", None, minimum=1000, maximum=100_000_000),
-}
-
-MCP_SERVER = {
-    "COMMAND": Key("str", ""),
-    "ARGS": Key("str_list", []),
-    "ENV": Key("str_map", {}),
-    "DIR": Key("str", ""),
-    "URL": Key("url", "", example="http://localhost:8000/mcp"),
-    "HEADERS": Key("str_map", {}, secret=True),  # sent with every request to a URL server
-    "TIMEOUT": Key("number", 30.0, minimum=0.1, maximum=_DAY),
-    # A tool call's bound: seconds of silence (default TOOL_TIMEOUT), each progress notification
-    # restarting it, and the most a call may take however much progress it reports.
-    "CALL_TIMEOUT": Key("number", None, minimum=0.1, maximum=_DAY),
-    "CALL_TIMEOUT_MAX": Key("number", 600.0, minimum=0.1, maximum=_DAY),
-    "REQUIRES_CONSENT": Key("bool", False),
-    # The server may ask the session's model for a completion (MCP sampling), each request
-    # judged by the permission engine (`sampling_<name>` in PERMISSIONS rules); off: declined.
-    "SAMPLING": Key("bool", False, hot=False),
-    "WARM": Key("bool", False),  # kept running between runs by the memory broker (stdio servers)
-    # Which of the server's tools are offered: glob patterns on the server's own tool names.
-    "TOOLS": Key("block", {}, fields={"INCLUDE": Key("str_list", []), "EXCLUDE": Key("str_list", [])}),
 }
 
 MEMORY = {

@@ -4,15 +4,18 @@ call one with a bound, close it quickly; and the process's servers built on that
 The client:
 - `spec`: how to reach one server (`ServerSpec`), and the environment its child process gets;
 - `connection`: `McpConnection`, one live connection (`stdio`: a transport that closes in a
-  moment; `callbacks`: what a server asks of tmg; `http_auth` and `oauth`: a URL server's
-  credentials; `listing`: paged lists; `errors`: the client's exceptions and what the SDK's mean);
+  moment; `callbacks`: what a server asks of tmg; `content_requests`: its prompts and resources;
+  `http_auth`: a URL server's credentials, with `oauth` (the logins kept), `oauth_discovery`
+  (is there a login?), `oauth_provider` (which of the SDK's flows) and `oauth_loopback` (the
+  redirect); `listing`: paged lists; `errors`: the client's exceptions and what the SDK's mean);
 - `outcome`, `result_content`: what a call gives back, in tmg's terms.
 
 The servers:
 - `pool`: `PooledServer`, one server's life (starting, ready, failed, withdrawn, closed), and the
   pool of a kind (memory servers use it too); `start_times`: how long each took to start;
+  `known_tools`: what each listed when it last started;
 - `tool_server`: `McpToolServer`, a server whose tools the model gets: calls, prompts (`prompts`),
-  resources, reconnects; `sampling`: its requests for the session's model, under consent;
+  resources, reconnects (`reconnect`); `sampling`: its requests for the session's model, under consent;
 - `session_servers`: `SessionServers`, one session's view of them (`resource_refs`: `@server:uri`);
 - `server_set`: `McpToolServers`, the process's servers, reached directly or through the broker.
 

@@ -3,7 +3,7 @@
 A background task owns the SDK contexts (its task groups must be entered and exited by one
 task), so `start()` and `close()` may be called from anywhere on the same event loop. What the
 server asks of tmg meanwhile is callbacks.py's; a URL server's credentials are http_auth.py's; what
-a failure means is errors.py's.
+a failure means is errors.py's; its prompts and resources are content_requests.py's.
 """
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, ContextManager
 
-from tmg.mcp.callbacks import ElicitFn, SampleFn, ServerRequests
-from tmg.mcp.errors import (McpCallError, McpCallTimeout, McpStartError, McpStartTimeout, describe_error,
-                            is_timeout, request_failures)
+from tmg import __version__
+from tmg.mcp.call_clock import CallClock
+from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn, SampleFn, ServerRequests
+from tmg.mcp.content_requests import ServerContent
+from tmg.mcp.errors import (McpCallError, McpCallTimeout, McpLoginNeeded, McpStartError, McpStartTimeout,
+                            describe_error, is_timeout, request_failures)
 from tmg.mcp.http_auth import UrlServerAuth, oauth_failure
-from tmg.mcp.listing import list_all_tools, pages
+from tmg.mcp.listing import list_all_tools
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.result_content import output_mismatch, sdk_outcome
 from tmg.mcp.spec import ServerSpec
@@ -37,7 +40,7 @@ _CALL_SLACK_S = 0.5
 _CLOSE_WAIT_S = 2.0
 
 
-class McpConnection(ServerRequests, UrlServerAuth):
+class McpConnection(ServerRequests, UrlServerAuth, ServerContent):
     """A started MCP server. Use `async with McpConnection(spec) as conn:` or start()/close().
 
     It is the tool servers' Connection (tmg.mcp.tool_server) with every optional member."""
@@ -63,6 +66,7 @@ class McpConnection(ServerRequests, UrlServerAuth):
         # refreshes it (refresh_tools) at a phase boundary, never in the middle of a turn.
         self.tools_changed = False
         self.elicit: ElicitFn | None = None  # None: a server's request for input is declined
+        self.elicit_url: ElicitUrlFn | None = None  # None: a server's page to open is declined
         self.sample: SampleFn | None = None  # None: a server's sampling request is declined
         self.on_log: Callable[[str], None] | None = None  # a server's log messages (--debug), one line each
         self._asking = False  # a person is being asked (a form, a sampling consent): calls wait for them
@@ -178,77 +182,33 @@ class McpConnection(ServerRequests, UrlServerAuth):
         # send_request rather than call_tool: the SDK's call_tool raises on a structured result
         # that misses the declared outputSchema, and the result's usable text is lost with it.
         request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments))
-        limit = max(timeout, max_timeout or timeout)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        deadline = started + timeout
+        clock = CallClock(timeout, max_timeout or timeout, lambda: self._asking, lambda: self._answered_at)
 
         async def progressed(progress: float, total: float | None, message: str | None) -> None:
-            nonlocal deadline
-            deadline = min(started + limit, loop.time() + timeout)  # a sign of life buys more time
+            clock.progressed()
             if on_progress is not None:
                 on_progress(progress, total, message)
 
+        self._login_needed = False
         call = asyncio.ensure_future(session.send_request(
-            request, CallToolResult, request_read_timeout_seconds=limit + _CALL_SLACK_S, progress_callback=progressed))
+            request, CallToolResult, request_read_timeout_seconds=clock.limit + _CALL_SLACK_S,
+            progress_callback=progressed))
         try:
             with request_failures(f"{self.spec.name}.{name}", connected=lambda: self.is_open):
-                while not call.done():
-                    if self._asking:  # the server waits for the user, not the other way
-                        await asyncio.wait({call}, timeout=0.2)
-                        continue
-                    deadline = max(deadline, min(started + limit, self._answered_at + timeout))
-                    if loop.time() >= deadline:
-                        break
-                    await asyncio.wait({call}, timeout=deadline - loop.time())
-                if not call.done():
+                if not await clock.wait(call):
                     call.cancel()  # the SDK sends notifications/cancelled on its way out
                     await asyncio.wait({call}, timeout=_CLOSE_WAIT_S)
-                    raise McpCallTimeout(f"{self.spec.name}.{name}: timed out",
-                                         at_limit=loop.time() >= started + limit)
+                    raise McpCallTimeout(f"{self.spec.name}.{name}: timed out", at_limit=clock.at_limit)
                 result = call.result()
         except asyncio.CancelledError:
             call.cancel()
             raise
+        except McpCallError as exc:
+            if self._login_needed:  # a step-up (or a refused refresh) in a one-shot: said as such
+                raise McpLoginNeeded(self._relogin_line()) from exc
+            raise
         mismatch = None if result.is_error else await output_mismatch(session, name, result)
         return sdk_outcome(result, mismatch)
-
-    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
-        """(argument, required) of prompt `name` as the server lists it; None when it has no such prompt."""
-        session = self._live_session()
-        with self._failures("prompts/list"):
-            listed = await asyncio.wait_for(session.list_prompts(), self.start_timeout)
-        for prompt in listed.prompts:
-            if prompt.name == name:
-                return [(a.name, bool(a.required)) for a in prompt.arguments or ()]
-        return None
-
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
-        """prompts/get: the prompt's messages as one text (their text parts, in order)."""
-        session = self._live_session()
-        with self._failures(f"prompts/get {name}"):
-            result = await asyncio.wait_for(session.get_prompt(name, arguments), self.start_timeout)
-        texts = [getattr(m.content, "text", None) for m in result.messages]
-        return "\n\n".join(t for t in texts if t)
-
-    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
-        """resources/read, bounded by `timeout` seconds: the result in its wire form ({"contents": [...]}).
-
-        Raises McpCallError (McpCallFailed when the server answered with an error) with the reason."""
-        session = self._live_session()
-        with request_failures("", bound=timeout):  # the caller names the server and the resource
-            result = await asyncio.wait_for(session.read_resource(uri), timeout)
-        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-    async def list_resource_uris(self, timeout: float) -> list[str]:
-        """resources/list (all pages), bounded by `timeout` seconds: the URIs, in the server's order."""
-        session = self._live_session()
-        uris: list[str] = []
-        with self._failures("resources/list"):
-            async with asyncio.timeout(timeout):
-                async for listed in pages(session.list_resources):
-                    uris.extend(str(r.uri) for r in listed.resources)
-        return uris
 
     async def restart(self) -> None:
         """Close what is left of the connection and start it afresh: a new session (initialize,
@@ -324,7 +284,7 @@ class McpConnection(ServerRequests, UrlServerAuth):
                         read,
                         write,
                         read_timeout_seconds=self.start_timeout,
-                        client_info=Implementation(name=self.client_name, version="0"),
+                        client_info=Implementation(name=self.client_name, version=__version__),
                         message_handler=self._on_message,
                         # Roots are advertised only when there are some: a server then works in them.
                         list_roots_callback=self._list_roots if self.spec.roots else None,
@@ -334,11 +294,14 @@ class McpConnection(ServerRequests, UrlServerAuth):
                         logging_callback=self._on_log_message,
                     )
                 )
-                async with asyncio.timeout(self.start_timeout) as self._start_clock:
-                    step = "initialize"
-                    init = await session.initialize()
-                    step = "tools/list"
-                    self._tools = await list_all_tools(session)
+                try:
+                    async with asyncio.timeout(self.start_timeout) as self._start_clock:
+                        step = "initialize"
+                        init = await session.initialize()
+                        step = "tools/list"
+                        self._tools = await list_all_tools(session)
+                finally:
+                    self._start_clock = None  # a login later on (a step-up) has no start to hold
                 info = getattr(init, "server_info", None)
                 self.server_name = getattr(info, "name", None)
                 self.server_version = getattr(info, "version", None)
@@ -348,13 +311,13 @@ class McpConnection(ServerRequests, UrlServerAuth):
                 ready.set_result(None)
                 await self._closing.wait()
         except BaseException as exc:
+            if not ready.done() and not isinstance(exc, asyncio.CancelledError):
+                await self._look_for_oauth()  # a 401 that named no metadata may still lead to a login
             if not ready.done():
                 if self._login_needed or self._wants_oauth_login():
                     ready.set_exception(McpStartError(self._login_line()))
                 elif self._oauth and oauth_failure(exc):
-                    ready.set_exception(McpStartError(
-                        f"{self.spec.name}: the OAuth login failed ({describe_error(exc)}); try again with "
-                        f"`tmg mcp login {self.spec.name}` (in the REPL: /mcp reconnect {self.spec.name})"))
+                    ready.set_exception(McpStartError(self._oauth_failed_line(exc)))
                 elif self._http_refusal is not None:
                     ready.set_exception(McpStartError(self._refusal_line()))
                 elif is_timeout(exc):  # the clock or the SDK's read timeout: the same verdict

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class McpStartError(RuntimeError):
@@ -30,9 +31,10 @@ class McpCallFailed(McpCallError):
     """The server answered the call with a JSON-RPC error (or a result that does not parse): the
     call failed, the connection stands, so the server's other tools stay callable."""
 
-    def __init__(self, message: str, *, reason: str = "") -> None:
+    def __init__(self, message: str, *, reason: str = "", code: int | None = None, data: Any = None) -> None:
         super().__init__(message)
         self.reason = reason or message  # what the server said, for the model
+        self.code, self.data = code, data  # the JSON-RPC error's (None: a result that does not parse)
 
 
 class McpCallTimeout(McpCallError):
@@ -45,11 +47,17 @@ class McpCallTimeout(McpCallError):
         self.at_limit = at_limit
 
 
+class McpLoginNeeded(McpCallError):
+    """The server wants a new OAuth login for this call (a wider scope, a refused refresh) and nobody
+    is here to give it (a one-shot): the call did not run, the connection stands."""
+
+
 class McpSessionLost(McpCallError):
     """The HTTP server no longer knows the session (it answered 404, e.g. after a restart): the
     call never ran, so it may be sent again once the client has initialized a new session."""
 
 
+URL_ELICITATION_REQUIRED = -32042  # the server needs the user to open a page first (MCP 2025-11-25)
 _REQUEST_TIMEOUT = -32001  # the SDK's MCPError code for a read timeout (it cancels the request)
 _CONNECTION_CLOSED = -32000  # the SDK's MCPError code when the connection went away
 _INVALID_REQUEST = -32600
@@ -69,7 +77,9 @@ def request_failure(exc: BaseException, label: str, *, connected: bool = True,
     if is_session_lost(exc):
         return McpSessionLost(text)
     if connected and is_error_answer(exc):
-        return McpCallFailed(text, reason=answer_reason(exc))
+        error = getattr(leaf(exc), "error", None)
+        return McpCallFailed(text, reason=answer_reason(exc), code=getattr(error, "code", None),
+                             data=getattr(error, "data", None))
     return McpCallError(text)
 
 

@@ -1,6 +1,7 @@
 """A URL server's credentials as one connection meets them: a 401 or 403 kept to be said as such
-(the SDK says only "an error response"), an OAuth challenge noticed, and the SDK's OAuth provider
-(tmg.mcp.oauth) once a login is stored or the server asked for one.
+(the SDK says only "an error response"), an OAuth challenge noticed (in the 401, or at the
+well-known URLs: tmg.mcp.oauth_discovery), and the SDK's OAuth provider (tmg.mcp.oauth_provider)
+once a login is stored, the server asked for one, or the config gives an OAUTH client.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ class UrlServerAuth:
     oauth_store: OAuthStore | None  # where logins are kept (None: never OAuth)
     show_login: ShowLogin | None  # who is shown where to log in (None: nobody, a one-shot)
     _oauth: bool  # the server wants OAuth: requests go through the SDK's OAuth provider
-    _oauth_challenged: bool  # a 401 asked for an OAuth login (RFC 9728 resource_metadata)
+    _oauth_challenged: bool  # a 401 asked for an OAuth login (resource_metadata, or found at the well-known URLs)
     _login_needed: bool  # a login was needed and nobody could give it
     _http_refusal: int | None  # 401/403 from the server
-    _start_clock: asyncio.Timeout | None
+    _start_clock: asyncio.Timeout | None  # the start's bound, while starting (None once it is done)
+    _asking: bool  # a person is being asked (here: logging in): calls wait for them
+    _answered_at: float  # when they were back: a call's silence counts from then
 
     async def _note_refusal(self, response: Any) -> None:
         """The SDK turns a 401 or 403 into "Server returned an error response": keep the status."""
@@ -36,6 +39,14 @@ class UrlServerAuth:
             self._http_refusal = response.status_code
         if has_oauth_challenge(response):
             self._oauth_challenged = True
+
+    async def _look_for_oauth(self) -> None:
+        """A 401 that named no metadata: does the server offer OAuth at the well-known URLs?"""
+        if self._http_refusal == 401 and not self._oauth_challenged and not self._oauth and self._can_oauth() \
+                and self.oauth_store is not None and self.spec.url is not None:
+            from tmg.mcp.oauth_discovery import PROBE_WAIT_S, offers_oauth
+
+            self._oauth_challenged = await offers_oauth(self.spec.url, min(PROBE_WAIT_S, self.start_timeout))
 
     def _wants_oauth_login(self) -> bool:
         """The server asked for an OAuth login, and this connection has not tried one yet."""
@@ -48,23 +59,42 @@ class UrlServerAuth:
         return self.spec.url is not None and not sets_authorization(self.spec.headers)
 
     def _oauth_provider(self) -> Any:
-        """The SDK's OAuth provider (httpx auth) when the server wants OAuth or a login is stored; else None."""
+        """The SDK's OAuth provider (httpx auth) when the server wants OAuth, a login is stored, or the
+        config gives an OAUTH client; else None."""
         if not self._can_oauth() or self.oauth_store is None:
             return None
-        from tmg.mcp.oauth import provider
+        from tmg.mcp.oauth_provider import provider
 
         assert self.oauth_store is not None and self.spec.url is not None
-        if not self._oauth and not self.oauth_store.has_login(self.spec.url):
+        if not self._oauth and not self.oauth_store.has_login(self.spec.url) and self.spec.oauth is None:
             return None
         self._oauth = True
-        return provider(self.spec.name, self.spec.url, self.oauth_store, self.show_login,
+        return provider(self.spec.name, self.spec.url, self.oauth_store, self.show_login, self.spec.oauth,
                         on_person=self._waiting_on_person, on_login_needed=self._note_login_needed)
 
+    def _oauth_failed_line(self, exc: BaseException) -> str:
+        """The one line a failed OAuth flow costs, saying what to do."""
+        from tmg.mcp.errors import describe_error
+        from tmg.mcp.oauth_provider import headless
+
+        name = self.spec.name
+        if headless(self.spec.oauth):
+            return (f"{name}: the OAuth client credentials were refused ({describe_error(exc)}); check "
+                    f"MCP_SERVERS.{name}.OAUTH")
+        return (f"{name}: the OAuth login failed ({describe_error(exc)}); try again with `tmg mcp login {name}` "
+                f"(in the REPL: /mcp reconnect {name})")
+
     def _waiting_on_person(self, waiting: bool) -> None:
-        """A person is logging in: the start's clock stops meanwhile, and restarts once they are back."""
+        """A person is logging in (at the start, or mid-session: a step-up to a wider scope, a
+        refused refresh): the start's clock, or a call's silence, stops meanwhile and counts
+        again from when they are back."""
+        now = asyncio.get_running_loop().time()
+        self._asking = waiting
+        if not waiting:
+            self._answered_at = now
         clock = self._start_clock
-        if clock is not None:
-            clock.reschedule(None if waiting else asyncio.get_running_loop().time() + self.start_timeout)
+        if clock is not None:  # only while starting: a finished start has no clock to move
+            clock.reschedule(None if waiting else now + self.start_timeout)
 
     def _note_login_needed(self) -> None:
         self._login_needed = True
@@ -75,11 +105,21 @@ class UrlServerAuth:
         why = "its stored OAuth login was refused" if stored else "it needs an OAuth login"
         return f"{name}: {why}; log in with `tmg mcp login {name}`, or run tmg without a prompt"
 
+    def _relogin_line(self) -> str:
+        name = self.spec.name
+        return (f"MCP server {name} wants a new OAuth login for this call (more access than the stored login "
+                f"gives); the call did not run: `tmg mcp login {name}` logs in again, or run tmg without a prompt")
+
     def _refusal_line(self) -> str:
         name, status = self.spec.name, self._http_refusal
         where = f"MCP_SERVERS.{name}.HEADERS"
         if status == 403:
-            return f"{name}: the server answered 403 Forbidden: the credentials in {where} are not allowed in"
+            if self.spec.headers:
+                return f"{name}: the server answered 403 Forbidden: the credentials in {where} are not allowed in"
+            if self._oauth:
+                return (f"{name}: the server answered 403 Forbidden: its OAuth login does not allow this; "
+                        f"log in again with `tmg mcp logout {name}` and `tmg mcp login {name}`")
+            return f"{name}: the server answered 403 Forbidden: it refuses this client (tmg sent no credentials)"
         if self.spec.headers:
             return f"{name}: the server answered 401 Unauthorized: check the token in {where}"
         return (f"{name}: the server answered 401 Unauthorized: it needs credentials; set {where} "

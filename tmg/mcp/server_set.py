@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tmg.config.model import Config, McpServerConfig
 from tmg.mcp.errors import McpCallError
+from tmg.mcp.known_tools import KnownTools
 from tmg.mcp.pool import ServerPool
 from tmg.mcp.session_servers import SessionServers
 from tmg.mcp.spec import ServerSpec, spec_from_config
@@ -26,7 +27,7 @@ from tmg.mcp.start_times import StartTimes
 from tmg.mcp.tool_server import Connection, McpToolServer
 
 if TYPE_CHECKING:
-    from tmg.mcp.callbacks import ElicitFn
+    from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")  # as in a tool's public name: `/mcp__NAME__PROMPT`, log files
@@ -82,12 +83,15 @@ class McpToolServers:
     def __init__(self, *, warn: Callable[[str], None] = lambda _m: None,
                  connect: Callable[[ServerSpec, float], Connection] = _connect,
                  connect_warm: Callable[[ServerSpec, float], Connection] = _connect_warm,
-                 ask_user: ElicitFn | None = None, log: Callable[[str], None] | None = None,
-                 oauth_store: OAuthStore | None = None, show_login: ShowLogin | None = None) -> None:
+                 ask_user: ElicitFn | None = None, ask_url: ElicitUrlFn | None = None, log: Callable[[str], None] | None = None,
+                 oauth_store: OAuthStore | None = None, show_login: ShowLogin | None = None,
+                 on_demand: bool = False) -> None:
+        self._on_demand = on_demand  # a one-shot: a server known from before starts when first needed
         self._log = log  # servers' log messages (tmg --debug); None: not shown
         self._oauth_store = oauth_store  # OAuth logins (None: no server gets OAuth)
         self._show_login = show_login  # the REPL shows where to log in; None: a login is one line (one-shot)
         self._ask_user = ask_user  # the REPL's form for a server's questions; None: declined (one-shot)
+        self._ask_url = ask_url  # the REPL's question about a page a server wants opened; None: declined
         self._warn = warn
         self._connect = connect
         self._connect_warm = connect_warm
@@ -106,7 +110,7 @@ class McpToolServers:
         roots: the working folder `cwd` and the config's ROOTS."""
         say = warn or self._warn
         roots = mcp_roots(config, cwd)
-        times = StartTimes(home)
+        times, known = StartTimes(home), KnownTools(home)
         chosen = []
         consent = set()
         for entry in offered_entries(config):
@@ -115,19 +119,17 @@ class McpToolServers:
             errlog = home / f"mcp-{_UNSAFE.sub('_', entry.name)}.log" if home is not None else None
             spec = spec_from_config(entry, errlog, roots)
             connect = self._connect_warm if entry.warm and spec.command else self._connect
-            server = self._pool.get(spec, lambda: self._new_server(spec, entry, connect, say, times))
+            server = self._pool.get(spec, lambda: self._new_server(spec, entry, connect, say, times, known))
             server.call_timeout, server.call_timeout_max = entry.call_timeout, entry.call_timeout_max
+            server.waited_for = entry.wait or ready_wait is not None
             server.set_warn(say)  # the latest session's: its transcript is the open one
             chosen.append(server)
         return SessionServers(chosen, ready_wait, consent=frozenset(consent), warn=say)
 
     def _new_server(self, spec: ServerSpec, entry: McpServerConfig, connect: Callable[[ServerSpec, float], Connection],
-                    say: Callable[[str], None], times: StartTimes) -> McpToolServer:
-        server = McpToolServer(spec, entry.timeout, connect, say, warm=entry.warm, times=times)
-        if entry.sampling and connect is self._connect_warm:
-            say(f"MCP server {entry.name}: SAMPLING is not available for WARM servers; its sampling requests "
-                "are declined (set WARM: false to allow them)")
-        server.ask_user = self._ask_user
+                    say: Callable[[str], None], times: StartTimes, known: KnownTools) -> McpToolServer:
+        server = McpToolServer(spec, entry.timeout, connect, say, warm=entry.warm, times=times, known=known)
+        server.ask_user, server.ask_url = self._ask_user, self._ask_url
         server.oauth_store, server.show_login = self._oauth_store, self._show_login
         if self._log is not None:
             server.log = self._log
@@ -161,8 +163,13 @@ class McpToolServers:
         return await server.prompt(prompt, arg, f"/mcp__{server_name}__{prompt}")
 
     def start(self) -> None:
-        """Start every server not started yet, in parallel (call on the event loop)."""
-        self._pool.start()
+        """Start the servers not started yet, in parallel (call on the event loop). With
+        `on_demand` (a one-shot), a server whose tools are remembered from an earlier start and
+        that no prompt waits for is left to its first call, resource or prompt: a prompt that
+        needs none of it costs nothing."""
+        for server in self._pool:
+            if not (self._on_demand and server.known_before and not server.waited_for):
+                server.start()
 
     def status_lines(self) -> list[str]:
         """One line per server (`/mcp`)."""

@@ -46,8 +46,9 @@ class SessionServers:
         self.on_progress: ToolProgress | None = None  # the waiting line, when there is one
 
     def instructions(self) -> list[tuple[str, str]]:
-        """(server, instructions) of the servers ready now, for the system message."""
-        return [(s.name, s.instructions) for s in self._servers if s.state == "ready" and s.instructions]
+        """(server, instructions) of the servers offered now (ready, or remembered while they start),
+        for the system message."""
+        return [(s.name, s.instructions) for s in self._servers if s.instructions]
 
     async def attach_resources(self, text: str, timeout: float) -> tuple[str, Attached]:
         """The prompt to send and the resources its `@server:uri` references name, read from the
@@ -110,17 +111,29 @@ class SessionServers:
 
     async def settle(self) -> None:
         """At a phase boundary (before a turn's schemas): list again the tools of servers that said
-        their tools changed, and wait for servers still starting, all at once: each as long as its
-        start needs (counted from its start, so later turns do not wait again), or the fixed
-        `ready_wait`. A server left out is said once."""
+        their tools changed, and wait for the servers still starting that a prompt waits for, all at
+        once. A prompt never waits for a server whose tools are remembered from an earlier start:
+        they are offered, and a call to one waits for it (McpToolServer.call). It waits for a server
+        marked WAIT (or every one, with TMG_MCP_WAIT), and for one never started here (what it offers
+        is not known yet): each as long as its start needs (counted from its start, so later turns
+        do not wait again), or the fixed `ready_wait`. A server left out is said once."""
         changed = [s for s in self._servers if s.tools_changed]
         if changed:
             await asyncio.gather(*(s.refresh_tools() for s in changed))
-        starting = [s for s in self._servers if s.state == "starting"]
+        starting = [s for s in self._servers if s.state == "starting" and (s.waited_for or not s.known_before)]
         if starting:
+            for server in starting:
+                server.start()  # begun now when it was left to its first use
             await asyncio.gather(*(s.wait(self._bound(s)) for s in starting))
             for server in starting:
                 server.tell_late()
+
+    async def finish_starting(self) -> None:
+        """Every server started and waited for as long as its start needs (`tmg mcp` shows each
+        as a call would find it)."""
+        for server in self._servers:
+            server.start()
+        await asyncio.gather(*(s.wait(s.cold_wait() - s.waited()) for s in self._servers if s.state == "starting"))
 
     def _bound(self, server: McpToolServer) -> float:
         if self._ready_wait is not None:

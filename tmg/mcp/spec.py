@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tmg.config.model import McpServerConfig
+    from tmg.config.model import McpServerConfig, OAuthClientConfig
 
 # The only variables a server inherits from tmg. Everything else (provider API keys above all)
 # stays out: a server gets its declared ENV over this base, never tmg's whole environment.
@@ -64,6 +64,8 @@ class ServerSpec:
     roots: tuple[str, ...] = ()
     # SAMPLING: the client says at initialize that it takes sampling/createMessage requests.
     sampling: bool = False
+    # OAUTH: the user's own OAuth client for a URL server (None: dynamic registration, if any).
+    oauth: OAuthClientConfig | None = field(default=None, repr=False)  # a client secret: never in a repr
     # The child's umask when tmg spawns it (a memory server's store is private); None: tmg's own.
     umask: int | None = None
 
@@ -81,7 +83,7 @@ def spec_from_config(entry: McpServerConfig, errlog: str | Path | None = None,
     """
     if entry.url:
         return ServerSpec(name=entry.name, url=entry.url, headers=dict(entry.headers), roots=roots,
-                          sampling=entry.sampling)
+                          sampling=entry.sampling, oauth=entry.oauth)
     return ServerSpec(
         name=entry.name,
         command=entry.command,

@@ -1,12 +1,13 @@
 """One MCP server whose tools are offered to the model: its start in the background (the lifecycle
-is tmg.mcp.pool's, shared with the memory servers), how long a prompt waits for it, its calls, its
+is tmg.mcp.pool's, shared with the memory servers), how long a prompt waits for it, the tools it
+listed when it last started (offered while it starts: a call waits for it), its calls, its
 prompts and resources, and how it comes back when its connection drops.
 
 A tool's `isError` result goes back to the model as an error result, and so do a JSON-RPC error
 answer and a call past its timeout (the SDK cancels it): the server stays. A transport failure
 (the connection closed or the server died) is an error result naming the server and one warning
 to the user. A URL server is then reconnected: at once when it no longer knows the session (HTTP
-404, the call is sent again), else in the background with backoff, bounded (`RECONNECT_DELAYS_S`),
+404, the call is sent again), else in the background with backoff, bounded (reconnect.py),
 its tools back from the next turn once it answers; a stdio server's tools are withdrawn for the
 rest of the process. `/mcp reconnect NAME` starts any server afresh. A server that says its
 tools changed is listed again at the next turn's start (`SessionServers.settle`).
@@ -18,17 +19,21 @@ import asyncio
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ContextManager, Protocol
+from urllib.parse import urlsplit
 
-from tmg.mcp.errors import McpCallError, McpCallFailed, McpCallTimeout, McpSessionLost, McpStartError, SamplingDeclined
+from tmg.mcp.errors import (URL_ELICITATION_REQUIRED, McpCallError, McpCallFailed, McpCallTimeout, McpLoginNeeded,
+                            McpSessionLost, McpStartError, SamplingDeclined)
 from tmg.mcp.outcome import ToolOutcome, ToolSpec
 from tmg.mcp.pool import PooledServer
 from tmg.mcp.prompts import fill_prompt
+from tmg.mcp.reconnect import Reconnecting
 from tmg.mcp.spec import ServerSpec
 from tmg.mcp.start_times import StartTimes
 
 if TYPE_CHECKING:
-    from tmg.mcp.callbacks import ElicitFn, SampleFn
+    from tmg.mcp.callbacks import ElicitFn, ElicitUrlFn, SampleFn
     from tmg.mcp.connection import ProgressFn
+    from tmg.mcp.known_tools import KnownTools
     from tmg.mcp.oauth import OAuthStore, ShowLogin
 
 READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
@@ -38,9 +43,6 @@ READY_WAIT_S = 0.5  # the least a prompt waits for a server still starting
 COLD_WAIT_FACTOR = 3.0
 COLD_WAIT_MARGIN_S = 1.0
 MAX_COLD_WAIT_S = 10.0
-# Seconds before each background attempt to reconnect a URL server whose connection dropped;
-# after the last one the server is withdrawn (`/mcp reconnect NAME` tries again).
-RECONNECT_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 # How a WARM server was reached (tmg.broker.launch's routes), as `/mcp` says it.
 _WARMTH = {"warm broker": "warm (kept by the broker)",
            "cold start (broker started)": "warm (the broker started it now)",
@@ -67,6 +69,7 @@ class Connection(Protocol):
 
     # Where the server's own requests go, set before it starts (None: declined, or not shown).
     elicit: ElicitFn | None = None
+    elicit_url: ElicitUrlFn | None = None
     sample: SampleFn | None = None
     on_log: Callable[[str], None] | None = None
     oauth_store: OAuthStore | None = None
@@ -99,18 +102,24 @@ class Connection(Protocol):
         raise McpCallError("this server's connection does not offer prompts")
 
 
-class McpToolServer(PooledServer):
+class McpToolServer(PooledServer, Reconnecting):
     """One server whose tools are offered: its start in the background (tmg.mcp.pool), its calls."""
 
     def __init__(self, spec: ServerSpec, start_timeout: float, connect: Callable[[ServerSpec, float], Connection],
-                 warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None) -> None:
+                 warn: Callable[[str], None], *, warm: bool = False, times: StartTimes | None = None,
+                 known: KnownTools | None = None) -> None:
         super().__init__(spec, start_timeout=start_timeout, connect=self._wired(connect), warn=warn)
         self.warm = warm  # kept warm by the broker (WARM: true)
         self._times = times
+        self._known = known
+        # What it listed when it last started here: offered while it starts (a call waits for it).
+        self._remembered = known.tools(spec) if known is not None else None
+        self.waited_for = False  # a prompt waits for its start (WAIT: true, TMG_MCP_WAIT)
         self._told_late = False
         self._told_mismatch: set[str] = set()
         self.log: Callable[[str], None] = lambda _line: None  # its log messages: shown under --debug
         self.ask_user: ElicitFn | None = None  # the REPL's form; None in a one-shot
+        self.ask_url: ElicitUrlFn | None = None  # the REPL's question about a page to open; None in a one-shot
         self.sampler: SampleFn | None = None  # the latest session's model, under consent (SAMPLING: true)
         self._uris: list[str] | None = None  # its resource URIs, once listed (Tab completion)
         self.hold_screen: Callable[[], ContextManager[None]] = nullcontext  # the latest session's waiting line
@@ -126,6 +135,7 @@ class McpToolServer(PooledServer):
         def wired(spec: ServerSpec, start_timeout: float) -> Connection:
             conn = connect(spec, start_timeout)
             conn.elicit = self._elicit  # a server's request for input: a form, or one line declining it
+            conn.elicit_url = self._elicit_url  # a page to open: the user is asked, or one line declining it
             conn.on_log = lambda line: self.log(line)
             conn.sample = self._sample  # asked only when SAMPLING advertised it (connection.py)
             conn.oauth_store, conn.show_login = self.oauth_store, self.show_login  # a stored login, or a new one
@@ -140,6 +150,28 @@ class McpToolServer(PooledServer):
         self._warn(f"MCP server {server} asked for input (\"{brief}\"); a one-shot cannot ask you, so it was "
                    "declined (run tmg without a prompt to answer such questions)")
         return None
+
+    async def _elicit_url(self, server: str, message: str, url: str) -> bool:
+        if self.ask_url is not None:
+            with self.hold_screen():
+                return await self.ask_url(server, message, url)
+        from urllib.parse import urlsplit
+
+        self._warn(f"MCP server {server} asked you to open a page on {urlsplit(url).hostname or '?'}; a one-shot "
+                   "cannot ask you, so it was declined (run tmg without a prompt to answer such questions)")
+        return False
+
+    async def _pages_first(self, data: Any) -> ToolOutcome:
+        """The server needs the user to open pages before the call can run (URL elicitation
+        required): each is put to the user as a page to open (a one-shot declines in one line)."""
+        pages = [p for p in (data or {}).get("elicitations") or [] if isinstance(p, dict) and p.get("mode") == "url"
+                 and str(p.get("url", "")).lower().startswith(("https://", "http://"))]
+        hosts = ", ".join(sorted({urlsplit(str(p["url"])).hostname or "?" for p in pages})) or "no usable page"
+        shown = [await self._elicit_url(self.name, str(p.get("message") or ""), str(p["url"])) for p in pages]
+        if shown and all(shown):
+            return _error(f"{self.name} needs the user to finish on a page first ({hosts}); they were shown it: "
+                          "call the tool again once they say it is done")
+        return _error(f"{self.name} needs the user to open a page first ({hosts}); they did not")
 
     async def _sample(self, server: str, params: dict[str, Any]) -> tuple[str, str, str]:
         if self.sampler is None:
@@ -179,13 +211,26 @@ class McpToolServer(PooledServer):
         if self._times is not None and self.spec is not None and self.start_seconds is not None \
                 and self.route != "warm broker":
             self._times.record(self.spec, self.start_seconds)
+        self._remember_tools()
+
+    def _remember_tools(self) -> None:
+        if self._known is not None and self.spec is not None and self._conn is not None:
+            self._known.record(self.spec, self._conn.tools, self._conn.instructions)
+
+    @property
+    def known_before(self) -> bool:
+        """It listed its tools when it last started here: they are offered before it is ready."""
+        return bool(self._remembered)
 
     def _failure(self, exc: Exception) -> str:
         return f"MCP server {self.name} did not start ({exc}); its tools are off for this session"
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
-        return self._conn.tools if self.state == "ready" and self._conn is not None else {}
+        """Its tools when ready; while it starts (or before it is started), those it listed last time."""
+        if self.state == "ready" and self._conn is not None:
+            return self._conn.tools
+        return dict(self._remembered[0]) if self.state == "starting" and self._remembered else {}
 
     @property
     def tools_changed(self) -> bool:
@@ -201,16 +246,24 @@ class McpToolServer(PooledServer):
         except Exception as exc:  # noqa: BLE001 - the old list stays usable
             self._warn(f"MCP server {self.name} changed its tools but listing them failed ({exc}); "
                        "the tools listed before stay")
+            return
+        self._remember_tools()
 
     @property
     def instructions(self) -> str:
-        return self._conn.instructions if self._conn is not None else ""
+        if self.state == "ready" and self._conn is not None:
+            return self._conn.instructions
+        return self._remembered[1] if self.state == "starting" and self._remembered else ""
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float,
                    on_progress: ProgressFn | None = None) -> ToolOutcome:
         """The call's outcome for the model: a failure of any kind is an error outcome whose text says
         what happened (never a raise); a transport failure reconnects or withdraws the server."""
         idle, most = self.call_bounds(timeout)
+        if self.state == "starting":  # a remembered tool: the call waits for the start (begun now if need be)
+            await self.finish_starting()
+            if self.state == "failed":
+                return _error(self.failure or f"MCP server {self.name} did not start")
         if self.state == "reconnecting" and not await self.reconnect():  # a call is a reason to try now
             return _error(f"MCP server {self.name} is unreachable ({self.failure}); tmg keeps trying "
                           "to reconnect, its tools come back when it answers")
@@ -232,7 +285,12 @@ class McpToolServer(PooledServer):
             return _error(f"{self.name} did not answer within {idle:g} s; the call was "
                           "cancelled (try something smaller, or another way)")
         except McpCallFailed as exc:  # a JSON-RPC error answer: this call failed, the server stands
+            if exc.code == URL_ELICITATION_REQUIRED:
+                return await self._pages_first(exc.data)
             return _error(f"{self.name} answered with an error: {exc.reason}")
+        except McpLoginNeeded as exc:  # nobody here to log in again: said in full once, the server stands
+            self._warn(str(exc))
+            return _error(str(exc))
         except Exception as exc:  # McpCallError above all: a crash, a closed pipe, a protocol error
             reason = str(exc) if isinstance(exc, McpCallError) else f"{type(exc).__name__}: {exc}"
             if self.spec is not None and self.spec.url is not None:
@@ -286,58 +344,6 @@ class McpToolServer(PooledServer):
             except McpCallError:
                 self._uris = []  # a server without resources: not asked again
         return self._uris or []
-
-    async def reconnect(self, *, force: bool = False) -> bool:
-        """Start the server afresh (a new session over a new transport); True once it is ready.
-
-        One restart at a time: a call and the background retries share it. Without `force`, a
-        server made ready meanwhile is left as it is."""
-        async with self._restart_lock:
-            if self.state == "closed" or self._conn is None:
-                return False
-            if self.state == "ready" and not force:
-                return True
-            if not self._conn.restartable:  # a WARM server's broker connection: the broker restarts it
-                self.failure = "kept by the broker; `tmg memory stop` restarts the broker's servers"
-                return False
-            was = self.state
-            try:
-                await self._conn.restart()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - unreachable still: said by the caller
-                self.failure = str(exc)
-                if was == "ready":
-                    self.state = "reconnecting"
-                return False
-            self.state, self.failure = "ready", None
-            self._uris = None  # a new session may list other resources
-            if was == "reconnecting":  # came back by itself (a `/mcp reconnect` says so on its own)
-                self._warn(f"MCP server {self.name} is back; its tools are offered again")
-            return True
-
-    async def recover(self, reason: str) -> bool:
-        """A URL server's connection dropped: say so once and reconnect at once (a restart is
-        quick); if it is not back yet, keep trying in the background with backoff. True when back."""
-        if self.state != "ready":
-            return False
-        self.state, self.failure = "reconnecting", reason
-        self._warn(f"MCP server {self.name} lost its connection ({reason}); reconnecting")
-        if await self.reconnect():
-            return True
-        self._reconnecting = asyncio.get_running_loop().create_task(
-            self._keep_reconnecting(), name=f"mcp-reconnect:{self.name}")
-        return False
-
-    async def _keep_reconnecting(self) -> None:
-        for delay in RECONNECT_DELAYS_S:
-            await asyncio.sleep(delay)
-            if self.state != "reconnecting" or await self.reconnect():
-                return
-        if self.state == "reconnecting":
-            self.state = "withdrawn"
-            self._warn(f"MCP server {self.name} did not come back after {len(RECONNECT_DELAYS_S)} attempts "
-                       f"({self.failure}); its tools are withdrawn (/mcp reconnect {self.name} tries again)")
 
     async def close(self) -> None:
         if self._reconnecting is not None:

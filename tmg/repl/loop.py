@@ -110,8 +110,8 @@ class Repl:
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
         # A server that wants an OAuth login shows where to log in here (tmg.mcp.oauth).
-        self.mcp_servers = McpToolServers(warn=self.notices.warn,
-                                          ask_user=ElicitForm(envr, before=self.notices.region.settle),
+        form = ElicitForm(envr, before=self.notices.region.settle)
+        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=form, ask_url=form.open_url,
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
                                           show_login=lambda name, url: self.notices.notice(login_line(name, url)))

@@ -1,8 +1,9 @@
 """The tools of the session's MCP servers, offered to the model as `mcp_<server>_<tool>` (SPEC §7):
 a ToolSource for the registry over tmg.mcp's SessionServers.
 
-A turn offers the tools of the servers ready at that moment (a server still starting is waited
-for before the turn, bounded: `SessionServers.settle`); a server's TOOLS include/exclude, the cap
+A turn offers the tools of the servers ready at that moment, and of those still starting the tools
+they listed when they last started here (a call to one waits for its start); a prompt waits only
+for a server marked WAIT or never started here (`SessionServers.settle`). A server's TOOLS include/exclude, the cap
 on tools per request and deferred schemas (`mcp_find_tools`) are tool_offer.py's. Each call is
 judged from the tool's annotations (readOnlyHint) and its server's REQUIRES_CONSENT.
 """
