@@ -52,7 +52,7 @@ from tmg.tools.mcp_tools import McpTools, McpToolServers
 from tmg.permissions.action import PermissionGate
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine

@@ -8,7 +8,7 @@ import os
 from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 
 def _tools(root):

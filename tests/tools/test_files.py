@@ -6,7 +6,7 @@ import os
 
 from tmg.tools.files import OUTPUT_BUDGET, ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import MAX_RESULT_CHARS, ToolRegistry
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 
 async def test_read_file_numbers_the_lines_of_a_file_under_the_root(tmp_path):

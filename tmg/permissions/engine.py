@@ -21,7 +21,7 @@ from typing import Any, Callable, Literal, Protocol
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
 from tmg.permissions.rules import RANK, Decision, Rule, RuleError, command_matches, parse_rule, path_candidates, path_matches
 from tmg.permissions.store import DecisionStore
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 MODES = ("default", "accept-edits", "read-only", "yolo")
 Mode = Literal["default", "accept-edits", "read-only", "yolo"]

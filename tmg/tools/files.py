@@ -13,7 +13,7 @@ from tmg.permissions.action import Effect, ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind, summary
 from tmg.tools.ledger import FileState, ReadLedger
 from tmg.tools.registry import ToolResult
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 MAX_ENTRIES = 500
 READ_LIMIT = 2000        # lines read_file shows by default

@@ -3,7 +3,7 @@
 grep runs ripgrep when `rg` is on PATH and a Python search otherwise; both yield the same
 matches in the same format (`path:line:text`, sorted by path then line), so the model never
 needs to know which ran. Binary files are skipped. A file that holds secrets by nature (.env,
-keys; see sensitive.py) is skipped by a search of its folder: naming it as the path asks consent.
+keys; see tmg/permissions/sensitive.py) is skipped by a search of its folder: naming it as the path asks consent.
 """
 
 from __future__ import annotations
