@@ -39,6 +39,22 @@ def parts(line: str) -> list[str]:
     ("eval 'rm x'", ["rm x"]),
     ("find . -name '*.o' -exec rm {} ';'", ["find . -name '*.o' -exec rm '{}' ';'", "rm '{}'"]),
     ("bash build.sh", ["bash build.sh"]),
+    ("env -S 'rm -rf x' y", ["rm -rf x y"]),
+    ("busybox rm x", ["rm x"]),
+    ("flock /tmp/l -c 'rm x'", ["rm x"]),
+    ("watch -n 1 rm x", ["rm x"]),
+    ("parallel rm ::: a b", ["rm"]),
+    ("chroot / rm x", ["chroot / rm x", "rm x"]),
+    ("su -c 'rm x' root", ["su -c 'rm x' root", "rm x"]),
+    ("git -c alias.x='!rm x' x", ["git -c 'alias.x=!rm x' x", "rm x"]),
+    ("sed -e '1e rm x' f", ["sed -e '1e rm x' f", "rm x"]),
+    ("awk 'BEGIN{system(\"rm x\")}'", ["awk 'BEGIN{system(\"rm x\")}'", "rm x"]),
+    ("tar xf a.tar --to-command='rm x'", ["tar xf a.tar '--to-command=rm x'", "rm x"]),
+    ("find . -delete", ["find . -delete", "rm -- '{}'"]),
+    ("python3 -m pip install x", ["python3 -m pip install x", "pip install x"]),
+    ("echo rm x | bash", ["echo rm x", "bash"]),
+    ("bash <<< 'rm x'", ["bash", "rm x"]),
+    ("trap 'rm x' EXIT", ["trap 'rm x' EXIT", "rm x"]),
 ])
 def test_a_line_comes_apart_into_the_commands_it_runs(line, expected):
     split = split_command(line)
@@ -65,8 +81,10 @@ def test_redirections_into_files_are_writes_and_dev_null_is_not():
     ("case a in a) rm x;; esac", "does not parse cleanly"),
     ("ls 'unterminated", "does not parse cleanly"),
     ("bash -c \"$SCRIPT\"", "cannot read"),
-    ("xargs --weird rm", "options tmg cannot read"),
-    ("env -S 'rm x'", "splits a string"),
+    ("xargs --weird rm", "option tmg cannot read"),
+    ("env -S \"$X\"", "runs a command tmg cannot read"),
+    ("env GIT_SSH_COMMAND=x git fetch", "sets GIT_SSH_COMMAND"),
+    ("npm_config_script_shell=/tmp/x npm test", "sets npm_config_script_shell"),
     ("cat <<EOF\n$(rm x)\nEOF", "here-document"),
 ])
 def test_what_cannot_be_read_with_certainty_is_a_problem(line, why):

@@ -31,15 +31,16 @@ _PROC_SECRETS = frozenset({"environ", "mem", "auxv"})
 class SensitivePaths:
     """Tells whether a path holds secrets by nature, and why (for the consent prompt)."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str], configs: Iterable[Path | str | None] = ()) -> None:
         home = Path(env.get("HOME") or Path.home())
         self._dirs: list[tuple[Path, str]] = [(_real(home / d), f"~/{d} holds credentials") for d in _HOME_SECRET_DIRS]
         self._dirs.append((_real(user_config_dir(env)), "tmg's own config folder (provider keys)"))
         self._dirs.append((_real(tmg_home(env)), "TMG_HOME (tmg's sessions and memory)"))
         self._files: dict[Path, str] = {_real(home / f): f"~/{f} holds credentials" for f in _HOME_SECRET_FILES}
         self._files.update({Path(f): f"{f} holds password hashes" for f in _SYSTEM_SECRETS})
-        if env.get("TMG_CONFIG"):
-            self._files[_real(Path(env["TMG_CONFIG"]))] = "tmg's config file (provider keys)"
+        for config in (env.get("TMG_CONFIG"), *configs):  # the config in use, whatever its path
+            if config:
+                self._files[_real(Path(config))] = "tmg's config file (provider keys)"
 
     def reason(self, path: Path | str) -> str | None:
         """Why ``path`` needs consent to read, or None. Symlinks are resolved: a link named

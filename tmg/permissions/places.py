@@ -1,0 +1,105 @@
+"""The files a shell command names, where they would really be: for the secret-file and
+control-file checks and for "inside the working folder".
+
+A word is cut into the names it may hold (`--file=.env`, `HEAD:.env`, `open('.env')` in python -c);
+`~`, `$HOME` and braces are expanded as the shell would, globs against the folder as it is now;
+a relative name is taken from the working folder and from every folder a `cd` before it may
+have gone to (then a secret named anywhere it could be counts). Symlinks are resolved: a link
+called `notes.txt` to `~/.ssh/id_rsa` is the key.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from functools import lru_cache
+
+from tmg.permissions.control import ControlFiles
+from tmg.permissions.sensitive import SensitivePaths
+
+_NAME = re.compile(r"[^\s'\"`;|&<>(){}\[\],=:$\\]+")
+_MAX_GLOB = 64  # names a pattern is expanded to, for the checks (a huge folder is judged on a sample)
+
+
+@lru_cache(maxsize=1024)
+def names_in(text: str, home: str) -> tuple[str, ...]:
+    """The path-like names inside a word or a program's text."""
+    text = text.replace("${HOME}", home).replace("$HOME", home)
+    out = []
+    for name in _NAME.findall(text):
+        if name.startswith("-") or name in (".", ".."):
+            continue
+        out.extend(_braces(name))
+    return tuple(out)
+
+
+def _braces(name: str) -> list[str]:
+    """`.{env,x}` -> `.env`, `.x` (one group at a time, as bash expands them)."""
+    match = re.search(r"\{([^{}]*,[^{}]*)\}", name)
+    if not match:
+        return [name]
+    head, tail = name[:match.start()], name[match.end():]
+    return [w for part in match.group(1).split(",") for w in _braces(head + part + tail)]
+
+
+class Places:
+    """Resolves names for one working folder; says which are secret, control files, or outside."""
+
+    def __init__(self, cwd: str, home: str, sensitive: SensitivePaths, control: ControlFiles) -> None:
+        self.cwd = os.path.realpath(cwd)
+        self.home = home
+        self._sensitive = sensitive
+        self._control = control
+
+    def candidates(self, name: str, bases: tuple[str | None, ...] = ()) -> list[str]:
+        """Where `name` may be (absolute, not yet resolved), from the folder and each `cd` before it."""
+        if name == "~" or name.startswith("~/"):
+            name = self.home + name[1:]
+        elif name.startswith("~"):
+            name = os.path.expanduser(name)
+        if name.startswith("/"):
+            found = [os.path.normpath(name)]
+        else:
+            found = [os.path.normpath(os.path.join(folder, name)) for folder in self.folders(bases)]
+        if any(c in name for c in "*?["):
+            found += [hit for pattern in list(found) for hit in glob.glob(pattern)[:_MAX_GLOB]]
+        return found
+
+    def folders(self, bases: tuple[str | None, ...]) -> list[str]:
+        """The working folder and where each `cd` before a command may have taken it (unknown ones left out)."""
+        out, here = [self.cwd], self.cwd
+        for base in bases:
+            if base is None:
+                continue
+            if base == "~" or base.startswith("~/"):
+                base = self.home + base[1:]
+            here = os.path.normpath(os.path.join(here, base))
+            out.append(here)
+        return out
+
+    def secret(self, name: str, bases: tuple[str | None, ...] = ()) -> str | None:
+        """'path: why' when `name` is a file that holds secrets, else None."""
+        for path in self.candidates(name, bases):
+            why = self._sensitive.reason(path)
+            if why:
+                return f"{path}: {why}"
+        return None
+
+    def control(self, name: str, bases: tuple[str | None, ...] = ()) -> str | None:
+        """'path: why' when `name` is one of tmg's control files, else None."""
+        for path in self.candidates(name, bases):
+            why = self._control.reason(path)
+            if why:
+                return f"{path}: {why}"
+        return None
+
+    def inside(self, name: str, bases: tuple[str | None, ...] = ()) -> bool:
+        """True when every place `name` may be is inside the working folder (and none is unknown)."""
+        if None in bases:
+            return False
+        for path in self.candidates(name, bases):
+            real = os.path.realpath(path)
+            if real != self.cwd and not real.startswith(self.cwd + os.sep):
+                return False
+        return True
