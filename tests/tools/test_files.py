@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 from tmg.tools.files import OUTPUT_BUDGET, ListFolderTool, ReadFileTool, RootGuard
-from tmg.tools.registry import MAX_RESULT_CHARS, ToolRegistry
+from tmg.tools.registry import MAX_RESULT_CHARS, Tool, ToolRegistry
 from tmg.permissions.sensitive import SensitivePaths
+from tests.support.gates import ALLOW
 
 
 async def test_read_file_numbers_the_lines_of_a_file_under_the_root(tmp_path):
@@ -90,14 +91,14 @@ async def test_list_folder_marks_folders(tmp_path):
 
 
 async def test_the_registry_bounds_output_and_reports_bad_calls(tmp_path):
-    registry = ToolRegistry([BigTool()])
+    registry = ToolRegistry([BigTool()], gate=ALLOW)
     result = await registry.call("big", "{}", timeout=5)
     assert "[truncated: 500 more characters not shown]" in result.content
     assert (await registry.call("nope", "{}", timeout=5)).content.startswith("error: there is no tool named 'nope'")
     assert "not a JSON object" in (await registry.call("big", "[1]", timeout=5)).content
 
 
-class BigTool:
+class BigTool(Tool):
     name, description, parameters = "big", "too much", {"type": "object"}
 
     async def run(self, arguments):

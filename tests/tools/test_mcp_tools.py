@@ -14,7 +14,8 @@ from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpStartError, ToolOutcome, ToolSpec
 from tmg.mcp_servers.spec import ServerSpec
 from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpToolServers, public_name
-from tmg.tools.registry import ToolRegistry, ToolResult
+from tmg.tools.registry import Tool, ToolRegistry, ToolResult
+from tests.support.gates import ALLOW
 
 ECHO_SERVER = Path(__file__).resolve().parents[1] / "support" / "echo_mcp_server.py"
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -75,7 +76,7 @@ class Harness:
         servers = McpToolServers(warn=self.warnings.append, connect=self.connect)
         source = servers.tools_for(cfg, ready_wait=5.0)
         servers.start()
-        registry = ToolRegistry(sources=[source])
+        registry = ToolRegistry(sources=[source], gate=ALLOW)
         await registry.settle()
         return registry, servers
 
@@ -108,7 +109,7 @@ async def test_ready_tools_are_offered_with_schema_and_description_and_map_back_
 
 
 async def test_builtin_tools_stay_beside_the_servers_tools():
-    class Builtin:
+    class Builtin(Tool):
         name, description, parameters = "read_file", "reads", {"type": "object"}
 
         async def run(self, arguments: dict[str, Any]) -> ToolResult:
@@ -118,7 +119,7 @@ async def test_builtin_tools_stay_beside_the_servers_tools():
     servers = McpToolServers(connect=h.connect)
     source = servers.tools_for(config(McpServerConfig(name="echo", command="x")), ready_wait=5.0)
     servers.start()
-    registry = ToolRegistry([Builtin()], sources=[source])
+    registry = ToolRegistry([Builtin()], sources=[source], gate=ALLOW)
     await registry.settle()
     assert names(registry) == ["read_file", "mcp_echo_echo"]
     assert (await registry.call("read_file", "{}", 5)).content == "built-in"
@@ -190,7 +191,7 @@ async def test_a_slow_server_does_not_hold_the_turn_and_joins_later():
     servers = McpToolServers(connect=lambda spec, _t: Slow(spec, echo_tools()))
     source = servers.tools_for(config(McpServerConfig(name="echo", command="x")), ready_wait=0.0)
     servers.start()
-    registry = ToolRegistry(sources=[source])
+    registry = ToolRegistry(sources=[source], gate=ALLOW)
     await registry.settle()  # a zero bound: returns at once
     assert names(registry) == []
     gate.set()
@@ -224,7 +225,7 @@ async def echo_registry(echo_entry):
     servers = McpToolServers(warn=warnings.append)
     source = servers.tools_for(config(echo_entry), ready_wait=30)
     servers.start()
-    registry = ToolRegistry(sources=[source])
+    registry = ToolRegistry(sources=[source], gate=ALLOW)
     try:
         await registry.settle()
         yield registry, warnings

@@ -7,7 +7,7 @@ to the one PermissionGate, and the call runs only when the gate allows it (SPEC 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 # read: looks only (allowed by default); write: changes files; run: executes a command;
 # unknown: an MCP tool without annotations (asks by default); sample: an MCP server asks the
@@ -37,9 +37,15 @@ class Verdict:
     note: str = ""  # for the model when refused: why, and (one-shot) what would allow it
 
 
-class PermissionGate:
-    """Judges one action. This base allows everything (the behaviour before the engine); the
-    permission engine (tmg/permissions/engine.py) replaces it in the composition root."""
+class PermissionGate(Protocol):
+    """Judges one action: the permission engine (tmg/permissions/engine.py) in a session."""
+
+    async def check(self, action: ToolAction) -> Verdict: ...
+
+
+class RefuseEverything:
+    """The gate of a registry given none: nothing runs that nobody judged."""
 
     async def check(self, action: ToolAction) -> Verdict:
-        return Verdict(True, "allowed (no permission engine)")
+        return Verdict(False, "no permission engine judges tool calls here",
+                       "this tool registry has no permission engine, so no tool may run; tell the user")
