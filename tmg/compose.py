@@ -116,7 +116,8 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
     return PermissionEngine(
         config, cwd=str(envr.cwd), env=envr.env, store=DecisionStore.for_env(envr.env), mode=options.permissions,
         asker=asker, record=transcript.permission, refused=notices.notice,
-        warn=lambda text: _warn_and_record(text, notices, transcript))
+        warn=lambda text: _warn_and_record(text, notices, transcript),
+        unasked="a one-shot does not ask (run tmg without a prompt to be asked)" if envr.stdin_isatty else None)
 
 
 class GatewayCache:

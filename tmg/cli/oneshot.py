@@ -111,7 +111,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
         session.transcript.prompt(prompt)
         session.invoke_skill(prompt)
         await session.run_prompt(prompt)
-        return 0
+        return 1 if session.gate is not None and session.gate.refusals else 0  # a refused tool: what was asked is not done
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")
         raise KeyboardInterrupt from None
