@@ -11,8 +11,9 @@ from typing import Literal, Protocol
 
 # read: looks only (allowed by default); write: changes files; run: executes a command;
 # unknown: an MCP tool without annotations (asks by default); sample: an MCP server asks the
-# session's model for a completion (asks by default: it spends the user's tokens on the server's words).
-Effect = Literal["read", "write", "run", "unknown", "sample"]
+# session's model for a completion (asks by default: it spends the user's tokens on the server's words);
+# widen: a reloaded config would let tools do more (the engine's own question: tmg.permissions.widening).
+Effect = Literal["read", "write", "run", "unknown", "sample", "widen"]
 
 
 @dataclass(frozen=True)

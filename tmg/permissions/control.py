@@ -68,9 +68,8 @@ def _git_control(path: str) -> str | None:
             rest = rest[2:]  # .git/modules/<submodule>/hooks
         for tail in _GIT_PARTS:
             if rest[:len(tail)] == tail:
-                return f"git's {'/'.join(tail)} ({'a hook runs at the next commit' if tail == ('hooks',) else 'it can define commands git runs'})"
-        if not rest:
-            return "git's folder (its hooks and config run commands)"
+                what = "a hook runs at the next commit" if tail == ("hooks",) else "it can define commands git runs"
+                return f"git's {'/'.join(tail)} ({what})"
     return None
 
 

@@ -98,11 +98,37 @@ class PermissionEngine(PermissionGate):
         self._session: list[Rule] = []  # "yes for this session"
         self._told: set[str] = set()
         self.refusals = 0  # calls refused so far (a one-shot with any exits 1)
+        self._in_force: Any = None  # the config whose PERMISSIONS hold (a widening reload waits: widening.py)
+        self._held: Any = None  # a newer config that would allow more, until the user says yes
+        self._held_why: list[str] = []
+        self._declined: set[int] = set()  # configs the user said no to (by id while held)
+        self._acted = False  # a tool that writes or runs was allowed: a reload may be the model's doing
 
     # -- what holds now ----------------------------------------------------------------------
 
+    def config(self) -> Any:
+        """The config whose PERMISSIONS hold: the live one, unless a reload that would let tools
+        do more came after a tool ran (then the one before it, until the user says yes)."""
+        from tmg.permissions.widening import widened
+
+        live = self._config()
+        if self._in_force is None or live is self._in_force:
+            self._in_force = self._in_force or live
+            return self._in_force
+        if live is self._held:
+            return self._in_force
+        more = widened(self._in_force, live) if self._acted else []
+        if not more:
+            self._in_force, self._held = live, None
+            return live
+        self._held, self._held_why = live, more
+        where = live.source or "your config"
+        self._say_once(f"PERMISSIONS in {where} changed while tools were running and would allow more "
+                       f"({'; '.join(more)}): not applied until you say yes at a prompt (or restart tmg)")
+        return self._in_force
+
     def mode(self) -> str:
-        return self._mode_flag or self._config().permissions.mode or "default"
+        return self._mode_flag or self.config().permissions.mode or "default"
 
     @property
     def store(self) -> DecisionStore:
@@ -112,7 +138,7 @@ class PermissionEngine(PermissionGate):
     def describe(self) -> list[str]:
         """What holds now, for /permissions: the mode, the config's rules, the saved decisions."""
         lines = [f"permissions: mode {self.mode()} ({self.mode_source()})"]
-        config = self._config()
+        config = self.config()
         layered = config.user_permissions is not None  # the user's file and a project's
         for decision in ("deny", "ask", "allow"):
             rules = [r.text + (f" ({r.origin.partition(' in ')[2]})" if layered else "")
@@ -128,14 +154,14 @@ class PermissionEngine(PermissionGate):
     def mode_source(self) -> str:
         if self._mode_flag:
             return "--permissions"
-        origin = self._config().origin("PERMISSIONS.MODE")
+        origin = self.config().origin("PERMISSIONS.MODE")
         # The user's own file, when a project's tmg.yaml is the config (tmg.config.loader).
         return f"PERMISSIONS.MODE in {origin[5:]}" if origin.startswith("file /") else "PERMISSIONS.MODE"
 
     def rules(self) -> list[Rule]:
         """The config's rules, the saved decisions that hold in this folder and this session's
         (cached until one changes: a reload, a revoke, an answer)."""
-        config = self._config()
+        config = self.config()
         entries = self._saved()  # a stat of the file when it has not changed
         key = (config, self._store.generation if self._store is not None else 0, len(self._session))
         if self._rules_key is None or self._rules_key[0] is not key[0] or self._rules_key[1:] != key[1:]:
@@ -183,9 +209,13 @@ class PermissionEngine(PermissionGate):
     # -- the gate ----------------------------------------------------------------------------
 
     async def check(self, action: ToolAction) -> Verdict:
+        self.config()
+        if self._held is not None and id(self._held) not in self._declined and self.asker is not None:
+            await self._confirm_widening()
         judgement = self.judge(action)
         what = _what(action)
         if judgement.decision == "allow":
+            self._acted = self._acted or action.effect != "read"
             self._record(f"{what} {judgement.reason}")
             return Verdict(True, judgement.reason)
         if judgement.decision == "deny":
@@ -206,6 +236,7 @@ class PermissionEngine(PermissionGate):
             self._record(f"{what} asked ({judgement.reason}) and declined{said}")
             note = f"the user declined {what}" + (f" and says: {answer.note}" if answer.note else "")
             return Verdict(False, "declined by the user", note)
+        self._acted = self._acted or action.effect != "read"
         if answer.kind in ("always", "session") and judgement.proposals:
             saved = ", ".join(judgement.proposals)
             if answer.kind == "always" and self._store is not None:
@@ -218,6 +249,21 @@ class PermissionEngine(PermissionGate):
             return Verdict(True, f"accepted for this session ({saved})")
         self._record(f"{what} asked ({judgement.reason}) and accepted once")
         return Verdict(True, "accepted once")
+
+    async def _confirm_widening(self) -> None:
+        """Ask the user whether the held config's wider PERMISSIONS may apply."""
+        assert self.asker is not None and self._held is not None
+        held, where = self._held, str(self._held.source or "your config")
+        action = ToolAction(where, "widen", paths=(where,), preview="\n".join(self._held_why))
+        question = Question(action, Judgement("ask", "it changed while tools were running; yes applies it now"),
+                            self.mode())
+        answer = await self.asker(question)
+        if answer.kind == "no":
+            self._declined.add(id(held))
+            self._record(f"PERMISSIONS in {where} would allow more ({'; '.join(self._held_why)}); kept the old ones")
+            return
+        self._in_force, self._held = held, None
+        self._record(f"PERMISSIONS in {where} now allow more ({'; '.join(self._held_why)}): the user said yes")
 
 
 def _what(action: ToolAction) -> str:

@@ -275,6 +275,10 @@ def _git(words: tuple[str, ...], literal: tuple[bool, ...]) -> Inside:
             inner.append((rest[1:], literal[at + 2:], True))
         if words[at] == "submodule" and rest[:1] == ("foreach",):
             scripts.append(" ".join(w for w in rest[1:] if not w.startswith("--")))
+        if words[at] == "config":  # `git config alias.x '!rm x'`: what the setting will run
+            values = [w for w in rest if not w.startswith("-")]
+            if len(values) >= 2 and _GIT_COMMAND_KEYS.match(values[0]):
+                scripts.append(values[1].lstrip("!"))
     if not scripts and not inner:
         return NOTHING
     return Inside(code=" ".join(scripts), scripts=tuple(s for s in scripts if s), inner=tuple(inner))

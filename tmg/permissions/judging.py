@@ -109,12 +109,12 @@ def _line(action: ToolAction, rules: list[Rule], places: Places) -> _Facts:
             facts.asked = rule
         elif rule is not None and rule.decision == "allow":
             facts.used.append(rule.text)
-        elif not part.command.judged_only:
+        elif not part.command.judged_only and not part.looks:  # a command that only reads needs no rule
             facts.needing.append(part)
     if facts.control is None:  # a command that may change one, unless the user's rule names it word for word
         facts.control = next((p.control for p in reading.parts if p.control and not _named_whole(p.rule, p)), None)
     own = [p for p in reading.parts if not p.command.judged_only]
-    facts.allowed = bool(own) and not facts.needing and reading.secret in (None, *(p.secret for p in own))
+    facts.allowed = bool(facts.used) and not facts.needing and reading.secret in (None, *(p.secret for p in own))
     facts.looks = reading.looks_only
     facts.reads_only = reading.looks_only
     return facts

@@ -27,10 +27,9 @@ def names_in(text: str, home: str) -> tuple[str, ...]:
     """The path-like names inside a word or a program's text."""
     text = text.replace("${HOME}", home).replace("$HOME", home)
     out = []
-    for name in _NAME.findall(text):
-        if name.startswith("-") or name in (".", ".."):
-            continue
-        out.extend(_braces(name))
+    for chunk in text.split():
+        for expanded in _braces(chunk):
+            out.extend(n for n in _NAME.findall(expanded) if not n.startswith("-") and n not in (".", ".."))
     return tuple(out)
 
 

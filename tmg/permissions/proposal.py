@@ -75,9 +75,17 @@ def _command_rule(tool: str, part: CommandPart, places: Places) -> tuple[str | N
             return None, f"{outside} is outside the working folder"
         return f"{tool}({shlex.join(words)})", ""
     kept = words[:cut]
-    if len(kept) == 1 and (name in _NEVER_BARE or _has_subcommands(name) or re.match(r"^(python|pypy)[0-9.]*$", name)):
+    if len(kept) == 1 and never_whole(name):
         return None, f"{name} is never allowed whole by an answer (add a rule to your config if you mean it)"
     return f"{tool}({shlex.join(kept)})", ""
+
+
+def never_whole(program: str) -> bool:
+    """An interpreter, executor, wrapper, destructive program or one with subcommands: an
+    answer never allows it with any arguments at all."""
+    name = program.rsplit("/", 1)[-1]
+    return (name in _NEVER_BARE or name in DESTRUCTIVE or _has_subcommands(name)
+            or re.match(r"^(python|pypy)[0-9.]*$", name) is not None)
 
 
 def _has_subcommands(name: str) -> bool:

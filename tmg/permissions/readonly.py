@@ -25,6 +25,9 @@ _LOOKERS = _set(
     "dirname realpath readlink du df diff cmp comm tac numfmt expr test [ printenv column fold fmt od hexdump strings "
     "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum jq type sleep locale uptime nproc whereis "
     "tty groups arch grep egrep fgrep zcat zgrep bzcat xzcat cd pushd popd : base32 ps pgrep free lsof")
+# A search through folders prints what it finds in any file, .env included: it asks, as the
+# grep tool (which skips secret files) is there for that.
+_RECURSIVE = _set("-r -R --recursive --dereference-recursive -d --directories")
 # Programs whose arguments are not files: the paths check skips them (`echo /etc` reads nothing).
 NOT_FILES = _set("echo printf true false test [ seq expr sleep uname id whoami which type locale nproc tty groups "
                  "arch basename dirname numfmt : date hostname printenv command ps pgrep")
@@ -32,7 +35,6 @@ NOT_FILES = _set("echo printf true false test [ seq expr sleep uname id whoami w
 _BUT_NOT = {
     "sort": _set("-o --output --compress-program"), "tree": _set("-o"), "base64": _set("-o --output"),
     "file": _set("-C --compile"), "date": _set("-s --set"), "yq": _set("-i --inplace"), "xxd": _set("-r --revert"),
-    "rg": _set("--pre --hostname-bin -z --search-zip"),
     "find": _set("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls"),
 }
 _BARE_ONLY = _set("env hostname")  # with arguments they change or run something
@@ -64,6 +66,8 @@ def looks_only(words: tuple[str, ...]) -> bool:
         return _sed_looks(words)
     if name in ("awk", "gawk", "mawk", "nawk"):
         return inspect(words, (True,) * len(words)) is NOTHING and not any(w in ("-f", "--file") for w in words)
+    if name in ("grep", "egrep", "fgrep", "zgrep") and any(_banned(w, _RECURSIVE, False) for w in words[1:]):
+        return False
     if name == "find" or name in _LOOKERS or name in _BUT_NOT or name in _ONE_FILE:
         banned = _BUT_NOT.get(name, frozenset())
         if banned and any(_banned(w, banned, name == "find") for w in words[1:]):

@@ -43,7 +43,11 @@ def config_rules(config: Any) -> RuleSet:
 
 
 def saved_rules(entries: list[Saved], cwd: str, path: object, warn: Callable[[str], None]) -> list[Rule]:
-    """The saved decisions that hold in `cwd`, as rules."""
+    """The saved decisions that hold in `cwd`, as rules. A saved allow of a whole interpreter,
+    executor or destructive program (`shell(rm)`, `shell(git)`: what tmg's prompt saved before it
+    learnt better) is not applied: it is said once, with how to keep it on purpose."""
+    from tmg.permissions.proposal import never_whole
+
     origin = f"your saved decisions ({path})"
     out = []
     for entry in entries:
@@ -51,7 +55,13 @@ def saved_rules(entries: list[Saved], cwd: str, path: object, warn: Callable[[st
             continue
         decision = "allow" if entry.decision == "allow" else "deny"
         try:
-            out.append(parse_rule(entry.rule, decision, origin))
+            rule = parse_rule(entry.rule, decision, origin)
+            if decision == "allow" and rule.spec is not None and len(rule.words) == 1 and never_whole(rule.words[0]):
+                warn(f"the saved decision {rule.text} in {path} would allow every {rule.words[0]} command; it is "
+                     f"not applied (put it in PERMISSIONS.ALLOW of your config if you mean it, or tmg permissions "
+                     f"--revoke {rule.text!r})")
+                continue
+            out.append(rule)
         except RuleError as exc:
             if decision == "allow":
                 warn(f"a saved decision in {path} does not parse ({exc}); it is ignored "

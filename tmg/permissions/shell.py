@@ -14,9 +14,12 @@ rule denies).
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+from tmg.permissions.quoting import is_literal, unquoted, unquoted_text
 
 MAX_DEPTH = 4  # bash -c 'bash -c "..."' nesting looked into; deeper is a problem
 
@@ -62,6 +65,7 @@ class Split:
     mentions: list[str] = field(default_factory=list)  # words outside any command (`for f in ~/.ssh/*`)
     problem: str | None = None  # why the line cannot be judged part by part (then it asks)
     bases: list[str | None] = field(default_factory=list)  # where `cd` went, in order, while walking
+    assigned: dict[str, list[str]] = field(default_factory=dict)  # literal values the line gives variables
 
     def trouble(self, why: str) -> None:
         if self.problem is None:
@@ -134,6 +138,9 @@ def _walk(node, line: str, split: Split, depth: int, piped: bool) -> None:
     if kind == "parameter":
         if any(mark in node.value for mark in _EXPANSION_MARKS):  # `${X:-$(rm y)}`: bashlex leaves it unread
             split.trouble("it has a command inside a parameter expansion")
+            inner = re.search(r"\$\((.*)\)|`(.*)`", node.value, re.S)
+            if inner:  # what it would run still counts for deny and ask
+                _script(inner.group(1) or inner.group(2) or "", split, depth, True)
         return
     if kind == "heredoc":
         if any(mark in node.value for mark in ("$(", "`")):
@@ -177,21 +184,19 @@ def _redirect(node, line: str, split: Split, depth: int) -> None:
         split.reads.append(target.word)
 
 
-def _literal(word) -> bool:
-    """True when the word means exactly its text (no expansion, no substitution inside; a `~`
-    counts as its text: the checks read it as the home folder, as the shell will)."""
-    return all(part.kind == "tilde" for part in getattr(word, "parts", None) or ())
-
-
 def _command(node, line: str, split: Split, depth: int, piped: bool) -> None:
     words: list = []
     stdin: str | None = None  # what a here-document or here-string feeds it
     for part in node.parts:
         if part.kind == "assignment":
-            name = part.word.split("=", 1)[0]
+            name, _, value = part.word.partition("=")
             if not words and (name in _HIJACKING or name.startswith(_HIJACKING_PREFIXES)):
                 split.trouble(f"it sets {name}, which changes what the command runs")
-            split.mentions.append(part.word.split("=", 1)[1])
+                if is_literal(part, line):  # GIT_SSH_COMMAND='rm x': what it names still counts for deny and ask
+                    _script(unquoted_text(value) or value, split, depth, True)
+            split.mentions.append(value)
+            if is_literal(part, line):
+                split.assigned.setdefault(name, []).append(unquoted_text(value) or value)
             _walk_inside(part, line, split, depth)
         elif part.kind == "word":
             words.append(part)
@@ -199,37 +204,39 @@ def _command(node, line: str, split: Split, depth: int, piped: bool) -> None:
         else:  # redirections
             if part.kind == "redirect" and getattr(part, "heredoc", None) is not None:
                 stdin = part.heredoc.value.rsplit("\n", 1)[0]
-            elif part.kind == "redirect" and part.type == "<<<" and _literal(part.output):
-                stdin = _unquoted(part.output, line)
+            elif part.kind == "redirect" and part.type == "<<<" and is_literal(part.output, line):
+                stdin = unquoted(part.output, line)
             _walk(part, line, split, depth, False)
     if not words:
         return  # `x=1`: assignments only
-    if not _literal(words[0]):
+    if not is_literal(words[0], line):
         split.trouble(f"its command name {words[0].word!r} comes from an expansion")
+        _guess_name(words, line, split, depth)
         return
     texts = []
     for word in words:
-        text = _unquoted(word, line) if _literal(word) else word.word
+        text = unquoted(word, line) if is_literal(word, line) else word.word
         if text is None:
             split.trouble(f"its word {line[word.pos[0]:word.pos[1]]!r} is quoted in a way tmg cannot read")
             return
         texts.append(text)
     fed = (stdin, True) if stdin is not None else (line, False) if piped else None
-    _judge_words(tuple(texts), tuple(_literal(w) for w in words), split, depth, False, fed)
+    _judge_words(tuple(texts), tuple(is_literal(w, line) for w in words), split, depth, False, fed)
 
 
-def _unquoted(word, line: str) -> str | None:
-    """A literal word as the shell passes it on, from its source text: bashlex's own quote
-    removal is wrong for mixed quoting (`"r"'m'` would stay `r'm'`, and `bash -c` scripts
-    quoted `'\\''`-style would be misread). POSIX rules via shlex; `$'...'` is not read."""
-    raw = line[word.pos[0]:word.pos[1]]
-    if "$'" in raw or '$"' in raw:
-        return None
-    try:
-        tokens = shlex.split(raw)
-    except ValueError:
-        return None
-    return tokens[0] if len(tokens) == 1 else None
+def _guess_name(words: list, line: str, split: Split, depth: int) -> None:
+    """A command name from an expansion: what the line assigned it, or its literal start
+    (`rm${IFS}x`), still counts for deny and ask (the line asks anyway)."""
+    text = words[0].word
+    named = re.fullmatch(r"\$\{?(\w+)\}?", text)
+    guesses = list(split.assigned.get(named.group(1), [])) if named else []
+    if text.split("$", 1)[0]:
+        guesses.append(text.split("$", 1)[0])
+    rest = tuple(unquoted(w, line) or w.word if is_literal(w, line) else w.word for w in words[1:])
+    for guess in guesses:
+        for candidate in guess.split()[:1]:
+            _judge_words((candidate, *guess.split()[1:], *rest), (True,) * (len(guess.split()) + len(rest)), split,
+                         depth, True, None)
 
 
 def _walk_inside(word, line: str, split: Split, depth: int) -> None:
@@ -276,7 +283,7 @@ def _judge_words(words: tuple[str, ...], literal: tuple[bool, ...], split: Split
         return
     inside = inspect(words, literal)
     hidden = inside.hidden or runs_hidden_code(words)
-    code = inside.code
+    code = inside.code or (" ".join(words[1:]) if hidden else "")  # what a deny looks for in it
     if inside.stdin and fed is not None:
         hidden, code = f"{base} runs the program it reads from its input", fed[0]
     unread = not known(base) or runs_arguments(words)
@@ -287,6 +294,10 @@ def _judge_words(words: tuple[str, ...], literal: tuple[bool, ...], split: Split
         _script(script, split, depth, True)
     for inner_words, inner_literal, only in inside.inner:
         _judge_words(inner_words, inner_literal, split, depth, judged_only or only, None)
+    if base in ("export", "declare", "local", "readonly", "typeset"):
+        for word, lit in zip(words[1:], literal[1:]):
+            if lit and "=" in word:
+                split.assigned.setdefault(word.split("=", 1)[0], []).append(word.split("=", 1)[1])
     if base in ("cd", "pushd"):
         split.bases.append((words[1] if literal[1] else None) if len(words) > 1 else "~")
     elif base == "popd":

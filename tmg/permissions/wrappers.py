@@ -95,7 +95,7 @@ WRAPPERS: dict[str, Wrapper] = {
                       flags=_set("-a --append -e --return -f --flush -q --quiet"), script=_set("-c --command")),
     "watch": Wrapper(valued=_set("-n --interval -q --equexit"),
                      flags=_set("-b --beep -e --errexit -g --chgexit -c --color -C --no-color -t --no-title -w "
-                                "--no-wrap -p --precise -d --differences"), joined=True),
+                                "--no-wrap -p --precise -d --differences -x --exec"), joined=True),
     "parallel": Wrapper(valued=_set("-j --jobs -S --sshlogin --colsep -d --delimiter -I --results --joblog -N -n "
                                     "--max-args -L --timeout --delay --retries --env --workdir --wd -E --halt"),
                         flags=_set("-k --keep-order -q --quote -0 --null --dry-run -v --eta --progress --bar --tag "

@@ -23,7 +23,7 @@ from tmg.repl.asking import drop_typeahead, printable, read_key, read_line
 MAX_PREVIEW_LINES = 40
 MAX_LINE_CHARS = 400  # a longer line is cut, saying how much
 _VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call",
-         "sample": "wants to ask your model"}
+         "sample": "wants to ask your model", "widen": "would let tools do more"}
 
 
 class ConsentPrompt:
