@@ -53,10 +53,10 @@ def read_line(line: str, rules: list[Rule], places: Places) -> LineReading:
         if name not in NOT_FILES or command.code:
             part.secret = next((s for n in names if (s := places.secret(n, command.bases))), None)
         part.rule, part.missed = _decide(rules, part)
-        part.looks = (all(command.literal) and not command.hidden and part.secret is None
-                      and looks_only(command.words)
-                      and (name in NOT_FILES or all(places.inside(n, command.bases) for n in _operands(command))))
-        if not part.looks:
+        reads = all(command.literal) and not command.hidden and looks_only(command.words)
+        part.looks = reads and part.secret is None and (
+            name in NOT_FILES or all(places.inside(n, command.bases) for n in _operands(command)))
+        if not reads:  # a command that may write: does it name a control file?
             part.control = next((c for n in names if (c := places.control(n, command.bases))), None)
         reading.parts.append(part)
     for target, bases in zip(split.writes, split.write_bases):

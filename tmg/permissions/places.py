@@ -82,7 +82,8 @@ class Places:
         for path in self.candidates(name, bases):
             why = self._sensitive.reason(path)
             if why:
-                return f"{path}: {why}"
+                real = os.path.realpath(path)
+                return f"{path}{f' (a link to {real})' if real != path else ''}: {why}"
         return None
 
     def control(self, name: str, bases: tuple[str | None, ...] = ()) -> str | None:

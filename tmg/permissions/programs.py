@@ -240,9 +240,10 @@ def runs_hidden_code(words: tuple[str, ...]) -> str | None:
     name = words[0].rsplit("/", 1)[-1]
     for word in words[1:end]:
         option = word.split("=", 1)[0]
-        if (option in grammar.code or ("=" in word and option + "=" in grammar.code)
-                or (not word.startswith("--") and word[:2] in grammar.code and len(word) > 2)):
-            return f"{name} {option if option in grammar.code or '=' in word else word[:2]} can make it run other commands"
+        if option in grammar.code or ("=" in word and option + "=" in grammar.code):
+            return f"{name} {option} can make it run other commands"
+        if not word.startswith("--") and len(word) > 2 and word[:2] in grammar.code:  # -ccore.pager=x
+            return f"{name} {word[:2]} can make it run other commands"
     for at in places:
         sub = grammar.aliases.get(words[at], words[at])
         if grammar.builtin is not None and sub not in grammar.builtin:
