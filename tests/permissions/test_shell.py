@@ -161,3 +161,50 @@ def test_a_denied_command_anywhere_in_a_composition_denies_it(tmp_path_factory, 
     if _bashlex_cannot_read(line, judgement):
         return  # it asks (the test above): not allowed, though not denied by name
     assert (judgement.decision == "deny") == ("rm -rf" in line), (line, judgement)
+
+
+# -- property: a plain line cut by hand is what bashlex reads --------------------------------
+
+plain_word = st.text(alphabet="abcxyz019._/:,+@%^=-", min_size=1, max_size=6).filter(lambda w: not w.startswith("#"))
+plain_line = st.lists(st.tuples(st.lists(plain_word, min_size=1, max_size=4),
+                                st.sampled_from([" && ", " || ", " | ", "; ", " & ", "|", "&&"])),
+                      min_size=1, max_size=4).map(lambda parts: "".join(" ".join(w) + op for w, op in parts)[:-1])
+
+
+def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], bool]]:
+    import bashlex
+
+    out = []
+
+    def walk(node, piped: bool) -> None:
+        if node.kind == "command":
+            out.append((tuple(p.word for p in node.parts if p.kind == "word"), piped))
+        elif node.kind == "pipeline":
+            for i, part in enumerate(p for p in node.parts if p.kind != "pipe"):
+                walk(part, piped or i > 0)
+        else:
+            for part in getattr(node, "parts", []) or []:
+                walk(part, piped)
+
+    for tree in bashlex.parse(line):
+        walk(tree, False)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_line)
+def test_a_plain_line_is_cut_as_bashlex_reads_it(line):
+    from tmg.permissions.plain import plain_commands
+
+    mine = plain_commands(line)
+    if mine is None:
+        return  # not plain (an assignment in front, an empty part): bashlex reads it
+    assert mine == _bashlex_commands(line), line
+
+
+@pytest.mark.parametrize("line", ["ls 'a b'", "echo $HOME", "ls *.py", "X=1 ls", "ls # note", "ls > out",
+                                  "if true; then ls; fi", "ls ~", "echo a\\ b", "a | | b", "ls |& cat"])
+def test_a_line_with_anything_more_is_left_to_bashlex(line):
+    from tmg.permissions.plain import plain_commands
+
+    assert plain_commands(line) is None

@@ -43,9 +43,9 @@ class ControlFiles:
             (_real(home / ".agents" / "skills"), "your skills (~/.agents/skills)"),
         ]
 
-    def reason(self, path: str) -> str | None:
-        """Why `path` (absolute) is a control file, or None."""
-        for candidate in {path, _real(path)}:
+    def reason(self, path: str, real: str | None = None) -> str | None:
+        """Why `path` (absolute; `real`: with symlinks resolved) is a control file, or None."""
+        for candidate in (path, real if real is not None else _real(path)):
             why = self._files.get(candidate) or self._in_dirs(candidate) or _git_control(candidate)
             if why:
                 return why
@@ -59,6 +59,8 @@ class ControlFiles:
 
 
 def _git_control(path: str) -> str | None:
+    if "/.git/" not in path:
+        return None
     parts = Path(path).parts
     for i, part in enumerate(parts):
         if part != ".git":

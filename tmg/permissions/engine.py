@@ -94,6 +94,7 @@ class PermissionEngine(PermissionGate):
         self._sources: tuple[Any, ...] | None = None  # the config files in use, when _places was made
         self._rules_key: tuple[Any, int, int] | None = None  # (the config, the store's generation, session rules)
         self._rules: list[Rule] = []
+        self._indexes: dict[str, Any] = {}  # tool -> its rules, indexed (tmg.permissions.lines.RuleIndex)
         self._places: Places | None = None
         self._session: list[Rule] = []  # "yes for this session"
         self._told: set[str] = set()
@@ -170,6 +171,7 @@ class PermissionEngine(PermissionGate):
                 self._say_once(f"{problem}; the rule is ignored")
             saved = saved_rules(entries, self._cwd, self._store.path if self._store else "", self._say_once)
             self._rules = found.rules + saved + self._session
+            self._indexes = {}
             sources = (config.source, config.user_permissions.source if config.user_permissions else None)
             if sources != self._sources:
                 self._sources = sources
@@ -196,10 +198,14 @@ class PermissionEngine(PermissionGate):
 
     def judge(self, action: ToolAction) -> Judgement:
         from tmg.permissions.judging import judge
+        from tmg.permissions.lines import RuleIndex
 
-        rules = [r for r in self.rules() if r.names(action.tool)]
+        rules = self.rules()
+        index = self._indexes.get(action.tool)
+        if index is None:  # the tool's rules, indexed once per change of the rules
+            index = self._indexes[action.tool] = RuleIndex([r for r in rules if r.names(action.tool)])
         assert self._places is not None
-        return judge(action, rules, self.mode(), self._places, self._mode_denies)
+        return judge(action, index, self.mode(), self._places, self._mode_denies)
 
     def _mode_denies(self, action: ToolAction) -> Judgement:
         return Judgement("deny", "denied by read-only mode (nothing that writes or runs)",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from tmg.permissions.action import ToolAction
-from tmg.permissions.lines import read_line
+from tmg.permissions.lines import RuleIndex, read_line
 from tmg.permissions.places import Places
 from tmg.permissions.proposal import propose
 from tmg.permissions.rules import RANK, Rule, path_candidates, path_matches
@@ -31,11 +31,13 @@ class _Facts:
     inside_edit: bool = False  # a built-in file tool's edit inside the working folder
 
 
-def judge(action: ToolAction, rules: list[Rule], mode: str, places: Places,
+def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
           mode_denies: Callable[[ToolAction], object]):
+    """The judgement of `action` by the rules of its tool (`index`), the mode and the defaults."""
     from tmg.permissions.engine import Judgement
 
-    facts = _line(action, rules, places) if action.command is not None else (
+    rules = index.rules
+    facts = _line(action, index, places) if action.command is not None else (
         _paths(action, rules, places) if action.paths else _call(action, rules))
     if facts.denied is not None:
         rule = facts.denied
@@ -98,8 +100,8 @@ def _how_to_allow(proposals: tuple[str, ...]) -> str:
             "interactive tmg, or run with --permissions yolo")
 
 
-def _line(action: ToolAction, rules: list[Rule], places: Places) -> _Facts:
-    reading = read_line(action.command or "", rules, places)
+def _line(action: ToolAction, index: RuleIndex, places: Places) -> _Facts:
+    reading = read_line(action.command or "", index, places)
     facts = _Facts(problem=reading.problem, secret=reading.secret, control=reading.control)
     for part in reading.parts:
         rule = part.rule
@@ -126,6 +128,7 @@ def _named_whole(rule: Rule | None, part) -> bool:
 
 def _paths(action: ToolAction, rules: list[Rule], places: Places) -> _Facts:
     facts = _Facts()
+    places = places.fresh()
     cwd, home = places.cwd, places.home
     facts.secret = (f"{action.paths[0]}: {action.sensitive}" if action.sensitive
                     else next((s for p in action.paths if (s := places.secret(p))), None))

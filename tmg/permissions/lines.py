@@ -39,10 +39,11 @@ class LineReading:
     looks_only: bool = False  # every part only reads: it runs without a question in every mode
 
 
-def read_line(line: str, rules: list[Rule], places: Places) -> LineReading:
+def read_line(line: str, rules: RuleIndex, places: Places) -> LineReading:
     from tmg.permissions.readonly import NOT_FILES, looks_only
 
     split = split_command(line)
+    places = places.fresh()
     reading = LineReading(problem=split.problem)
     if split.writes and reading.problem is None:
         reading.problem = f"it writes to {', '.join(split.writes)} by redirection"
@@ -52,7 +53,7 @@ def read_line(line: str, rules: list[Rule], places: Places) -> LineReading:
         name = command.words[0].rsplit("/", 1)[-1]
         if name not in NOT_FILES or command.code:
             part.secret = next((s for n in names if (s := places.secret(n, command.bases))), None)
-        part.rule, part.missed = _decide(rules, part)
+        part.rule, part.missed = rules.decide(part)
         reads = all(command.literal) and not command.hidden and looks_only(command.words)
         part.looks = reads and part.secret is None and (
             name in NOT_FILES or all(places.inside(n, command.bases) for n in _operands(command)))
@@ -69,11 +70,12 @@ def read_line(line: str, rules: list[Rule], places: Places) -> LineReading:
     return reading
 
 
-def _names(command: SimpleCommand, home: str) -> list[str]:
+@lru_cache(maxsize=1024)
+def _names(command: SimpleCommand, home: str) -> tuple[str, ...]:
     out = [n for word in command.words[1:] for n in names_in(word, home)]
     if command.code:
         out += names_in(command.code, home)
-    return out
+    return tuple(out)
 
 
 def _operands(command: SimpleCommand) -> list[str]:
@@ -86,6 +88,39 @@ def _operands(command: SimpleCommand) -> list[str]:
             continue
         out.append(word)
     return [w for w in out if w]
+
+
+class RuleIndex:
+    """A tool's rules by the program they are about, so a command is tried only against the
+    rules that can match it: those about its program (by its last name: a rule about `rm` also
+    matches `/bin/rm`), the bare ones, and for a command looked inside (an unknown program, code
+    it runs) every deny and ask."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self._about: dict[str, list[Rule]] = {}
+        self._inside: dict[str, list[Rule]] = {}
+        self._decided: dict[tuple[SimpleCommand, bool], tuple[Rule | None, Rule | None]] = {}
+
+    def decide(self, part: CommandPart) -> tuple[Rule | None, Rule | None]:
+        """`_decide` for the part, kept per command (the rules are fixed for this index's life)."""
+        key = (part.command, part.secret is not None)
+        found = self._decided.get(key)
+        if found is None:
+            if len(self._decided) > 2048:
+                self._decided.clear()
+            found = self._decided[key] = _decide(self.for_command(part.command), part)
+        return found
+
+    def for_command(self, command: SimpleCommand) -> list[Rule]:
+        name = command.words[0].rsplit("/", 1)[-1]
+        inside = command.unread or bool(command.code)
+        cache = self._inside if inside else self._about
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = [r for r in self.rules if r.spec is None or r.words[:1] == (name,)
+                                   or (inside and r.decision != "allow")]
+        return found
 
 
 def _decide(rules: list[Rule], part: CommandPart) -> tuple[Rule | None, Rule | None]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 from functools import lru_cache
 
 from tmg.permissions.control import ControlFiles
@@ -50,6 +51,27 @@ class Places:
         self.home = home
         self._sensitive = sensitive
         self._control = control
+        self._real: dict[str, str] = {}  # within one check only: a link made by the last command counts
+
+    def fresh(self) -> "Places":
+        """Forget what was resolved for an earlier check."""
+        self._real.clear()
+        return self
+
+    def real(self, path: str) -> str:
+        """`path` with symlinks resolved (a name right in the working folder costs one lstat)."""
+        found = self._real.get(path)
+        if found is None:
+            if os.path.dirname(path) == self.cwd:
+                try:
+                    is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+                except OSError:
+                    is_link = False
+                found = os.path.realpath(path) if is_link else path
+            else:
+                found = os.path.realpath(path)
+            self._real[path] = found
+        return found
 
     def candidates(self, name: str, bases: tuple[str | None, ...] = ()) -> list[str]:
         """Where `name` may be (absolute, not yet resolved), from the folder and each `cd` before it."""
@@ -80,16 +102,16 @@ class Places:
     def secret(self, name: str, bases: tuple[str | None, ...] = ()) -> str | None:
         """'path: why' when `name` is a file that holds secrets, else None."""
         for path in self.candidates(name, bases):
-            why = self._sensitive.reason(path)
+            real = self.real(path)
+            why = self._sensitive.reason(path, real)
             if why:
-                real = os.path.realpath(path)
                 return f"{path}{f' (a link to {real})' if real != path else ''}: {why}"
         return None
 
     def control(self, name: str, bases: tuple[str | None, ...] = ()) -> str | None:
         """'path: why' when `name` is one of tmg's control files, else None."""
         for path in self.candidates(name, bases):
-            why = self._control.reason(path)
+            why = self._control.reason(path, self.real(path))
             if why:
                 return f"{path}: {why}"
         return None
@@ -99,7 +121,7 @@ class Places:
         if None in bases:
             return False
         for path in self.candidates(name, bases):
-            real = os.path.realpath(path)
+            real = self.real(path)
             if real != self.cwd and not real.startswith(self.cwd + os.sep):
                 return False
         return True

@@ -25,6 +25,8 @@ def unquoted(word, line: str) -> str | None:
 
 
 def unquoted_text(raw: str) -> str | None:
+    if not any(c in raw for c in "'\"\\ \t\n"):
+        return raw  # nothing to remove: the word is its text
     if "$'" in raw or '$"' in raw:
         raw = _ansi_c(raw)
         if raw is None:

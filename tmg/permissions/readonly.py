@@ -10,6 +10,8 @@ something (`find -exec`, `rg --pre`, awk's system(), sed's `e`) nor change state
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from tmg.permissions.interpreters import NOTHING, inspect, sed_in_place, sed_scripts
 from tmg.permissions.programs import runs_hidden_code, subcommand_at
 from tmg.permissions.sed import read_sed
@@ -51,6 +53,7 @@ _GIT_LIST_ONLY = {"branch": _set("--list -l --show-current -a --all -r --remotes
                                  "--local --global --system --file -f")}
 
 
+@lru_cache(maxsize=1024)
 def looks_only(words: tuple[str, ...]) -> bool:
     """True when the command `words` (all literal) only reads and prints."""
     name = words[0].rsplit("/", 1)[-1] if "/" not in words[0] else ""  # ./ls is a program of the model's

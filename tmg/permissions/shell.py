@@ -19,6 +19,7 @@ import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tmg.permissions.plain import plain_commands
 from tmg.permissions.quoting import is_literal, unquoted, unquoted_text
 
 MAX_DEPTH = 4  # bash -c 'bash -c "..."' nesting looked into; deeper is a problem
@@ -95,6 +96,11 @@ def split_command(line: str) -> Split:
 def _split_into(line: str, split: Split, depth: int) -> None:
     if depth > MAX_DEPTH:
         split.trouble("it nests shells too deeply to check")
+        return
+    plain = plain_commands(line)
+    if plain is not None:  # words and list operators only: no parser needed
+        for words, piped in plain:
+            _judge_words(words, (True,) * len(words), split, depth, False, (line, False) if piped else None)
         return
     import bashlex  # only a shell command pays for the parser
 
