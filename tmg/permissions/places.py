@@ -83,8 +83,8 @@ class Places:
             found = [os.path.normpath(name)]
         else:
             found = [os.path.normpath(os.path.join(folder, name)) for folder in self.folders(bases)]
-        if any(c in name for c in "*?["):
-            found += [hit for pattern in list(found) for hit in glob.glob(pattern)[:_MAX_GLOB]]
+        if any(c in name for c in "*?["):  # what the pattern matches now first (the question names it), then itself
+            found = [hit for pattern in found for hit in glob.glob(pattern)[:_MAX_GLOB]] + found
         return found
 
     def folders(self, bases: tuple[str | None, ...]) -> list[str]:
