@@ -165,7 +165,11 @@ def test_a_denied_command_anywhere_in_a_composition_denies_it(tmp_path_factory, 
 
 # -- property: a plain line cut by hand is what bashlex reads --------------------------------
 
-plain_word = st.text(alphabet="abcxyz019._/:,+@%^=-", min_size=1, max_size=6).filter(lambda w: not w.startswith("#"))
+_bare = st.text(alphabet="abcxyz019._/:,+@%^=-~*?#", min_size=1, max_size=5).filter(lambda w: not w.startswith("#"))
+_single = st.text(alphabet="ab $&|;#\\\"()<>*", max_size=5).map(lambda t: f"'{t}'")
+_double = st.text(alphabet="ab &|;#'()<>*", max_size=5).map(lambda t: f'"{t}"')
+plain_word = st.lists(st.one_of(_bare, _single, _double), min_size=1, max_size=3).map("".join).filter(
+    lambda w: not w.startswith("#"))
 plain_line = st.lists(st.tuples(st.lists(plain_word, min_size=1, max_size=4),
                                 st.sampled_from([" && ", " || ", " | ", "; ", " & ", "|", "&&"])),
                       min_size=1, max_size=4).map(lambda parts: "".join(" ".join(w) + op for w, op in parts)[:-1])
@@ -176,9 +180,11 @@ def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], bool]]:
 
     out = []
 
+    from tmg.permissions.quoting import unquoted
+
     def walk(node, piped: bool) -> None:
         if node.kind == "command":
-            out.append((tuple(p.word for p in node.parts if p.kind == "word"), piped))
+            out.append((tuple(unquoted(p, line) for p in node.parts if p.kind == "word"), piped))
         elif node.kind == "pipeline":
             for i, part in enumerate(p for p in node.parts if p.kind != "pipe"):
                 walk(part, piped or i > 0)
@@ -196,14 +202,30 @@ def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], bool]]:
 def test_a_plain_line_is_cut_as_bashlex_reads_it(line):
     from tmg.permissions.plain import plain_commands
 
+    from hypothesis import assume
+
     mine = plain_commands(line)
     if mine is None:
         return  # not plain (an assignment in front, an empty part): bashlex reads it
-    assert mine == _bashlex_commands(line), line
+    try:
+        theirs = _bashlex_commands(line)
+    except Exception:  # noqa: BLE001 - bashlex misreads `'<('` inside quotes: nothing to compare with
+        assume(False)
+    assert mine == theirs, line
 
 
-@pytest.mark.parametrize("line", ["ls 'a b'", "echo $HOME", "ls *.py", "X=1 ls", "ls # note", "ls > out",
-                                  "if true; then ls; fi", "ls ~", "echo a\\ b", "a | | b", "ls |& cat"])
+def test_plain_lines_with_quotes_globs_and_comments_are_cut_without_the_parser():
+    from tmg.permissions.plain import plain_commands
+
+    assert plain_commands("git commit -m \"fix the parser\" && awk '{print $1}' f | sort -n # done") == [
+        (("git", "commit", "-m", "fix the parser"), False), (("awk", "{print $1}", "f"), False),
+        (("sort", "-n"), True)]
+    assert plain_commands("ls *.py ~/x a#b") == [(("ls", "*.py", "~/x", "a#b"), False)]
+
+
+@pytest.mark.parametrize("line", ["echo $HOME", "X=1 ls", "ls > out", "if true; then ls; fi", "echo a\\ b",
+                                  "a | | b", "ls |& cat", "echo \"$HOME\"", "ls $(pwd)", "(ls)", "ls\nrm x",
+                                  "echo 'unclosed"])
 def test_a_line_with_anything_more_is_left_to_bashlex(line):
     from tmg.permissions.plain import plain_commands
 

@@ -3,7 +3,6 @@ exactly its text (no expansion inside)."""
 
 from __future__ import annotations
 
-import re
 import shlex
 
 
@@ -27,12 +26,11 @@ def unquoted(word, line: str) -> str | None:
 def unquoted_text(raw: str) -> str | None:
     if not any(c in raw for c in "'\"\\ \t\n"):
         return raw  # nothing to remove: the word is its text
-    if "$'" in raw or '$"' in raw:
-        raw = _ansi_c(raw)
-        if raw is None:
-            return None
+    read = _requote(raw)
+    if read is None:
+        return None
     try:
-        tokens = shlex.split(raw)
+        tokens = shlex.split(read[0])
     except ValueError:
         return None
     return tokens[0] if len(tokens) == 1 else None
@@ -40,17 +38,30 @@ def unquoted_text(raw: str) -> str | None:
 
 def _only_quoting(raw: str) -> bool:
     """`$'\\x72m'` and `$"rm"` are quoting: the word has no other `$` or backquote."""
-    if "$'" not in raw and '$"' not in raw:
-        return False
-    rest = re.sub(r"\$'(?:[^'\\]|\\.)*'", "", raw).replace('$"', '"')
-    return "$" not in rest and "`" not in rest
+    read = _requote(raw)
+    return read is not None and read[2] and not read[1]
 
 
-def _ansi_c(raw: str) -> str | None:
-    """`$'...'` segments decoded (bash's ANSI-C quoting) and re-quoted for shlex; `$"..."` is `"..."`."""
-    out, i = [], 0
+def _requote(raw: str) -> tuple[str, bool, bool] | None:
+    """(`raw` with its `$'...'` decoded and re-quoted, `$"` made `"`, for shlex; whether a `$` or
+    a backquote outside single quotes expands; whether `$'` or `$"` quoting was used), or None
+    when a quote is not closed or a `$'...'` cannot be decoded."""
+    out: list[str] = []
+    expands = ansi = False
+    quote = ""
+    i = 0
     while i < len(raw):
-        if raw.startswith("$'", i):
+        c = raw[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\" and i + 1 < len(raw):
+            out.append(raw[i:i + 2])
+            i += 2
+            continue
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+            expands = expands or c in "$`"
+        elif raw.startswith("$'", i):
             end = i + 2
             while end < len(raw) and raw[end] != "'":
                 end += 2 if raw[end] == "\\" else 1
@@ -61,10 +72,15 @@ def _ansi_c(raw: str) -> str | None:
             except (UnicodeDecodeError, ValueError):
                 return None
             out.append(shlex.quote(text))
-            i = end + 1
+            ansi, i = True, end + 1
+            continue
         elif raw.startswith('$"', i):
-            i += 1
-        else:
-            out.append(raw[i])
-            i += 1
-    return "".join(out)
+            ansi, i = True, i + 1  # the `"` opens a double quote next
+            continue
+        elif c in "'\"":
+            quote = c
+        elif c in "$`":
+            expands = True
+        out.append(c)
+        i += 1
+    return None if quote else ("".join(out), expands, ansi)
