@@ -32,6 +32,15 @@ class ToolAction:
 
 
 @dataclass(frozen=True)
+class Judgement:
+    decision: Literal["allow", "ask", "deny"]
+    reason: str  # for the transcript and the prompt: "allowed by rule shell(ls)", "running a command asks by default"
+    proposals: tuple[str, ...] = ()  # rules that "yes, always" would save (none: "always" is not offered)
+    how_to_allow: str = ""  # the one line for a refusal without a terminal
+    why_no_always: str = ""  # when a question offers no "always": why
+
+
+@dataclass(frozen=True)
 class Verdict:
     allowed: bool
     reason: str  # what decided, in words for the transcript ("allowed by rule 'git status'", "denied: read-only mode")

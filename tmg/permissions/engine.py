@@ -27,25 +27,16 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Protocol
 
-from tmg.permissions.action import PermissionGate, ToolAction, Verdict
+from tmg.permissions.action import Judgement, PermissionGate, ToolAction, Verdict
 from tmg.permissions.control import ControlFiles
 from tmg.permissions.places import Places
-from tmg.permissions.rules import Decision, Rule, parse_rule
+from tmg.permissions.rules import Rule, parse_rule
 from tmg.permissions.rulesets import config_rules, saved_rules
 from tmg.permissions.sensitive import SensitivePaths
 from tmg.permissions.store import DecisionStore
 
 MODES = ("default", "accept-edits", "read-only", "yolo")
 Mode = Literal["default", "accept-edits", "read-only", "yolo"]
-
-
-@dataclass(frozen=True)
-class Judgement:
-    decision: Decision
-    reason: str  # for the transcript and the prompt: "allowed by rule shell(ls)", "running a command asks by default"
-    proposals: tuple[str, ...] = ()  # rules that "yes, always" would save (none: "always" is not offered)
-    how_to_allow: str = ""  # the one line for a refusal without a terminal
-    why_no_always: str = ""  # when a question offers no "always": why
 
 
 @dataclass(frozen=True)

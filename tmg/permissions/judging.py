@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tmg.permissions.action import ToolAction
-from tmg.permissions.lines import RuleIndex, read_line
+from tmg.permissions.action import Judgement, ToolAction
+from tmg.permissions.lines import CommandPart, RuleIndex, read_line
 from tmg.permissions.places import Places
 from tmg.permissions.proposal import propose
 from tmg.permissions.rules import RANK, Rule, path_candidates, path_matches
@@ -32,10 +32,8 @@ class _Facts:
 
 
 def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
-          mode_denies: Callable[[ToolAction], object]):
+          mode_denies: Callable[[ToolAction], Judgement]) -> Judgement:
     """The judgement of `action` by the rules of its tool (`index`), the mode and the defaults."""
-    from tmg.permissions.engine import Judgement
-
     rules = index.rules
     facts = _line(action, index, places) if action.command is not None else (
         _paths(action, rules, places) if action.paths else _call(action, rules))
@@ -84,7 +82,7 @@ def _why(action: ToolAction, facts: _Facts) -> str:
     if facts.secret:
         verb = "reading" if action.effect == "read" else "a command naming" if action.command is not None else "changing"
         return f"{facts.secret}: {verb} it asks first"
-    part = next((p for p in facts.needing if hasattr(p, "command")), None)
+    part = next((p for p in facts.needing if isinstance(p, CommandPart)), None)
     if part is not None and part.command.hidden:
         missed = f"; the rule {part.missed.text} does not name all of it" if part.missed else ""
         return f"{part.command.hidden}{missed}"
@@ -122,7 +120,7 @@ def _line(action: ToolAction, index: RuleIndex, places: Places) -> _Facts:
     return facts
 
 
-def _named_whole(rule: Rule | None, part) -> bool:
+def _named_whole(rule: Rule | None, part: CommandPart) -> bool:
     return rule is not None and rule.decision == "allow" and rule.spec is not None and rule.words == part.command.words
 
 

@@ -62,9 +62,10 @@ def read_line(line: str, rules: RuleIndex, places: Places) -> LineReading:
         reading.parts.append(part)
     for target, bases in zip(split.writes, split.write_bases):
         reading.control = reading.control or places.control(target, bases)
-    loose = [n for word in (*split.reads, *split.writes, *split.mentions) for n in names_in(word, places.home)]
+    loose = [(n, ()) for word in (*split.reads, *split.mentions) for n in names_in(word, places.home)]
+    loose += [(n, bases) for word, bases in zip(split.writes, split.write_bases) for n in names_in(word, places.home)]
     reading.secret = next((p.secret for p in reading.parts if p.secret), None) or next(
-        (s for n in loose if (s := places.secret(n))), None)
+        (s for n, bases in loose if (s := places.secret(n, bases))), None)
     reading.looks_only = (reading.problem is None and bool(reading.parts) and all(p.looks for p in reading.parts)
                           and reading.secret is None)
     return reading
