@@ -59,7 +59,8 @@ def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
     if facts.problem is not None:
         if mode == "yolo":
             return Judgement("allow", "allowed by yolo mode")
-        return Judgement("ask", f"the command cannot be checked part by part: {facts.problem}",
+        secret = f"; {facts.secret}" if facts.secret else ""
+        return Judgement("ask", f"the command cannot be checked part by part: {facts.problem}{secret}",
                          how_to_allow=f"the command cannot be checked part by part ({facts.problem}); run tmg "
                                       "in a terminal to be asked, or --permissions yolo")
     if facts.allowed:
