@@ -168,23 +168,32 @@ def test_a_denied_command_anywhere_in_a_composition_denies_it(tmp_path_factory, 
 _bare = st.text(alphabet="abcxyz019._/:,+@%^=-~*?#", min_size=1, max_size=5).filter(lambda w: not w.startswith("#"))
 _single = st.text(alphabet="ab $&|;#\\\"()<>*", max_size=5).map(lambda t: f"'{t}'")
 _double = st.text(alphabet="ab &|;#'()<>*", max_size=5).map(lambda t: f'"{t}"')
-plain_word = st.lists(st.one_of(_bare, _single, _double), min_size=1, max_size=3).map("".join).filter(
+_simple = st.lists(st.lists(_bare, min_size=1, max_size=2).map(" ".join), min_size=1, max_size=2).map(" | ".join)
+_substitution = _simple.map(lambda inner: f"$({inner})")
+plain_word = st.lists(st.one_of(_bare, _single, _double, _substitution), min_size=1, max_size=3).map("".join).filter(
     lambda w: not w.startswith("#"))
 plain_line = st.lists(st.tuples(st.lists(plain_word, min_size=1, max_size=4),
                                 st.sampled_from([" && ", " || ", " | ", "; ", " & ", "|", "&&"])),
                       min_size=1, max_size=4).map(lambda parts: "".join(" ".join(w) + op for w, op in parts)[:-1])
 
 
-def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], bool]]:
+def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], tuple[bool, ...], bool]]:
+    """The simple commands bashlex finds, as the splitter reads them (tmg.permissions.shell)."""
     import bashlex
+
+    from tmg.permissions.quoting import is_literal, unquoted
 
     out = []
 
-    from tmg.permissions.quoting import unquoted
-
     def walk(node, piped: bool) -> None:
         if node.kind == "command":
-            out.append((tuple(unquoted(p, line) for p in node.parts if p.kind == "word"), piped))
+            words = [p for p in node.parts if p.kind == "word"]
+            for word in words:
+                for part in getattr(word, "parts", None) or []:
+                    if part.kind == "commandsubstitution":
+                        walk(part.command, False)
+            out.append((tuple(unquoted(w, line) if is_literal(w, line) else None for w in words),
+                        tuple(is_literal(w, line) for w in words), piped))
         elif node.kind == "pipeline":
             for i, part in enumerate(p for p in node.parts if p.kind != "pipe"):
                 walk(part, piped or i > 0)
@@ -207,6 +216,9 @@ def test_a_plain_line_is_cut_as_bashlex_reads_it(line):
     mine = plain_commands(line)
     if mine is None:
         return  # not plain (an assignment in front, an empty part): bashlex reads it
+    # A word with a substitution is compared by being one: bashlex's own text of it drops quotes.
+    mine = [(tuple(w if lit else None for w, lit in zip(words, literal)), literal, piped)
+            for words, literal, piped in mine]
     try:
         theirs = _bashlex_commands(line)
     except Exception:  # noqa: BLE001 - bashlex misreads `'<('` inside quotes: nothing to compare with
@@ -218,14 +230,16 @@ def test_plain_lines_with_quotes_globs_and_comments_are_cut_without_the_parser()
     from tmg.permissions.plain import plain_commands
 
     assert plain_commands("git commit -m \"fix the parser\" && awk '{print $1}' f | sort -n # done") == [
-        (("git", "commit", "-m", "fix the parser"), False), (("awk", "{print $1}", "f"), False),
-        (("sort", "-n"), True)]
-    assert plain_commands("ls *.py ~/x a#b") == [(("ls", "*.py", "~/x", "a#b"), False)]
+        (("git", "commit", "-m", "fix the parser"), (True,) * 4, False), (("awk", "{print $1}", "f"), (True,) * 3, False),
+        (("sort", "-n"), (True, True), True)]
+    assert plain_commands("ls *.py ~/x a#b") == [(("ls", "*.py", "~/x", "a#b"), (True,) * 4, False)]
+    assert plain_commands("echo $(git rev-parse HEAD) x") == [(("git", "rev-parse", "HEAD"), (True,) * 3, False),
+                                                             (("echo", "$(git rev-parse HEAD)", "x"), (True, False, True), False)]
 
 
 @pytest.mark.parametrize("line", ["echo $HOME", "X=1 ls", "ls > out", "if true; then ls; fi", "echo a\\ b",
-                                  "a | | b", "ls |& cat", "echo \"$HOME\"", "ls $(pwd)", "(ls)", "ls\nrm x",
-                                  "echo 'unclosed"])
+                                  "a | | b", "ls |& cat", "echo \"$HOME\"", "$(pwd) x", "echo $((1+2))", "(ls)",
+                                  "ls\nrm x", "echo 'unclosed", "echo $(ls > out)", "echo \"$(ls)\""])
 def test_a_line_with_anything_more_is_left_to_bashlex(line):
     from tmg.permissions.plain import plain_commands
 

@@ -8,12 +8,12 @@ import shlex
 
 def is_literal(word, line: str = "") -> bool:
     """True when the bashlex word means exactly its text: no expansion or substitution inside (a
-    `~` counts as its text, the checks read it as the home folder as the shell will), and no
-    `$'...'` that is more than quoting."""
+    `~` counts as its text, the checks read it as the home folder as the shell will). The word's
+    own text decides, not bashlex's parts: `$'\\x72m'` is quoting, `0'$'` holds no expansion."""
     parts = getattr(word, "parts", None) or ()
-    if all(part.kind == "tilde" for part in parts):
-        return True
-    return bool(line) and _only_quoting(line[word.pos[0]:word.pos[1]])
+    if line:  # its own text decides: bashlex misreads `~$(cmd)` and `''$(cmd)''` as plain text
+        return _only_quoting(line[word.pos[0]:word.pos[1]])
+    return all(part.kind == "tilde" for part in parts)
 
 
 def unquoted(word, line: str) -> str | None:
@@ -37,9 +37,9 @@ def unquoted_text(raw: str) -> str | None:
 
 
 def _only_quoting(raw: str) -> bool:
-    """`$'\\x72m'` and `$"rm"` are quoting: the word has no other `$` or backquote."""
+    """The word has no `$`, backquote or `<(` outside single quotes but for `$'...'` and `$"..."` quoting."""
     read = _requote(raw)
-    return read is not None and read[2] and not read[1]
+    return read is not None and not read[1]
 
 
 def _requote(raw: str) -> tuple[str, bool, bool] | None:
@@ -79,8 +79,40 @@ def _requote(raw: str) -> tuple[str, bool, bool] | None:
             continue
         elif c in "'\"":
             quote = c
-        elif c in "$`":
+        elif c in "$`" or raw.startswith(("<(", ">("), i):
             expands = True
         out.append(c)
         i += 1
     return None if quote else ("".join(out), expands, ansi)
+
+
+def substitutions(raw: str) -> list[str]:
+    """The commands of the `$(...)` and backquotes in a word's text, outside single quotes (for
+    what bashlex misreads: `~$(cmd)`, `''$(cmd)''`)."""
+    out: list[str] = []
+    quote, i = "", 0
+    while i < len(raw):
+        c = raw[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            i += 1
+        elif c == "'" and not quote:
+            quote = "'"
+        elif c == '"':
+            quote = "" if quote == '"' else '"'
+        elif raw.startswith("$(", i) and not raw.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < len(raw) and depth:
+                depth += {"(": 1, ")": -1}.get(raw[j], 0)
+                j += 1
+            out.append(raw[i + 2:j - 1])
+            i = j
+            continue
+        elif c == "`":
+            end = raw.find("`", i + 1)
+            out.append(raw[i + 1:end if end > 0 else len(raw)])
+            i = len(raw) if end < 0 else end + 1
+            continue
+        i += 1
+    return out

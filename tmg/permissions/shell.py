@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tmg.permissions.plain import plain_commands
-from tmg.permissions.quoting import is_literal, unquoted, unquoted_text
+from tmg.permissions.quoting import is_literal, substitutions, unquoted, unquoted_text
 
 MAX_DEPTH = 4  # bash -c 'bash -c "..."' nesting looked into; deeper is a problem
 
@@ -99,8 +99,8 @@ def _split_into(line: str, split: Split, depth: int) -> None:
         return
     plain = plain_commands(line)
     if plain is not None:  # words and list operators only: no parser needed
-        for words, piped in plain:
-            _judge_words(words, (True,) * len(words), split, depth, False, (line, False) if piped else None)
+        for words, literal, piped in plain:
+            _judge_words(words, literal, split, depth, False, (line, False) if piped else None)
         return
     import bashlex  # only a shell command pays for the parser
 
@@ -207,6 +207,7 @@ def _command(node, line: str, split: Split, depth: int, piped: bool) -> None:
         elif part.kind == "word":
             words.append(part)
             _walk_inside(part, line, split, depth)
+            _unread_substitutions(part, line, split, depth)
         else:  # redirections
             if part.kind == "redirect" and getattr(part, "heredoc", None) is not None:
                 stdin = part.heredoc.value.rsplit("\n", 1)[0]
@@ -243,6 +244,20 @@ def _guess_name(words: list, line: str, split: Split, depth: int) -> None:
         for candidate in guess.split()[:1]:
             _judge_words((candidate, *guess.split()[1:], *rest), (True,) * (len(guess.split()) + len(rest)), split,
                          depth, True, None)
+
+
+def _unread_substitutions(word, line: str, split: Split, depth: int) -> None:
+    """A `$(...)` bashlex did not see (`~$(cmd)`, `''$(cmd)''`): the line asks, and what it would
+    run still counts for deny and ask."""
+    if is_literal(word, line) or any(p.kind in ("commandsubstitution", "processsubstitution")
+                                     for p in getattr(word, "parts", None) or ()):
+        return
+    raw = line[word.pos[0]:word.pos[1]]
+    found = substitutions(raw)
+    if found:
+        split.trouble(f"its word {raw!r} runs a command the parser did not read")
+        for inner in found:
+            _script(inner, split, depth, True)
 
 
 def _walk_inside(word, line: str, split: Split, depth: int) -> None:
