@@ -50,6 +50,9 @@ CALLS = {
     "shell interpreter": ToolAction("shell", "run", command="python3 -c 'import os; os.system(\"ls {i}\")'"),
     "shell secret link": ToolAction("shell", "run", command="cat notes.txt src/app.py README{i}.md"),
     "shell reads only": ToolAction("shell", "run", command="git log --oneline | head -5 && wc -l src/app.py #{i}"),
+    "shell parsed": ToolAction("shell", "run", command="ls src 2>/dev/null | grep -c py{i}"),
+    "shell parsed if": ToolAction("shell", "run",
+                                  command="if [ -d src ]; then find src -name '*.py{i}' | xargs wc -l; fi"),
     "shell repeated": ToolAction("shell", "run", command="git status && git diff --stat | wc -l"),
 }
 

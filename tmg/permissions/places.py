@@ -52,10 +52,12 @@ class Places:
         self._sensitive = sensitive
         self._control = control
         self._real: dict[str, str] = {}  # within one check only: a link made by the last command counts
+        self._found: dict[tuple[str, tuple[str | None, ...]], list[str]] = {}  # likewise, what a glob matches
 
     def fresh(self) -> "Places":
         """Forget what was resolved for an earlier check."""
         self._real.clear()
+        self._found.clear()
         return self
 
     def real(self, path: str) -> str:
@@ -75,6 +77,12 @@ class Places:
 
     def candidates(self, name: str, bases: tuple[str | None, ...] = ()) -> list[str]:
         """Where `name` may be (absolute, not yet resolved), from the folder and each `cd` before it."""
+        found = self._found.get((name, bases))
+        if found is None:
+            found = self._found[name, bases] = self._candidates(name, bases)
+        return found
+
+    def _candidates(self, name: str, bases: tuple[str | None, ...]) -> list[str]:
         if name == "~" or name.startswith("~/"):
             name = self.home + name[1:]
         elif name.startswith("~"):

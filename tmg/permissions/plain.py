@@ -27,6 +27,9 @@ class _NotPlain(Exception):
 def plain_commands(line: str) -> list[Command] | None:
     """The simple commands of a plain line (words unquoted), in the order bash runs them; None
     when the line is not plain (bashlex reads it)."""
+    first = line.split(None, 1)[:1]
+    if any(c in line for c in "<>`\n") or not first or first[0] in _RESERVED:
+        return None  # a redirection, a backquote, lines, a compound command (even quoted: rare)
     try:
         return _commands(line, 0)
     except _NotPlain:

@@ -4,6 +4,7 @@ exactly its text (no expansion inside)."""
 from __future__ import annotations
 
 import shlex
+from functools import lru_cache
 
 
 def is_literal(word, line: str = "") -> bool:
@@ -23,6 +24,7 @@ def unquoted(word, line: str) -> str | None:
     return unquoted_text(line[word.pos[0]:word.pos[1]])
 
 
+@lru_cache(maxsize=2048)
 def unquoted_text(raw: str) -> str | None:
     if not any(c in raw for c in "'\"\\ \t\n"):
         return raw  # nothing to remove: the word is its text
@@ -36,6 +38,7 @@ def unquoted_text(raw: str) -> str | None:
     return tokens[0] if len(tokens) == 1 else None
 
 
+@lru_cache(maxsize=2048)
 def _only_quoting(raw: str) -> bool:
     """The word has no `$`, backquote or `<(` outside single quotes but for `$'...'` and `$"..."` quoting."""
     read = _requote(raw)
