@@ -114,16 +114,17 @@ def command_matches(rule: Rule, words: tuple[str, ...], literal: tuple[bool, ...
     for places in found:
         if len(places) < len(want) or (exact and len(places) != len(want)) or (exact and len(words) != len(want)):
             continue
-        if all(_word_is(words, literal, places[k], want[k], k) for k in range(1, len(want))):
+        if all(_word_is(words, literal, places[k], want[k], k, loose_name) for k in range(1, len(want))):
             return True
     return False
 
 
-def _word_is(words: tuple[str, ...], literal: tuple[bool, ...], at: int, want: str, k: int) -> bool:
+def _word_is(words: tuple[str, ...], literal: tuple[bool, ...], at: int, want: str, k: int, loose: bool) -> bool:
     from tmg.permissions.programs import subcommand_name
 
     if not (literal[at] if at < len(literal) else True):
-        return False  # `rm $f` is not `rm notes.txt`, whatever $f holds
+        # `rm $f` is not `rm notes.txt`, whatever $f holds; but `git $X` may well be `git push`
+        return loose
     if k == 1:
         return subcommand_name(words[0], words[at]) == subcommand_name(words[0], want)
     return words[at] == want

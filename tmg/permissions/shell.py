@@ -240,10 +240,11 @@ def _guess_name(words: list, line: str, split: Split, depth: int) -> None:
     if text.split("$", 1)[0]:
         guesses.append(text.split("$", 1)[0])
     rest = tuple(unquoted(w, line) or w.word if is_literal(w, line) else w.word for w in words[1:])
+    rest_literal = tuple(is_literal(w, line) for w in words[1:])
     for guess in guesses:
-        for candidate in guess.split()[:1]:
-            _judge_words((candidate, *guess.split()[1:], *rest), (True,) * (len(guess.split()) + len(rest)), split,
-                         depth, True, None)
+        named_words = tuple(guess.split())
+        if named_words:
+            _judge_words(named_words + rest, (True,) * len(named_words) + rest_literal, split, depth, True, None)
 
 
 def _unread_substitutions(word, line: str, split: Split, depth: int) -> None:
