@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from tmg.permissions.places import Places, names_in
 from tmg.permissions.rules import RANK, Rule, command_matches
-from tmg.permissions.shell import SimpleCommand, split_command
+from tmg.permissions.commands import SimpleCommand
+from tmg.permissions.shell import split_command
 
 
 @dataclass

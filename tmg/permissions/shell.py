@@ -1,4 +1,4 @@
-"""A shell command line split into the simple commands it would run, for the permission engine.
+"""A shell command line split into the simple commands it would run (tmg.permissions.commands).
 
 `git status && rm -rf y` is two commands, and each must be allowed for the line to be. The line
 is parsed by bashlex (a port of bash's own grammar), never split by hand: pipes, `&&`, `;`,
@@ -15,10 +15,9 @@ rule denies).
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tmg.permissions.commands import SimpleCommand, Split
 from tmg.permissions.plain import plain_commands
 from tmg.permissions.quoting import is_literal, substitutions, unquoted, unquoted_text
 
@@ -33,47 +32,11 @@ _HIJACKING = {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "
               "LESSCLOSE", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS", "KUBECONFIG", "DOCKER_CONFIG", "RUSTC_WRAPPER",
               "MAKEFLAGS", "MAKEFILES", "SHELL", "CC", "CXX", "LD"}
 _HIJACKING_PREFIXES = ("GIT_", "npm_config_", "NPM_CONFIG_", "CARGO_", "YARN_", "PIP_", "UV_", "BASH_FUNC_")
+_ARGUMENTS = re.compile(r"\$[0-9@*]|\$\{[0-9@*]|\{\}")  # a script's own arguments, or xargs' `{}`
+_TIMED = re.compile(r"^\s*time(\s+-p)?\s+")
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 _OUTPUT_REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 _EXPANSION_MARKS = ("$(", "`", "<(", ">(")
-
-
-@dataclass(frozen=True)
-class SimpleCommand:
-    words: tuple[str, ...]  # as it runs: wrappers looked through, quotes removed
-    literal: tuple[bool, ...] = ()  # per word: it means exactly its text (no expansion in it)
-    judged_only: bool = False  # a deny or ask about it counts, but it needs no allow of its own (sudo's inner)
-    hidden: str | None = None  # why it may do more than its words show: only a rule naming it whole allows it
-    code: str = ""  # the program text it runs (python -c, an awk program): a denied word in it denies
-    unread: bool = False  # its arguments may hold a command tmg did not find: a deny or ask looks inside
-    bases: tuple[str | None, ...] = ()  # folders a `cd` before it may have moved to (None: not known)
-
-    @property
-    def text(self) -> str:
-        return shlex.join(self.words)
-
-    def __post_init__(self) -> None:
-        if not self.literal:
-            object.__setattr__(self, "literal", (True,) * len(self.words))
-
-
-@dataclass
-class Split:
-    commands: list[SimpleCommand] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)  # files written by redirection (`> out.txt`)
-    write_bases: list[tuple[str | None, ...]] = field(default_factory=list)  # the `cd`s before each of them
-    reads: list[str] = field(default_factory=list)  # files read by redirection (`< in.txt`)
-    mentions: list[str] = field(default_factory=list)  # words outside any command (`for f in ~/.ssh/*`)
-    problem: str | None = None  # why the line cannot be judged part by part (then it asks)
-    bases: list[str | None] = field(default_factory=list)  # where `cd` went, in order, while walking
-    assigned: dict[str, list[str]] = field(default_factory=dict)  # literal values the line gives variables
-
-    def trouble(self, why: str) -> None:
-        if self.problem is None:
-            self.problem = why
-
-    def add(self, words: tuple[str, ...], literal: tuple[bool, ...], judged_only: bool, **more) -> None:
-        self.commands.append(SimpleCommand(words, literal, judged_only, bases=tuple(self.bases), **more))
 
 
 def prewarm() -> None:
@@ -97,6 +60,9 @@ def _split_into(line: str, split: Split, depth: int) -> None:
     if depth > MAX_DEPTH:
         split.trouble("it nests shells too deeply to check")
         return
+    timed = _TIMED.match(line)
+    if timed:  # bash's `time` keyword (bashlex does not read it) only times what follows
+        line = line[timed.end():]
     plain = plain_commands(line)
     if plain is not None:  # words and list operators only: no parser needed
         for words, literal, piped in plain:
@@ -308,6 +274,10 @@ def _judge_words(words: tuple[str, ...], literal: tuple[bool, ...], split: Split
     code = inside.code or (" ".join(words[1:]) if hidden else "")  # what a deny looks for in it
     if inside.stdin and fed is not None:
         hidden, code = f"{base} runs the program it reads from its input", fed[0]
+    elif hidden and fed is not None:  # `echo rm x | awk '{system($0)}'`: its code may run what it reads
+        code = f"{code}\n{fed[0]}"
+    if base in ("source", ".") and len(words) > 1 and not literal[1]:  # `. <(curl x)`
+        hidden, code = f"{base} runs a script another command makes", fed[0] if fed else " ".join(words)
     unread = not known(base) or runs_arguments(words)
     split.add(words, literal, judged_only, hidden=hidden, code=code, unread=unread)
     if unread:  # a program tmg does not know: a word of it that reads as a command line counts for deny and ask
@@ -338,12 +308,19 @@ def _words_as_lines(words: tuple[str, ...], literal: tuple[bool, ...], split: Sp
 def _shell(base: str, words: tuple[str, ...], literal: tuple[bool, ...], split: Split, depth: int,
            judged_only: bool, fed: tuple[str, bool] | None) -> None:
     script = _script_of(base, words, literal)
-    if script == "":
+    line = fed[0] if fed is not None else " ".join(words)
+    if script == "":  # `eval "$(...)"`, `bash -c "$S"`: made when it runs; a denied word anywhere still counts
         split.trouble(f"{base} runs a script tmg cannot read")
+        split.add(words, literal, judged_only, hidden=f"{base} runs a script tmg cannot read", code=line)
     elif script is not None:
+        if fed is not None and not fed[1] and _ARGUMENTS.search(script):  # `... | xargs sh -c '$0'`
+            split.add(words, literal, judged_only, hidden=f"{base} runs words it is given from its input", code=line)
         _script(script, split, depth, judged_only)
     elif len(words) > 1 and not words[1].startswith("-"):
-        split.add(words, literal, judged_only)  # `bash build.sh`: a program of its own
+        if not literal[1]:  # `bash <(curl x)`: the script is what another command prints
+            split.add(words, literal, judged_only, hidden=f"{base} runs a script another command makes", code=line)
+        else:
+            split.add(words, literal, judged_only)  # `bash build.sh`: a program of its own
     elif fed is not None:
         # `curl x | sh`, `sh <<EOF`: it runs what it reads; a here-document is read like a -c script
         text, is_script = fed
