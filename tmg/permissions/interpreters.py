@@ -331,5 +331,5 @@ def _alias(words: tuple[str, ...], literal: tuple[bool, ...]) -> Inside:
     return Inside(scripts=tuple(bodies)) if bodies else NOTHING
 
 
-_SPECIAL = {"trap": _trap, "alias": _alias, "find": _find, "tar": _tar, "gtar": _tar, "bsdtar": _tar, "rsync": _rsync, "git": _git, "make": _make,
-            "gmake": _make, "go": _go, "ssh": _ssh}
+_SPECIAL = {"trap": _trap, "alias": _alias, "find": _find, "tar": _tar, "gtar": _tar, "bsdtar": _tar,
+            "rsync": _rsync, "git": _git, "make": _make, "gmake": _make, "go": _go, "ssh": _ssh}

@@ -130,10 +130,6 @@ WRAPPERS: dict[str, Wrapper] = {
 }
 
 
-def wrapper_of(program: str) -> Wrapper | None:
-    return WRAPPERS.get(program.rsplit("/", 1)[-1])
-
-
 def look_through(words: tuple[str, ...], literal: tuple[bool, ...]) -> Through | None:
     """What the wrapper `words[0]` runs, or None when it is no wrapper tmg knows."""
     name = words[0].rsplit("/", 1)[-1]
