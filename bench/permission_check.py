@@ -52,7 +52,7 @@ CALLS = {
     "shell reads only": ToolAction("shell", "run", command="git log --oneline | head -5 && wc -l src/app.py #{i}"),
     "shell parsed": ToolAction("shell", "run", command="ls src 2>/dev/null | grep -c py{i}"),
     "shell parsed if": ToolAction("shell", "run",
-                                  command="if [ -d src ]; then find src -name '*.py{i}' | xargs wc -l; fi"),
+                                  command="if [ -d src{i} ]; then find src -name '*.py' | xargs wc -l; fi"),
     "shell repeated": ToolAction("shell", "run", command="git status && git diff --stat | wc -l"),
 }
 

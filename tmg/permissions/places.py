@@ -91,7 +91,8 @@ class Places:
             found = [os.path.normpath(name)]
         else:
             found = [os.path.normpath(os.path.join(folder, name)) for folder in self.folders(bases)]
-        if any(c in name for c in "*?["):  # what the pattern matches now first (the question names it), then itself
+        if any(c in name for c in "*?[") and name not in ("[", "[["):  # `[ -f x ]` is test, not a glob
+            # what the pattern matches now first (the question names it), then the pattern itself
             found = [hit for pattern in found for hit in glob.glob(pattern)[:_MAX_GLOB]] + found
         return found
 
