@@ -62,7 +62,7 @@ def real_plur_entry(home: Path, entry: Path) -> str:
 def seed_real_plur(home: Path, entry: Path) -> None:
     """40 engrams in the store, as a user's memory might hold (learned through the server)."""
     from tests.support.plur_server import running
-    from tmg.mcp_servers import ServerSpec, child_environment
+    from tmg.mcp import ServerSpec, child_environment
 
     home.mkdir(parents=True, exist_ok=True)
     env = child_environment({"HOME": str(home), "PLUR_DISABLE_EMBEDDINGS": "1", "PLUR_TOOL_PROFILE": "full"})

@@ -14,9 +14,9 @@ Designs:
 - `answers-as-engrams`: the old shipped default (LEARN batch): every answer one engram;
 - `old-full`: the old `full`: answers as engrams, plus the user's instructions unpinned;
 - `batch+pinned`: answers as engrams tagged origin:answer (shown as notes), instructions pinned;
-- `ingest+pinned`: instructions pinned; from each answer only what PLUR's own extractor
-  (`plur_ingest extract_only`, regular expressions) finds, as engrams tagged origin:answer;
-- `shipped-full`: today's `full`: instructions pinned, answers as episodes (plur_capture).
+- `ingest+pinned`: instructions pinned (as shipped-full); from each answer only what PLUR's own
+  extractor (`plur_ingest extract_only`, regular expressions) finds, as engrams tagged origin:answer;
+- `shipped-full`: today's `full`: what the user taught pinned (tmg.memory.teaching), answers not written.
 
 Run: ./.venv/bin/python bench/memory_quality.py [--server real|fake]   (real needs node; default real)
 """
@@ -40,11 +40,11 @@ from tmg.config.model import Config, MemoryConfig  # noqa: E402
 from tmg.context.pipeline import TurnContext  # noqa: E402
 from tmg.engine.turn import Turn  # noqa: E402
 from tmg.llm.gateway import Completion, Usage  # noqa: E402
-from tmg.mcp_servers.connection import McpConnection  # noqa: E402
+from tmg.mcp.connection import McpConnection  # noqa: E402
 from tmg.memory import payloads  # noqa: E402
 from tmg.memory.client import PlurClient  # noqa: E402
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING, MemoryInjector  # noqa: E402
-from tmg.memory.learning import LearningHook, is_instruction  # noqa: E402
+from tmg.memory.learning import LearningHook  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 
@@ -95,7 +95,7 @@ async def run_design(design: str, corpus: list[dict], spec) -> Figures:
             for index, turn in enumerate(session["turns"], 1):
                 await hook.after_turn(_turn(sid, index, turn["user"], turn["answer"]), None)
                 answers.append(turn["answer"])
-                if is_instruction(turn["user"]) and learned < 3:
+                if turn.get("teach") and learned < 3:  # what the user taught (the corpus's labels)
                     learned += 1
                     instructions.append(turn["user"])
                     if design in ("old-full", "batch+pinned"):

@@ -81,12 +81,12 @@ class TmgRunner:
         return env
 
     def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 60) -> Result:
+            timeout: float = 60, cwd: Path | None = None) -> Result:
         proc = subprocess.run(
             tmg_command() + list(args),
             input=stdin if stdin is not None else None,
             stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=timeout, cwd=self.work, env=env or self.env(),
+            capture_output=True, text=True, timeout=timeout, cwd=cwd or self.work, env=env or self.env(),
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -91,7 +91,10 @@ def test_memory_never_learns_or_is_asked_about_a_key(tmg, llm, tmp_path, learn):
     r = tmg.run("-r", f"please remember that my key is {CANARY}",
                 env=tmg.env(memory=True, MOCK_API_KEY=CANARY + "\n"))
     assert r.code == 0, r.err
-    assert plur.calls("plur_capture" if learn == "capture" else "plur_learn")  # memory did learn
+    if learn == "capture":
+        assert plur.calls("plur_capture")  # memory did write the episode, masked
+    else:  # full: a teaching that holds a secret is not learned at all, masked or not
+        assert plur.calls("plur_learn") == []
     leaks = [name for name, data in _files_under(tmp_path).items() if CANARY.encode() in data]
     assert leaks == []  # not the store, the server's call log, the spool nor the history
 

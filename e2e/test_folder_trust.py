@@ -92,9 +92,10 @@ def test_a_one_shot_in_an_untrusted_folder_answers_without_running_its_server_un
     assert not marker.exists()
     (line,) = trust_lines(r.err)  # one line, naming what is ignored and the command
     assert "MCP_SERVERS.echo" in line and "PROVIDERS.theirs" in line and f"tmg trust {os.path.realpath(folder)}" in line
+    assert "PERSON" in line and "instruct your model" in line  # its words to the model wait for trust too
     assert not any(n.startswith("mcp_echo_") for n in tool_names(llm.requests[0]))
     assert llm.requests[0]["model"] == "mock-model"  # the user's provider
-    assert llm.requests[0]["messages"][0]["content"].startswith("You are the project's helper.")  # the rest applies
+    assert not llm.requests[0]["messages"][0]["content"].startswith("You are the project's helper.")
 
     t = run_in(tmg, folder, "trust")
     assert t.code == 0, t.err
@@ -106,6 +107,7 @@ def test_a_one_shot_in_an_untrusted_folder_answers_without_running_its_server_un
     assert marker.exists()
     assert "mcp_echo_echo" in tool_names(llm.requests[1])
     assert llm.requests[1]["model"] == "their-model"
+    assert llm.requests[1]["messages"][0]["content"].startswith("You are the project's helper.")
     assert trust_lines(r.err) == []
 
 

@@ -28,7 +28,7 @@ from e2e.plur import FakePlur, memory_blocks
 from tests.support.brokers import brokers_under, stop_brokers_under, wait_gone
 from tests.support.waiting import eventually
 from tests.support.plur_server import running
-from tmg.mcp_servers import ServerSpec, child_environment
+from tmg.mcp import ServerSpec, child_environment
 
 REPO = Path(__file__).resolve().parent.parent
 

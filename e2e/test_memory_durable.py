@@ -98,17 +98,17 @@ def test_sigterm_while_the_end_sends_the_batch_keeps_it_and_the_next_session_lan
     next_session_lands_it(tmg, llm, plur)
 
 
-def test_sigkill_while_the_instruction_and_the_episode_are_sent_loses_neither(tmg, llm, plur, tmp_path):
-    # `full` (the shipped tier): the instruction's plur_learn and the answer's plur_capture hang;
-    # the kill lands while both are in flight. They were spooled before they were sent.
+def test_sigkill_while_the_instruction_is_sent_loses_nothing(tmg, llm, plur, tmp_path):
+    # `full` (the shipped tier): the instruction's plur_learn hangs; the kill lands while it is in
+    # flight. It was spooled before it was sent. (The answer itself is not written to memory.)
     config = plur.config(learn="full").replace(
-        "    ENV:\n", '    ENV:\n      FAKE_PLUR_DELAY: "plur_learn=30,plur_capture=30"\n', 1)
+        "    ENV:\n", '    ENV:\n      FAKE_PLUR_DELAY: "plur_learn=30"\n', 1)
     tmg.write_config(config)
     llm.enqueue(Text(ANSWER))
     instruction = "From now on, rotate the heron keys every ninety days."
     proc, out = start(tmg, tmp_path, instruction)
     wait_until(lambda: ANSWER in out.read_text(), "the answer")
-    wait_until(lambda: len(spool_files(tmg)) == 2, "the two writes spooled ahead")
+    wait_until(lambda: len(spool_files(tmg)) == 1, "the learn spooled ahead")
     proc.kill()  # no end at all: the spool is all that is left
     finish(proc)
     assert plur.statements() == [] and plur.episodes() == []
@@ -117,8 +117,7 @@ def test_sigkill_while_the_instruction_and_the_episode_are_sent_loses_neither(tm
     r = tmg.run("-r", "anything else?", env=tmg.env(memory=True))
     assert r.code == 0 and r.err == "", r.err
     assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
-    assert ANSWER in [e["summary"] for e in plur.episodes()]
-    assert spool_files(tmg) == []
+    assert plur.episodes() == [] and spool_files(tmg) == []
 
 def put_spool(tmg, name: str, statements: list[str]) -> Path:
     root = tmg.home / "memory" / "spool"
@@ -171,8 +170,8 @@ def test_a_memory_server_that_never_finishes_starting_is_reported_in_a_one_shot(
     tmg.write_config(f"MCP_SERVERS:\n  plur:\n    COMMAND: {json.dumps(sys.executable)}\n    ARGS: [{json.dumps(str(hung))}]\n"
                      "    TIMEOUT: 60\nMEMORY:\n  LEARN: full\n")
     llm.enqueue(Text("An answer without memory."))
-    r = tmg.run("-r", "hello", env=tmg.env(memory=True, TMG_RECALL_WAIT="0.2"))
+    r = tmg.run("-r", "From now on, answer in French.", env=tmg.env(memory=True, TMG_RECALL_WAIT="0.2"))
     assert r.code == 0 and r.out == "An answer without memory.\n"
     (notice,) = [line for line in r.err.splitlines() if "memory write failures" in line]
     assert "the memory server never finished starting" in notice
-    assert spool_files(tmg)  # the episode waits in the spool for a session with a server
+    assert spool_files(tmg)  # the instruction waits in the spool for a session with a server

@@ -19,7 +19,7 @@ from e2e.mock_llm import Text
 from e2e.plur import memory_blocks
 from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 from tests.support.plur_server import running
-from tmg.mcp_servers import ServerSpec, child_environment
+from tmg.mcp import ServerSpec, child_environment
 
 pytestmark = pytest.mark.live
 
@@ -103,8 +103,8 @@ def test_capture_learn_and_batch_each_land_and_read_back_through_a_second_client
         status = call(reader, "plur_status", {})
         assert status["storage_root"] == str(live.home / ".plur")
         # engrams: the instruction (learn, pinned) and the last answer (batch); episodes: the first
-        # answer (capture) and the answer to the instruction (full keeps answers as episodes)
-        assert (status["engram_count"], status["episode_count"]) == (2, 2)
+        # answer (capture); full writes no answer at all
+        assert (status["engram_count"], status["episode_count"]) == (2, 1)
 
 
 def test_a_standing_instruction_reaches_an_unrelated_prompt_in_words_and_an_answer_never_as_one(live, llm):
@@ -126,12 +126,14 @@ def test_neither_a_configured_key_nor_a_piped_password_reaches_the_store_or_the_
     canary2 = f"hunter2-{uuid.uuid4().hex[:8]}"
     llm.enqueue(Text(f"Done: key {API_KEY}, DB_PASSWORD={canary2}."), Text(f"Again: {API_KEY} / {canary2}"))
     env = live.tmg.env(memory=True, HOME=str(live.home), TMG_PLUR_DIR=str(live.install_dir))
-    for learn in ("full", "batch"):
+    for learn in ("batch", "full"):  # batch keeps the first answer (its words, the secrets masked)
         r = live.tmg.run("-r", "From now on, use these settings:", stdin=f"DB_USER=app\nDB_PASSWORD={canary2}\n",
                          env={**env, "TMG_MEMORY_LEARN": learn}, timeout=90)
         assert r.code == 0, r.err
     with live.reader() as reader:
-        assert call(reader, "plur_status", {})["engram_count"] == 2  # the words were kept, the secrets masked
+        # batch kept the answer's words with the secrets masked; full learned nothing: the typed
+        # words point at the piped text, which is never learned from
+        assert call(reader, "plur_status", {})["engram_count"] == 1
     stored = "".join(p.read_text(errors="replace") for p in (live.home / ".plur").rglob("*") if p.is_file())
     assert "DB_PASSWORD=***" in stored
     assert where(live.home / ".plur", API_KEY) == [] and where(live.home / ".plur", canary2) == []

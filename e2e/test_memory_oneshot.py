@@ -69,7 +69,7 @@ def test_batch_lands_the_sessions_answers_in_one_call_at_its_end(tmg, llm, plur)
     assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn") == []
 
 
-def test_full_pins_the_users_instruction_and_keeps_answers_as_episodes(tmg, llm, plur):
+def test_full_pins_the_users_instruction_and_writes_no_answer(tmg, llm, plur):
     tmg.write_config(plur.config(learn="full"))
     llm.enqueue(Text("Understood: tabs are out."), Text("Sea foam in moonlight."))
     instruction = "From now on, never indent YAML with tabs (marker QX17)"
@@ -77,10 +77,9 @@ def test_full_pins_the_users_instruction_and_keeps_answers_as_episodes(tmg, llm,
     assert run(tmg, "--new", "write a haiku about the sea").code == 0
     (learn,) = plur.calls("plur_learn")
     assert FakePlur.payload(learn)["statement"] == instruction and FakePlur.payload(learn)["pinned"] is True
-    # One engram: the user's own words. The answers are episodes, never engrams.
+    # One engram: the user's own words. The answers are not written at all (tmg's history keeps them).
     assert plur.statements() == [instruction] and plur.engrams()[0]["pinned"] is True
-    assert [e["summary"] for e in plur.episodes()] == ["Understood: tabs are out.", "Sea foam in moonlight."]
-    assert plur.calls("plur_learn_batch") == []
+    assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn_batch") == []
     # The pinned instruction came back for an unrelated prompt, in words, under the instructions heading.
     (block,) = memory_blocks(llm.requests[-1])
     assert block.startswith(f"\n{INSTRUCTIONS_HEADING}\n- {instruction}\n")

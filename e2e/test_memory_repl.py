@@ -104,10 +104,34 @@ def test_memory_shows_what_was_recalled_the_tier_and_the_write_health(term, tmg,
         except AssertionError:
             assert time.monotonic() < deadline, "the capture never showed in /memory"
     assert "memory: on · server plur: ready, tools through plur_admin" in screen
-    assert "last injection (prompt 1): 1 engram(s)" in screen
-    assert f"{engram['id']}  Always tag releases of the heron project with" in screen
+    assert flat("last request (prompt 1): 1 item(s) from memory went with it") in flat(screen)
+    assert flat(f"1. {engram['id']} · recalled for this prompt's words · scope global · under the notes from earlier "
+                f"sessions: {SEED}") in flat(screen)
     assert "learning: capture" in screen
     assert "plur_capture: 1 attempt(s), 0 failed" in screen
+    term.send("C-d")
+    assert term.exit_status() == 0
+
+
+def test_memory_add_then_forget_n_of_the_last_request(term, tmg, llm, plur):
+    tmg.write_config(plur.config(learn="full"))
+    llm.enqueue(Text("Bonjour."), Text("Fine."))
+    term.start_tmg(tmg, prompt=PROMPT, memory=True)
+    term.ask("/memory add From now on, always answer in French")
+    term.wait_for("pinned \\(injected for every prompt, as your instruction\\): ENG-")
+    (engram,) = plur.engrams()
+    assert engram["pinned"] and engram["statement"] == "From now on, always answer in French"
+    ask(term, "hello", "Bonjour.")
+    assert "From now on, always answer in French" in str(llm.requests[-1]["messages"])
+    term.ask("/memory")
+    screen = flat(term.wait_for("forgets item N"))
+    assert flat(f"1. {engram['id']} · pinned (sent with every prompt) · scope global · under your standing "
+                "instructions: From now on, always answer in French") in screen
+    term.ask("/memory forget 1")
+    term.wait_for(f"forgotten: {engram['id']}  From now on, always answer in French")
+    assert plur.engrams()[0]["status"] == "retired"
+    ask(term, "and now?", "Fine.")
+    assert "answer in French" not in str(llm.requests[-1]["messages"])
     term.send("C-d")
     assert term.exit_status() == 0
 

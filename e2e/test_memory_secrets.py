@@ -30,8 +30,11 @@ def test_neither_the_configured_key_nor_a_piped_password_is_stored(tmg, llm, plu
     r = tmg.run("-r", "From now on, use these settings for the app:", stdin=f"DB_HOST=db\nDB_PASSWORD={CANARY2}\n",
                 env=tmg.env(memory=True))
     assert r.code == 0, r.err
-    stored = plur.store.read_text()
-    assert "DB_PASSWORD=***" in stored  # the words around the secret were kept
+    stored = plur.store.read_text() if plur.store.exists() else ""
+    if learn == "full":  # learns from the typed argument only: it points at piped text, so nothing
+        assert plur.engrams() == [] and plur.episodes() == []
+    else:
+        assert "DB_PASSWORD=***" in stored  # the words around the secret were kept
     assert API_KEY not in stored and CANARY2 not in stored
     assert API_KEY not in everything_under(tmg.home)
 

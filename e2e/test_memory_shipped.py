@@ -59,9 +59,9 @@ def test_the_shipped_config_starts_the_pinned_plur_with_none_of_the_users_keys(t
     assert "PLUR_DISABLE_EMBEDDINGS=1" in server_env.splitlines()
     assert PROVIDER_CANARY not in server_env and API_KEY not in server_env and "TMG_" not in server_env
     assert SEED in memory_blocks(llm.requests[0])[0]
-    # LEARN full by default: the answer is an episode, never an engram.
-    assert [e["summary"] for e in plur.episodes()] == ["Once a month at most."]
-    assert "Once a month at most." not in plur.statements()
+    # LEARN full by default: a question taught nothing, and the answer is written nowhere in memory.
+    assert plur.episodes() == [] and "Once a month at most." not in plur.statements()
+    assert plur.calls("plur_capture") == [] and plur.calls("plur_learn") == []
 
 
 def test_without_node_memory_is_off_with_one_line_saying_how_to_get_it(tmg, llm, tmp_path):

@@ -29,7 +29,7 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
         first.start_tmg(tmg, prompt=PROMPT)
         first.ask("set x to 2")
         screen = first.wait_for(r"allow\? \[y/s/a/n/m\]")
-        assert "tmg asks: edit_file wants to change (changing files asks by default)" in screen
+        assert flat(f"tmg asks: edit_file wants to change {app} (changing files asks by default)") in flat(screen)
         assert re.search(r"^\s+-x = 1$", screen, re.M) and re.search(r"^\s+\+x = 2$", screen, re.M), screen
         assert flat(f'"this session" and "always" allow: edit_file({tmg.work}/**)') in flat(screen)  # however it wraps
         assert app.read_text() == "x = 1\n"

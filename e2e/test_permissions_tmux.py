@@ -46,7 +46,7 @@ def test_a_write_asks_showing_what_will_be_sent_always_persists_and_a_revoke_ask
     launch(term, tmg)
     term.ask("write the first")
     screen = term.wait_for(r"allow\? \[y/s/a/n/m\]")
-    assert "tmg asks: mcp_echo_scribble wants to change (changing files asks by default)" in screen
+    assert "tmg asks: mcp_echo_scribble wants to call (changing files asks by default)" in screen
     assert '"text": "hello there"' in screen  # exactly what the server will be sent
     assert '"this session" and "always" allow: mcp_echo_scribble' in screen
     assert not first.exists()

@@ -60,6 +60,20 @@ def test_prompt_appears_and_a_streamed_answer_shows_each_line_once(term, tmg, ll
     assert llm.requests[0]["messages"][-1]["content"] == "which rivers are longest?"
 
 
+def test_single_line_breaks_are_kept_and_paragraphs_and_lists_still_render(term, tmg, llm):
+    """As piped output keeps them (and chat front-ends do): a poem keeps its lines."""
+    poem = "Roses are red,\nviolets are blue,\nline breaks are kept\n\nA paragraph.\n\n- one item\n- two items"
+    llm.enqueue(Text(poem, chunks=6, chunk_delay=0.02))
+    term.start_tmg(tmg)
+    term.ask("a poem please")
+    screen = term.wait_for(lambda s: prompts(s) == 2)
+    assert re.search(r"^Roses are red,\n^violets are blue,\n^line breaks are kept\n\n^A paragraph\.\n\n"
+                     r"^ • one item\n^ • two items$", screen, re.M), screen
+    llm.enqueue(Text(poem))
+    piped = tmg.run("-r", "the same poem")
+    assert (piped.code, piped.out) == (0, poem + "\n")  # what a pipe gets: the same lines
+
+
 def test_help_works_and_an_unknown_command_gets_a_suggestion(term, tmg, llm):
     term.start_tmg(tmg)
     term.ask("/help")

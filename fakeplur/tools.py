@@ -189,7 +189,7 @@ def status(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
 def timeline(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
     since = _parse_when(args.get("since"))
     until = _parse_when(args.get("until"))
-    search = (args.get("search") or "").lower()
+    terms = (args.get("search") or "").lower().split()  # the real server: any of the words
     episodes = []
     for ep in store.episodes:
         when = _parse_when(ep["timestamp"])
@@ -199,7 +199,7 @@ def timeline(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]
             continue
         if args.get("channel") and ep.get("channel") != args["channel"]:
             continue
-        if search and search not in ep.get("summary", "").lower():
+        if terms and not any(t in ep.get("summary", "").lower() for t in terms):
             continue
         episodes.append({k: ep[k] for k in ("id", "summary", "timestamp", "agent", "channel", "tags") if k in ep})
     return {"episodes": episodes, "count": len(episodes)}
@@ -272,7 +272,32 @@ def _retire(store: Store, engram: dict[str, Any], reason: Any) -> None:
     store.save()
 
 
+def rescope(store: Store, args: dict[str, Any], profile: str) -> dict[str, Any]:
+    """plur_rescope to a local target (local, global, project:*): the scope rewritten in place,
+    the id kept. Not reproduced: remote store targets, and the real server's refusal to move
+    text it finds sensitive (an internal host, an address) into a shared scope."""
+    target = args["target_scope"]
+    if target not in ("local", "global") and not target.startswith("project:"):
+        raise ToolFailure(f'Cannot rescope to "{target}": no configured store matches that scope. Valid targets: '
+                          "local, global, project:*. Check for typos \u2014 an unmatched shared scope would never "
+                          "reach a team store (#676).")
+    results = []
+    for engram_id in [args["id"]] if args.get("id") else list(args.get("ids") or []):
+        engram = next((e for e in store.engrams if e.get("id") == engram_id), None)
+        if engram is None:
+            results.append({"id": engram_id, "status": "error", "action": "local_rewrite",
+                            "error": f"Engram not found: {engram_id}"})
+            continue
+        status = "noop" if engram["scope"] == target else "rescoped"
+        results.append({"id": engram_id, "status": status, "action": "local_rewrite", "from_scope": engram["scope"],
+                        "to_scope": target, "new_id": engram_id})
+        engram["scope"] = target
+    store.save()
+    return {"results": results, "success": all(r["status"] != "error" for r in results)}
+
+
 HANDLERS: dict[str, Handler] = {
+    "plur_rescope": rescope,
     "plur_pin": pin,
     "plur_forget": forget,
     "plur_learn": learn,

@@ -10,15 +10,23 @@ import os
 import tempfile
 from pathlib import Path
 
+from tmg.private_files import private_dirs
 
-def replace_file(path: Path, data: bytes, *, mode: int | None = None, durable: bool = False) -> None:
+
+def replace_file(path: Path, data: bytes, *, mode: int | None = None, durable: bool = False,
+                 private_folder: bool = False) -> None:
     """Make `data` the whole content of `path` (its folder created if need be).
 
     Args:
         mode: the file's permission bits (None: 0600, as the temp file was created).
         durable: fsync the content before the rename (it survives a power loss once this returns).
+        private_folder: a missing folder is created 0700 (a file under TMG_HOME), not with the
+            user's umask (a file the edit tool writes for the user).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if private_folder:
+        private_dirs(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmg", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

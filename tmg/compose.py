@@ -1,19 +1,17 @@
-"""The composition root: wires config, session store, pipeline, tools, gateway and engine.
+"""The composition root: wires config, session store, pipeline, tools, gateway and engine into an
+open session (tmg.session.runner.ChatSession).
 
-Everything else receives its collaborators; only this module knows how they fit together.
+Everything else receives its collaborators; only this module knows how they fit together. It
+makes things and hands them to each other; what they do is theirs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from tmg.cli.options import ChatOptions
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
-from tmg.config.providers import choose_provider, provider_spec
-from tmg.config.secrets import process_redactor
 from tmg.config.trust import Ask
 from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
@@ -21,38 +19,43 @@ from tmg.context.cleaners import CleanersTransformer
 from tmg.context.gatekeeper import BudgetGatekeeper
 from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
-from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.pipeline import Pipeline, Transformer
 from tmg.context.pruner import PrunerTransformer
 from tmg.context.repair import RepairTransformer
-from tmg.context.summary import SummaryCall, SummaryReply
-from tmg.context.tokens import Budget, TokenEstimator
+from tmg.context.server_instructions import ServerInstructionsTransformer
+from tmg.context.tokens import TokenEstimator
 from tmg.context.validator import FinalValidator
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
-from tmg.llm.gateway import ModelGateway, ProviderSpec
-from tmg.mcp_servers.oauth import OAuthStore
+from tmg.mcp.oauth import OAuthStore
+from tmg.mcp.sampling import ModelSampler
+from tmg.mcp.server_set import McpToolServers
+from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
+from tmg.paths import tmg_home
+from tmg.permissions.action import PermissionGate
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
+from tmg.redaction import process_redactor
 from tmg.session.ending import SessionEnd
 from tmg.session.history import History
-from tmg.session.recorder import TranscriptRecorder
-from tmg.session.store import SessionLock, SessionRef, SessionStore, tmg_home
+from tmg.session.models import SessionModels
+from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession, TranscriptRecorder
+from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
-from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.skills.session import SessionSkills, open_session_skills
 from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
+from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
-from tmg.tools.mcp_sampling import ModelSampler
-from tmg.tools.mcp_tools import McpTools, McpToolServers
-from tmg.permissions.action import PermissionGate
+from tmg.tools.mcp_tools import McpTools
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.permissions.sensitive import SensitivePaths
+from tmg.tools.sandbox import Sandbox
 from tmg.tools.shell import ShellTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
@@ -95,14 +98,15 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
 
 def build_tools(envr: Environment, mcp: McpTools | None = None,
                 config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
-                skills: SessionSkills | None = None) -> ToolRegistry:
+                skills: SessionSkills | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
     """The built-in tools of one session (one ledger of what its model has read), then MCP's and
     the skills', every call judged by ``gate`` (the permission engine)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
-    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: (config() if config else Config()).tool_timeout,
-                      secret=lambda value: redact(value) != value)
+    current = config or Config
+    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: current().tool_timeout,
+                      secret=lambda value: redact(value) != value, sandbox=Sandbox(envr.cwd, envr.env, current, warn))
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
              WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
     sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
@@ -120,139 +124,7 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
         unasked="a one-shot does not ask (run tmg without a prompt to be asked)" if envr.stdin_isatty else None)
 
 
-class GatewayCache:
-    """One gateway per provider settings, created on first use, closed at session end."""
-
-    def __init__(self, model_override: str | None) -> None:
-        self._model_override = model_override
-        self._gateways: dict[tuple, ModelGateway] = {}
-
-    def set_model(self, model_override: str | None) -> None:
-        """Use ``model_override`` (a model id or a provider name) from the next call on (``/model``)."""
-        self._model_override = model_override
-
-    def spec_for(self, config: Config) -> ProviderSpec:
-        return provider_spec(choose_provider(config, self._model_override))
-
-    def __call__(self, config: Config) -> tuple[ProviderSpec, ModelGateway]:
-        return self._gateway(self.spec_for(config))
-
-    def failover(self, config: Config, tried: list[str]) -> tuple[ProviderSpec, ModelGateway] | None:
-        """The next FAILOVER_ORDER provider not yet tried that tmg can call, with its gateway."""
-        for name in config.failover_order:
-            p = config.providers.get(name)
-            if p is not None and name not in tried and (p.api_key or p.url):
-                return self._gateway(provider_spec(p))
-        return None
-
-    def summary_model(self, config: Config, chat: ProviderSpec | None) -> tuple[SummaryCall, int]:
-        """How the gatekeeper calls the summary model (COMPACTION.SUMMARY_MODEL, a model id or a
-        provider name; else the chat's own) and that model's window."""
-        wanted = config.compaction.summary_model
-        spec = provider_spec(choose_provider(config, wanted)) if wanted or chat is None else chat
-        spec, gateway = self._gateway(spec)
-
-        async def call(messages: list) -> SummaryReply:
-            completion = await _complete_once(spec, gateway, messages)
-            return SummaryReply(completion.text, completion.usage, spec.model, Budget.for_request(config, spec).hard)
-
-        return call, Budget.for_request(config, spec).hard
-
-    async def sample(self, config: Config, messages: list, max_tokens: int) -> tuple[str, str, str | None]:
-        """One completion of the chat's model for an MCP server's sampling request (no tools, at
-        most `max_tokens`): its text, the model, why it stopped."""
-        from dataclasses import replace
-
-        spec, gateway = self(config)
-        spec = replace(spec, max_tokens=min(max_tokens, spec.max_tokens or max_tokens))
-        completion = await _complete_once(spec, gateway, messages)
-        return completion.text, spec.model, completion.finish_reason
-
-    def _gateway(self, spec: ProviderSpec) -> tuple[ProviderSpec, ModelGateway]:
-        key = (spec.name, spec.model, spec.api_base, spec.backend, spec.api_key, tuple(sorted(spec.headers.items())))
-        gateway = self._gateways.get(key)
-        if gateway is None:
-            from tmg.llm.select import DeferredGateway
-
-            gateway = self._gateways[key] = DeferredGateway(spec)
-        return spec, gateway
-
-    async def aclose(self) -> None:
-        for gateway in self._gateways.values():
-            await gateway.aclose()
-        self._gateways.clear()
-
-
-async def _complete_once(spec: ProviderSpec, gateway: ModelGateway, messages: list):
-    """One completion without tools, its text gathered rather than shown (a summary, a sampling answer)."""
-    from tmg.llm.gateway import CompletionRequest
-
-    request = CompletionRequest(spec, messages, [], timeout=spec.stream_idle_timeout,
-                                first_byte_timeout=spec.first_byte_timeout)
-    return await gateway.complete(request, lambda _delta: None)
-
-
-@dataclass
-class ChatSession:
-    """An open session: its engine, and the one path that ends it."""
-
-    live: LiveConfig
-    ref: SessionRef
-    engine: PhaseEngine
-    transcript: Transcript
-    gateways: GatewayCache
-    end: SessionEnd
-    redact: Callable[[str], str] = field(default=lambda s: s)
-    config_watcher: ConfigWatcher | None = None  # start() it on the session's event loop
-    memory: SessionMemory | None = None  # start() it on the session's event loop, as early as possible
-    mcp_servers: McpToolServers | None = None  # the MCP servers whose tools the model gets
-    gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
-    skills: SessionSkills | None = None  # the skills it offers and those it activated
-    mcp: McpTools | None = None  # this session's view of the MCP servers (tools, resources)
-
-    async def run_prompt(self, text: str) -> None:
-        """Run one prompt, with the MCP resources it names (`@server:uri`) read and attached."""
-        sent, images = text, []
-        if self.mcp is not None:
-            text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
-            sent, images = attached.text(text), attached.images
-        await self.engine.run_prompt(text, sent_text=sent, images=images)
-
-    def start(self, watcher_delay: float = 0.0) -> None:
-        """Start what runs beside the session: its memory server first (the slowest), the MCP
-        tool servers, then the config watcher. Call on the session's event loop."""
-        if self.memory is not None:
-            self.memory.start()
-        if self.mcp_servers is not None:
-            self.mcp_servers.start()
-        if self.config_watcher is not None:
-            self.config_watcher.start(delay=watcher_delay)
-
-    def invoke_skill(self, prompt: str) -> None:
-        """``$name`` at the start of a prompt activates that skill before the prompt runs, so a
-        one-shot never depends on the model choosing it."""
-        if self.skills is not None:
-            self.skills.leading_invocation(prompt)
-
-    def prewarm_if_memory_starting(self) -> None:
-        """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
-        being started, a server spawned, hundreds of ms): the first prompt waits for its recall
-        anyway. Beside a warm broker, which answers in milliseconds, a thread importing the
-        backend would only contend with the recall for the GIL."""
-        if self.memory is not None and self.memory.runtime.starting:
-            self.prewarm_gateway()
-
-    def prewarm_gateway(self) -> None:
-        """Start importing the provider's backend on a thread, so the first call finds it ready."""
-        from tmg.llm.select import prewarm
-
-        try:
-            prewarm(self.gateways.spec_for(self.live.get()))
-        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
-            pass
-
-
-def open_session(
+async def open_session(
     options: ChatOptions,
     envr: Environment,
     live: LiveConfig,
@@ -263,11 +135,11 @@ def open_session(
     interactive: bool = False,
     asker: Asker | None = None,
 ) -> ChatSession:
-    """Open (or resume) the mode's session, locked, with its engine wired.
+    """Open (or resume) the mode's session, locked (tmg.session.store.lock_session: a one-shot
+    that finds it open elsewhere goes to a side session), with its engine wired.
 
-    ``interactive`` (the REPL): a session open in another tmg is an error. Otherwise (a one-shot)
-    the answer goes to a side session of the mode, said in one line: a chat open in another
-    terminal must not make a one-shot fail, and the two never write the same files.
+    From the lock on, each thing made is put on the session's end as it is made: a failure
+    while opening ends what was made (the lock released last) and raises.
 
     ``memory_servers`` is the process's: a session opened after another in the same process
     (the REPL's /new and /mode) shares its running memory server. None: the session starts its
@@ -282,12 +154,30 @@ def open_session(
     redact = process_redactor()
     redact.add(config.secrets())
     notices.set_redactor(redact)
-    gateways = GatewayCache(options.model)
-    gateways.spec_for(config)  # fail now, with guidance, if no provider is usable
+    models = SessionModels(options.model)
+    models.spec_for(config)  # fail now, with guidance, if no provider is usable
     store = SessionStore(tmg_home(envr.env))
-    ref = store.resume_or_start(config.mode, new=options.new)
-    lock = _lock_session(store, ref, interactive, notices)
-    ref = lock.ref
+    end = SessionEnd(report=notices.warn)
+    lock = await lock_session(store, store.resume_or_start(config.mode, new=options.new), interactive, notices.notice)
+    end.add_resource("release the session lock", lock.release)
+    try:
+        return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker)
+    except BaseException:
+        await end.run()
+        raise
+
+
+def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices, screen: EngineEvents,
+          ref: SessionRef, end: SessionEnd, models: SessionModels, memory_servers: MemoryServers | None,
+          mcp_servers: McpToolServers | None, asker: Asker | None) -> ChatSession:
+    """The session's parts, each on `end` as it is made. The end stops the config watcher, closes
+    network clients, runs memory's end, then closes servers and files, the last made first."""
+    config = live.get()
+    redact = process_redactor()
+    transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact, warn=notices.warn)
+    end.add_resource("close the transcript", transcript.close)
+    history = History(ref.history_path, warn=notices.warn, redact=redact)
+    end.add_resource("close the history", history.close)
 
     def report_reload(level: str, text: str) -> None:
         if level == "debug":
@@ -299,39 +189,21 @@ def open_session(
 
     # A save that leaves no provider to talk to is refused like an invalid one (SPEC §3).
     watcher = ConfigWatcher(live, envr.env, report_reload, on_swap=lambda c: redact.add(c.secrets()),
-                            warnings=live.warnings, usable=gateways.spec_for)
-    # The end stops the config watcher, closes network clients, then files, and releases the lock last of all.
-    end = SessionEnd(report=notices.warn)
+                            warnings=live.warnings, usable=models.spec_for)
     end.add("stop the config watcher", watcher.stop)
-    end.add("close the model gateway", gateways.aclose)
-    try:
-        history = History(ref.history_path, warn=notices.warn, redact=redact)
-        transcript = Transcript(ref.transcript_path, ref.id, ref.mode, redact)
-        memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
-        own_mcp = mcp_servers is None
-        if mcp_servers is None:
-            # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp_servers.oauth).
-            mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
-                                         oauth_store=OAuthStore.for_env(envr.env))
-        mcp = mcp_servers.tools_for(config, tmg_home(envr.env), ready_wait=_mcp_wait(envr), cwd=envr.cwd,
-                                    warn=lambda text: _warn_and_record(text, notices, transcript))
-        skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice,
-                                     warn=lambda text: _warn_and_record(text, notices, transcript))
-    except BaseException:
-        lock.release()
-        raise
-    # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
-    # while the transcript is still open, so the notice lands in it too.
-    if memory is not None:
-        from tmg.memory.session_end import HURRIABLE_STEPS
+    end.add("close the model gateway", models.aclose)
+    if mcp_servers is None:
+        # A one-shot uses a stored OAuth login; it never waits for one (tmg.mcp.oauth).
+        mcp_servers = McpToolServers(warn=notices.warn, log=notices.notice if envr.debug else None,
+                                     oauth_store=OAuthStore.for_env(envr.env))
+        end.add_resource("close the MCP tool servers", mcp_servers.aclose)
+    def say(text: str) -> None:  # MCP servers and skills that fail: stderr and the transcript
+        _warn_and_record(text, notices, transcript)
 
-        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
-            end.add(name, step, hurriable=name in HURRIABLE_STEPS)
-    if own_mcp:
-        end.add("close the MCP tool servers", mcp_servers.aclose)
-    end.add("close the history", history.close)
-    end.add("close the transcript", transcript.close)
-    end.add("release the session lock", lock.release)
+    mcp = mcp_servers.for_session(config, tmg_home(envr.env), ready_wait=mcp_ready_wait(envr.env), cwd=envr.cwd,
+                                  warn=say)
+    memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
+    skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice, warn=say)
     hooks = HookSet(report=notices.warn)
     if memory is not None:
         hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
@@ -340,7 +212,7 @@ def open_session(
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
-    budget = BudgetGatekeeper(TokenEstimator(), gateways.summary_model, announce=notices.notice)
+    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
@@ -348,22 +220,31 @@ def open_session(
         notices.notice(text)
         transcript.notice(text)
     mcp.show_on(waiting.progress, waiting.hold)
-    mcp.use_sampler(ModelSampler(gate, lambda messages, bound: gateways.sample(watcher.current(), messages, bound),
+    mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions)),
         history=history,
-        tools=build_tools(envr, mcp, watcher.current, gate, skills=skills),
+        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills, warn=say),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
-        gateway_for=gateways,
-        failover_for=gateways.failover,
+        gateway_for=models,
+        failover_for=models.failover,
         session_id=ref.id,
         budget=budget,
     )
-    return ChatSession(live, ref, engine, transcript, gateways, end, redact, watcher, memory, mcp_servers, gate,
+    if memory is not None:
+        # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
+        # while the transcript is still open, so the notice lands in it too. Added last: memory
+        # holds nothing until the session starts it, and a session that failed to open has no
+        # writes to finish.
+        from tmg.memory.session_end import HURRIABLE_STEPS
+
+        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
+            end.add(name, step, hurriable=name in HURRIABLE_STEPS)
+    return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
                        skills, mcp)
 
 
@@ -375,27 +256,6 @@ def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
         return await asker(question)
 
     return ask
-
-
-def _lock_session(store: SessionStore, ref: SessionRef, interactive: bool, notices: Notices) -> SessionLock:
-    """The session's lock; for a one-shot that finds it held, a side session's."""
-    from tmg.errors import SessionBusyError
-    from tmg.session.store import INTERACTIVE
-
-    lock = SessionLock(ref, kind=INTERACTIVE if interactive else "oneshot")
-    if not interactive and lock.holder_kind() == INTERACTIVE:
-        lock.wait = 0.0  # an open chat will not end in a moment: no point waiting for it
-    try:
-        lock.acquire()
-        return lock
-    except SessionBusyError:
-        if interactive:
-            raise
-    side = SessionLock(store.start_side(ref.mode), kind="oneshot")
-    side.acquire()
-    notices.notice(f"session {ref.id} is open in another tmg; this answer goes to a side session "
-                   f"{side.ref.id} (tmg -t {side.ref.id})")
-    return side
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
@@ -411,8 +271,11 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    from tmg.project import find_project
+
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
-                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor())
+                         runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
+                         project=find_project(envr.cwd), session_dir=ref.dir)
 
 
 class _NoMemoryThisRun:
@@ -440,15 +303,6 @@ def _ready_wait(envr: Environment) -> float:
         return max(0.0, float(envr.env.get("TMG_RECALL_WAIT", READY_WAIT_S)))
     except ValueError:
         return READY_WAIT_S
-
-
-def _mcp_wait(envr: Environment) -> float | None:
-    """A fixed wait per prompt for MCP servers still starting (``TMG_MCP_WAIT``, seconds), or
-    None: each server is waited for as long as its remembered starts need (mcp_tools.py)."""
-    try:
-        return max(0.0, float(envr.env["TMG_MCP_WAIT"]))
-    except (KeyError, ValueError):
-        return None
 
 
 def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> None:

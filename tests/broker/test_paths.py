@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tmg.broker.daemon import rotate
-from tmg.broker.paths import broker_enabled, idle_seconds, private_dir, runtime_dir, socket_path
+from tmg.mcp.errlog import rotate
+from tmg.broker.paths import broker_enabled, idle_seconds, private_dir, socket_path
+from tmg.paths import runtime_dir
 
 
 def test_the_runtime_folder_is_the_tmg_homes_or_the_users_runtime_dir(tmp_path):

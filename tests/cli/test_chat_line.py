@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tmg.cli import chat as chat_module
 from tmg.cli.chat_line import FLAGS, VALUE_OPTIONS, ChatLine, parse_chat_line
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 
 # What only typer handles: the help and the version.
 TYPER_ONLY = {"-h", "--help", "--version"}

@@ -14,7 +14,7 @@ MUTE = McpServerConfig(name="mute", command="sleep", args=("30",), timeout=0.5)
 
 def test_a_server_that_never_answers_gets_the_same_verdict_when_the_sdk_import_is_slow(monkeypatch):
     """A busy machine: the SDK's first import takes longer than the server's whole bound."""
-    import tmg.mcp_servers.connection as connection
+    import tmg.mcp.connection as connection
 
     real_import, cold = connection.import_sdk, [True]
 
@@ -45,9 +45,9 @@ def test_an_error_with_an_empty_message_is_named_by_its_type():
 
 
 def test_the_server_level_verdict_names_the_step_it_waited_for():
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.outcome import McpStartTimeout
-    from tmg.mcp_servers.spec import spec_from_config
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.errors import McpStartTimeout
+    from tmg.mcp.spec import spec_from_config
 
     async def start() -> BaseException:
         conn = McpConnection(spec_from_config(MUTE), start_timeout=0.5)
@@ -61,3 +61,20 @@ def test_the_server_level_verdict_names_the_step_it_waited_for():
 
     exc = asyncio.run(start())
     assert isinstance(exc, McpStartTimeout) and str(exc) == "mute: no answer to initialize within 0.5 s"
+
+
+def test_a_password_inside_a_url_never_shows_in_a_verdict_and_a_short_one_is_named():
+    import io
+
+    from tmg.cli.doctor import _check_secrets, _Verdicts
+    from tmg.config.loader import parse_config
+    from tmg.environment import Environment
+
+    out = io.StringIO()
+    verdicts = _Verdicts(Environment(stdout=out))
+    verdicts.say("ok", "provider", "local (openai/m) at http://me:pw@localhost:8080/v1, no API key")
+    config, _ = parse_config({"MCP_SERVERS": {"db": {"COMMAND": "x", "ENV": {"DB": "postgres://u:PW@h/db"}}}}, {}, None)
+    _check_secrets(config, verdicts)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "ok    provider: local (openai/m) at http://me:***@localhost:8080/v1, no API key"
+    assert lines[1].startswith("warn  secrets: MCP_SERVERS.db.ENV.DB (the password in its URL) is shorter than 8")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tmg.config.loader import load_config
-from tmg.config.secrets import MASK, Redactor, redact_values, unmaskable_reason
+from tmg.redaction import MASK, Redactor, redact_values, unmaskable_reason
 from tmg.errors import ConfigError
 from tmg.session.history import History
 
@@ -120,3 +120,39 @@ def test_a_header_value_or_name_that_http_cannot_send_is_a_config_error(tmp_path
     with pytest.raises(ConfigError) as err:
         _config(tmp_path, {"K": KEY}, "    HEADERS: {\"X Token\": abc}\n")
     assert "not a valid HTTP header name" in str(err.value)
+
+
+def test_credentials_in_urls_and_token_shaped_values_are_masked_whatever_the_key_is_called():
+    from tmg.config.inspect import render_config
+    from tmg.config.loader import parse_config
+
+    token = "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4"
+    random_value = "Xk9pQ2mN8vL4tR7wZ1yB5cF3"
+    raw = {"MCP_SERVERS": {
+        "db": {"COMMAND": "db-mcp", "ARGS": ["--dsn", "mysql://root:hunter2x@db:3306/app", "--token", token],
+               "ENV": {"DATABASE_URL": "postgres://u:PW@db.example/app", "SETTING": random_value, "REGION": "eu-1"}},
+        "web": {"URL": "https://me:s3cr3t-pass@mcp.example/mcp"}}}
+    config, _ = parse_config(raw, {}, None)
+    shown = render_config(config)
+    assert ":PW@" not in shown  # two letters: masked by position, too short to mask as text
+    for secret in ("hunter2x", token, random_value, "s3cr3t-pass"):
+        assert secret not in shown, secret
+    assert "postgres://u:***@db.example/app" in shown and "mysql://root:***@db:3306/app" in shown
+    assert "REGION: eu-1" in shown  # a plain value stays readable
+    paths = dict(config.secret_entries())
+    assert paths["MCP_SERVERS.db.ENV.DATABASE_URL (the password in its URL)"] == "PW"
+    assert paths["MCP_SERVERS.db.ENV.SETTING"] == random_value and paths["MCP_SERVERS.db.ARGS[3]"] == token
+    assert paths["MCP_SERVERS.web.URL (the password in its URL)"] == "s3cr3t-pass"
+    history_redact = Redactor(config.secrets())  # what history and transcript mask
+    assert history_redact(f"connect with {token} and hunter2x") == f"connect with {MASK} and {MASK}"
+
+
+def test_ordinary_values_do_not_look_like_secrets():
+    from tmg.redaction import looks_secret
+
+    for plain in ("openai/gpt-4.1-mini", "production", "my-app-name-for-staging-2", "/home/me/project2024/v123/x",
+                  "550e8400-e29b-41d4-a716-446655440000", "feature-branch-2024-10-01-final", "eu-west-1"):
+        assert not looks_secret(plain), plain
+    for secret in ("sk-canary-0123456789", "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4", "AKIAIOSFODNN7EXAMPLE",
+                   "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6", "Xk9pQ2mN8vL4tR7wZ1yB5cF3"):
+        assert looks_secret(secret), secret

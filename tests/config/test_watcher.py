@@ -11,7 +11,7 @@ import pytest
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.reload import describe_changes, merge_fixed
-from tmg.config.secrets import Redactor
+from tmg.redaction import Redactor
 from tmg.config.watcher import ConfigWatcher
 
 BASE = """\

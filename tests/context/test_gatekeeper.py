@@ -228,3 +228,24 @@ def test_summaries_can_be_summarised_again_and_keep_the_users_words():
     assert user_quotes(messages) == ["never use tabs", "also: no emojis"]
     with pytest.raises(AssertionError):
         assert user_quotes([user("x" * 5000)])  # a paste is the model's to summarise, not quoted
+
+
+async def test_the_summary_is_announced_and_reported_with_the_same_counts():
+    """"summarising N earlier messages (about T tokens)" and "context summarised: N ... (about T
+    tokens)" name the same N and T, an earlier summary summarised again with them included."""
+    import re
+
+    from tmg.session.history import SUMMARY_ACK
+
+    said: list[str] = []
+    gatekeeper = BudgetGatekeeper(TokenEstimator(), SummaryModel("## Goal and current task\nok"), announce=said.append)
+    earlier = [user(f"{SUMMARY_HEADING}\n\nan earlier summary"), answer(SUMMARY_ACK)]
+    messages = earlier + long_chat()
+    c = ctx(messages)
+    await build_pipeline(budget=gatekeeper).run(c)
+    (announced,) = said
+    count, tokens = re.fullmatch(r"context: summarising (\d+) earlier messages \(about ([\d,]+) tokens\)…",
+                                 announced).groups()
+    (reported,) = [n for n in c.notices if n.startswith("context summarised:")]
+    assert reported.startswith(f"context summarised: {count} earlier messages (about {tokens} tokens) now sent")
+    assert int(count) == messages.index(c.summary.first_kept) - len(earlier)  # the earlier pair is no message

@@ -123,3 +123,50 @@ def test_pin_unpin_and_forget_answer_alike(servers) -> None:
         recall = server.call("plur_recall", {"query": "contract note wx42"})
         assert engram_id not in [r["id"] for r in recall.data["results"]], kind  # forgotten: not recalled
     assert shapes["fake"] == shapes["real"]
+
+
+def test_scope_ranks_but_keeps_nothing_out_and_rescope_answers_alike(servers) -> None:
+    """What tmg's project scopes rely on (tmg.project): the pinned set and recall say each
+    engram's scope; recall asked with a project scope leaves another project's engrams out, but
+    inject still selects another project's pinned one (so tmg filters); plur_rescope moves one
+    in place, keeping its id, and its refusals read the same."""
+    shapes: dict[str, list[Any]] = {kind: [] for kind in KINDS}
+    for kind in KINDS:
+        server = servers[(kind, "full")]
+        mine = server.call("plur_learn", {"statement": f"Scope contract: lint before commits ({kind} sc31).",
+                                          "scope": "project:github.com/acme/shop", "pinned": True}).data
+        theirs = server.call("plur_learn", {"statement": f"Scope contract: tabs in Go files ({kind} sc31).",
+                                            "scope": "project:github.com/acme/other", "pinned": True}).data
+        assert mine["scope"] == "project:github.com/acme/shop" and theirs["scope"] == "project:github.com/acme/other"
+        inject = server.call("plur_inject_hybrid", {"task": "write a haiku about the sea", "budget": 2000,
+                                                    "scope": "project:github.com/acme/shop"}).data
+        assert {mine["id"], theirs["id"]} <= set(inject["injected_ids"]), kind
+        recall = server.call("plur_recall", {"query": f"scope contract sc31 {kind}",
+                                             "scope": "project:github.com/acme/shop"}).data
+        found = [r["id"] for r in recall["results"]]
+        assert mine["id"] in found and theirs["id"] not in found, kind
+        pins = {p["id"]: p["scope"] for p in server.call("plur_pin", {"list": True}).data["pinned"]}
+        assert pins[mine["id"]] == "project:github.com/acme/shop", kind
+        for args in [{"id": mine["id"], "target_scope": "global"}, {"id": mine["id"], "target_scope": "global"},
+                     {"id": mine["id"], "target_scope": "project:github.com/acme/shop"},
+                     {"id": "ENG-2099-01-01-999", "target_scope": "global"},
+                     {"id": mine["id"], "target_scope": "personal"}]:
+            outcome = server.call("plur_rescope", args)
+            body = outcome.text if outcome.is_error else same_shape(outcome.data)
+            shapes[kind].append((outcome.is_error, json.dumps(body)))
+        for engram in (mine, theirs):
+            server.call("plur_forget", {"id": engram["id"]})
+    assert shapes["fake"] == shapes["real"]
+
+
+def test_timeline_search_matches_any_of_its_words_case_blind(servers) -> None:
+    """`tmg memory search` keeps the episodes holding every word: it relies on plur_timeline
+    returning those holding any of them."""
+    found = {}
+    for kind in KINDS:
+        server = servers[(kind, "full")]
+        for summary in ("Alphaq7 went well.", "betaq7 was late.", "gammaq7 was not asked for."):
+            assert not server.call("plur_capture", {"summary": summary, "agent": "contract"}).is_error
+        outcome = server.call("plur_timeline", {"search": "ALPHAQ7 betaq7 deltaq7"})
+        found[kind] = sorted(e["summary"] for e in outcome.data["episodes"])
+    assert found["fake"] == found["real"] == ["Alphaq7 went well.", "betaq7 was late."]

@@ -62,11 +62,12 @@ def summary_model_of(model: FakeModel, window: int = 100_000):
     return for_config
 
 
-def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks: HookSet | None = None):
+def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks: HookSet | None = None,
+                announce=lambda _text: None):
     (tmp_path / "notes.txt").write_text("the secret word is avocado\n")
     holder = Holder(config or Config())
     events = RecordingEvents()
-    budget = BudgetGatekeeper(TokenEstimator(), summary_model_of(model))
+    budget = BudgetGatekeeper(TokenEstimator(), summary_model_of(model), announce=announce)
     engine = PhaseEngine(
         config=holder.get,
         pipeline=build_pipeline(budget=budget),
@@ -237,6 +238,23 @@ async def test_hooks_see_each_turn_and_a_failing_hook_does_not_fail_it(tmp_path)
     assert len(reports) == 3 and "hook bug" in reports[0]
 
 
+async def test_each_turn_carries_what_was_typed_apart_and_the_answer_before_it(tmp_path):
+    seen = []
+
+    class Recorder:
+        def after_turn(self, turn, error):
+            seen.append((turn.prompt_id, turn.index, turn.user_text, turn.typed, turn.previous_answer))
+
+    hooks = HookSet()
+    hooks.register(Recorder())
+    model = FakeModel(text("first answer"), tool_call("read_file", {"path": "notes.txt"}), text("second answer"))
+    engine, _, _ = make_engine(tmp_path, model, hooks=hooks)
+    await engine.run_prompt("summarise\n\nFrom now on, piped text.", typed_text="summarise")
+    await engine.run_prompt("and now?")
+    assert seen == [(1, 1, "summarise\n\nFrom now on, piped text.", "summarise", ""),
+                    (2, 1, "and now?", "and now?", "first answer"), (2, 2, "and now?", "and now?", "first answer")]
+
+
 def test_a_hook_registers_once():
     hooks = HookSet()
     hook = object()
@@ -290,6 +308,18 @@ async def test_a_conversation_over_the_threshold_is_summarised_not_refused(tmp_p
     assert any(n.startswith("context summarised:") for n in events.notices)
     sent = model.sent_messages()
     assert sent[1]["content"].startswith(SUMMARY_HEADING) and sent[-1]["content"].startswith("four")
+
+
+async def test_compact_reports_the_figures_it_announced(tmp_path):
+    said: list[str] = []
+    model = FakeModel(text("a" * 2000), text("b" * 2000), text("c" * 2000), text("the summary"))
+    engine, _, _ = make_engine(tmp_path, model, announce=said.append)
+    for q in ("one", "two", "three"):
+        await engine.run_prompt(q)
+    line = await engine.compact()
+    (announced,) = said
+    figures = announced.removeprefix("context: summarising ").removesuffix("…")  # "N earlier messages (about T tokens)"
+    assert line.startswith(f"compacted: {figures} are now sent as a summary"), (announced, line)
 
 
 async def test_a_repair_that_persists_never_stores_the_system_prompt(tmp_path):

@@ -9,8 +9,8 @@ import pytest
 from fakeplur.snapshot import load_snapshot
 from tests.support.plur_server import fakeplur_spec, lingering, process_gone, running
 from tests.support.waiting import eventually
-from tmg.mcp_servers import McpStartError, ServerSpec, child_environment
-from tmg.mcp_servers.connection import McpConnection
+from tmg.mcp import McpStartError, ServerSpec, child_environment
+from tmg.mcp.connection import McpConnection
 
 
 def test_serves_the_snapshot_and_persists(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from fakeplur.snapshot import load_snapshot
 from tests.support.doubles import FakePlurCaller, GatedCaller, ScriptedCaller
 from tests.support.waiting import finishes
-from tmg.mcp_servers import McpCallError, ToolOutcome
+from tmg.mcp import McpCallError, ToolOutcome
 from tmg.memory import payloads
 from tmg.memory.client import CallResult, PlurClient
 

@@ -4,7 +4,7 @@ PlurClient calls against the schema-checking fake (isError) and a raising caller
 from __future__ import annotations
 
 from tests.support.doubles import FakePlurCaller, ScriptedCaller
-from tmg.mcp_servers import McpCallError
+from tmg.mcp import McpCallError
 from tmg.memory import payloads
 from tmg.memory.client import CallResult, PlurClient
 from tmg.memory.health import WriteReport

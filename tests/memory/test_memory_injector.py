@@ -12,7 +12,7 @@ from tests.support.doubles import FakePlurCaller, ScriptedCaller
 from tmg.config.model import Config, MemoryConfig
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, TurnContext, with_riders
-from tmg.mcp_servers import McpCallError, ToolOutcome
+from tmg.mcp import McpCallError, ToolOutcome
 from tmg.memory.client import PlurClient
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import (END_MARKER, INSTRUCTIONS_HEADING, NOTES_HEADING, START_MARKER, MemoryInjector, Note,

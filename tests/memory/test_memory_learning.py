@@ -1,5 +1,5 @@
 """Seam B: classification, each tier's exact payloads (validated by the schema-checking fake),
-the batch ring, and the full tier's gate (memory.md §4)."""
+and the batch ring (memory.md §4). What the full tier learns: test_memory_learning_full.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, ErrorKind, GatewayError, ToolCallRequest, Usage
 from tmg.memory.client import PlurClient
 from tmg.memory.health import WriteReport
-from tmg.memory.learning import LearningHook, classify, content_text, is_instruction
+from tmg.memory.learning import LearningHook, classify, content_text
 from tmg.memory.lock import WriteLock
 from tmg.memory.runtime import ReadyClient
 from tmg.memory.scrub import make_scrubber
@@ -101,16 +101,6 @@ def test_neither_takes_the_last_stored_model_message_without_thoughts() -> None:
     assert content_text("plain") == "plain"
 
 
-def test_the_gate() -> None:
-    yes = ["Please remember that I use fish", "From now on answer in French", "always use tabs",
-           "Never push to main", "don't use emojis", "Don’t do that", "Do not guess", "stop apologizing",
-           "That was wrong. Never do that again", "please never reply in caps"]
-    no = ["I never liked Go", "what is always-on display?", "how do I stop a container", "remember me?",
-          "tell me about nevermind"]
-    assert [t for t in yes if not is_instruction(t)] == []
-    assert [t for t in no if is_instruction(t)] == []
-
-
 # -- tiers ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("profile", ["lean", "full"])
@@ -188,46 +178,6 @@ async def test_error_episodes_never_evict_learnable_ones(live) -> None:
     assert [i["statement"] for i in hook.batch(SID)] == ["keep me"]
 
 
-async def test_full_learns_instructions_with_cap_and_case_insensitive_dedupe(live, tmp_path) -> None:
-    live.set(learn="full", max_learns_per_session=2)
-    caller = FakePlurCaller("full")
-    report = WriteReport()
-    hook = hook_for(live, caller, report, lock=WriteLock(tmp_path / ".tmg-write.lock"))
-    await hook.after_turn(turn("Never push to main", text="ok"), None)
-    await hook.after_turn(turn("never push to MAIN", text="ok", prompt_id=2), None)  # duplicate
-    await hook.after_turn(turn("what is YAML?", text="a format", prompt_id=3), None)  # not an instruction
-    await hook.after_turn(turn("From now on answer briefly", text="ok", prompt_id=4, index=1,
-                               tool_calls=True), None)
-    await hook.after_turn(turn("From now on answer briefly", text="done", prompt_id=4, index=2), None)
-    await hook.after_turn(turn("Always use tabs", text="ok", prompt_id=5), None)  # over the cap
-    await settle(hook)
-    user = {"tags": [f"session:{SID}", "mode:chat", "origin:user"], "source": "tmg: the user's own words",
-            "pinned": True}
-    assert sent(caller, "plur_learn") == [
-        {"statement": "Never push to main", **user},
-        {"statement": "From now on answer briefly", **user},
-    ]
-    assert report.writes["plur_learn"].attempts == 2 and report.failed_writes == 0
-    assert hook.learned_count(SID) == 2
-    # Answers are episodes, never engrams: no batch ring; one capture per answered turn.
-    assert hook.batch(SID) == []
-    assert [p["summary"] for p in sent(caller, "plur_capture")] == ["ok", "ok", "a format", "ok", "done", "ok"]
-    assert "Never push to main" in hook.statements.values()  # shared with the injector's cache
-    assert {i for i, s in hook.statements.items() if s == "Never push to main"} <= hook.instructions
-
-
-async def test_full_learn_carries_scope_and_no_agent(live) -> None:
-    live.set(learn="full", scope="project:x")
-    caller = FakePlurCaller("lean")
-    hook = hook_for(live, caller)
-    await hook.after_turn(turn("please remember: deploys are on Fridays", text="noted"), None)
-    await settle(hook)
-    (payload,) = sent(caller, "plur_learn")
-    assert payload == {"statement": "please remember: deploys are on Fridays", "scope": "project:x",
-                       "tags": [f"session:{SID}", "mode:chat", "origin:user"],
-                       "source": "tmg: the user's own words", "pinned": True}
-
-
 async def test_tiers_are_read_from_the_live_config_every_turn(live) -> None:
     caller = FakePlurCaller("full")
     hook = hook_for(live, caller)
@@ -251,10 +201,10 @@ async def test_is_error_on_capture_and_learn_is_counted_as_a_failure(live) -> No
     hook = hook_for(live, caller, report)
     await hook.after_turn(turn(text="x"), None)
     live.set(learn="full")
-    await hook.after_turn(turn("always test", text="y", prompt_id=2), None)
+    await hook.after_turn(turn("always test your code before you show it to me", text="y", prompt_id=2), None)
     await settle(hook)
-    # full captures its answer too: two captures, both refused
-    assert report.writes["plur_capture"].failures == 2 and report.writes["plur_learn"].failures == 1
+    # full writes no capture of its own: one refused capture (capture tier), one refused learn
+    assert report.writes["plur_capture"].failures == 1 and report.writes["plur_learn"].failures == 1
     assert report.dead_tools() == ["plur_capture", "plur_learn"]
     assert hook.statements == {}
 
@@ -265,19 +215,6 @@ async def test_no_live_server_writes_nothing_and_does_not_raise(live) -> None:
     await hook.after_turn(turn("never do that", text="ok"), None)
     await settle(hook)
     assert hook.pending == 0 and len(hook.batch(SID)) == 1
-
-
-async def test_captures_and_learns_that_find_no_server_are_spooled_scrubbed(live, tmp_path) -> None:
-    live.set(learn="full")
-    spool = BatchSpool(tmp_path, scrub=make_scrubber())
-    hook = LearningHook(ReadyClient(None), live, spool=spool, scrub=make_scrubber())
-    await hook.after_turn(turn("From now on use DB_PASSWORD=hunter2secret in examples", text="Done."), None)
-    await settle(hook)
-    kinds = sorted(e.kind for e in spool.pending())
-    assert kinds == ["capture", "learn"]
-    learn = next(e.write for e in spool.pending() if e.kind == "learn")
-    assert learn["statement"] == "From now on use DB_PASSWORD=*** in examples" and learn["pinned"] is True
-    assert "hunter2secret" not in "".join(p.read_text() for p in tmp_path.rglob("*.json"))
 
 
 async def test_a_capture_refused_by_the_server_is_spooled_for_a_later_session(live, tmp_path) -> None:
@@ -308,10 +245,3 @@ async def test_a_memory_block_the_model_repeats_is_never_learned(live) -> None:
     await hook.after_turn(turn(text=echoed), None)
     await hook.after_turn(turn(text="## PLUR MEMORY\n- only the block\n[/PLUR-MEMORY]", prompt_id=2), None)
     assert [i["statement"] for i in hook.batch(SID)] == ["Use spaces."]
-
-
-def test_a_long_prompt_or_piped_document_is_never_pinned_as_an_instruction() -> None:
-    readme = "Summarise this:\n\n" + "tmg streams answers to the terminal.\n" * 20 + "Ctrl-C stops it.\n"
-    assert not is_instruction(readme)
-    assert not is_instruction("From now on answer briefly. " + "Context: " + "x" * 500)
-    assert is_instruction("From now on, always answer in French.")

@@ -10,8 +10,8 @@ from tests.support.plur_server import fakeplur_spec, lingering, process_gone
 from tests.support.waiting import eventually, finishes
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.context.pipeline import TurnContext
-from tmg.mcp_servers import McpStartError, ServerSpec
-from tmg.mcp_servers import pool as pool_module
+from tmg.mcp import McpStartError, ServerSpec
+from tmg.mcp import pool as pool_module
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import START_MARKER, MemoryInjector
 from tmg.memory.runtime import MemoryRuntime, memory_server_spec

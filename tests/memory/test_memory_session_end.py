@@ -9,7 +9,7 @@ from tests.support.doubles import FakePlurCaller
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, Usage
-from tmg.mcp_servers import McpCallError, ToolOutcome
+from tmg.mcp import McpCallError, ToolOutcome
 from tmg.memory.session import SessionMemory
 from tmg.memory.spool import BatchSpool, spool_dir
 from tmg.session.ending import SessionEnd
@@ -222,10 +222,10 @@ async def test_describe_shows_the_last_injection_tier_and_health(tmp_path) -> No
     ctx = TurnContext([{"role": "user", "content": "deploy on Fridays?"}], memory._config(), 1, 1)
     await memory.injector.apply(ctx)
     await memory.hook.after_turn(answered("s-1", "no"), None)
-    lines = memory.describe()
+    lines = await memory.describe()
     text = "\n".join(lines)
     assert lines[0] == "memory: on · server plur: ready"
-    assert "last injection (prompt 1): 1 engram(s)" in text and "Never deploy on Fridays" in text
+    assert "last request (prompt 1): 1 item(s) from memory went with it" in text and "Never deploy on Fridays" in text
     assert "learning: full · learned 0/3" in text
 
 
@@ -233,7 +233,7 @@ class _Failing:
     tool_names = frozenset()
 
     async def start(self) -> None:
-        from tmg.mcp_servers import McpStartError
+        from tmg.mcp import McpStartError
 
         raise McpStartError("plur: spawn failed")
 

@@ -37,7 +37,7 @@ def test_memory_and_connection_modules_do_not_import_mcp() -> None:
     import sys
 
     code = ("import sys, tmg.memory.client, tmg.memory.results, tmg.memory.payloads, tmg.memory.surface, "
-            "tmg.mcp_servers.connection, tmg.mcp_servers.stdio; "
+            "tmg.mcp.connection, tmg.mcp.stdio; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

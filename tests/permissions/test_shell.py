@@ -181,13 +181,17 @@ def _bashlex_commands(line: str) -> list[tuple[tuple[str, ...], tuple[bool, ...]
     """The simple commands bashlex finds, as the splitter reads them (tmg.permissions.shell)."""
     import bashlex
 
-    from tmg.permissions.quoting import is_literal, unquoted
+    from tmg.permissions.quoting import is_literal, substitutions, unquoted
 
     out = []
 
     def walk(node, piped: bool) -> None:
         if node.kind == "command":
             words = [p for p in node.parts if p.kind == "word"]
+            for w in words:  # a `$(...)` bashlex does not see (`''$(x)''`): it misread the line
+                seen = any(p.kind == "commandsubstitution" for p in getattr(w, "parts", None) or [])
+                if not seen and substitutions(line[w.pos[0]:w.pos[1]]):
+                    raise ValueError("bashlex misread a substitution")
             for word in words:
                 for part in getattr(word, "parts", None) or []:
                     if part.kind == "commandsubstitution":

@@ -39,9 +39,9 @@ def engine(config, work: Path, env: dict[str, str], mode: str | None = None) -> 
 
 @pytest.mark.parametrize("trusted", [True, False])
 def test_the_users_deny_rule_holds_in_a_project_folder_even_in_yolo(tmp_path, trusted):
-    env, work, mine = setup(tmp_path, "PERMISSIONS:\n  DENY: [shell(touch)]\n", "PERSON: the project\n", trusted)
+    env, work, mine = setup(tmp_path, "PERMISSIONS:\n  DENY: [shell(touch)]\n", "MAX_TURNS: 77\n", trusted)
     config, _ = load_config(None, env, work)
-    assert config.source == work / "tmg.yaml" and config.person == "the project"
+    assert config.source == work / "tmg.yaml" and config.max_turns == 77
     judged = engine(config, work, env, mode="yolo").judge(TOUCH)
     assert judged.decision == "deny"
     assert judged.reason == f"denied by rule shell(touch) (PERMISSIONS.DENY in {mine})"

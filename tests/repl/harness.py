@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tmg.compose import ChatOptions, open_session
+from tmg.compose import open_session
+from tmg.session.options import ChatOptions
 from tmg.environment import Environment
 from tmg.llm.gateway import Completion, CompletionRequest, GatewayError, Usage
 from tmg.repl.loop import Repl
@@ -132,8 +133,8 @@ class Rig:
         return Environment(stdin=None, stdout=self.out, stderr=self.err, env=env, cwd=self.root / "work",
                            stdin_isatty=False, stdout_isatty=False)
 
-    def _open(self, *args, **kwargs):
-        session = open_session(*args, **kwargs)
+    async def _open(self, *args, **kwargs):
+        session = await open_session(*args, **kwargs)
         session.end.add("count the end", lambda: self.ended.append(session.ref.id))
         self.opened.append(session)
         return session

@@ -63,3 +63,22 @@ def test_every_spec_command_exists_and_is_listed():
     listed = "\n".join(help_lines())
     for name in required:
         assert f"/{name}" in listed
+
+
+@pytest.mark.parametrize("columns", [120, 80, 60])
+def test_help_wraps_at_words_within_the_terminal_width(columns):
+    lines = help_lines(columns)
+    assert all(len(line) <= columns for line in lines)
+    indent = lines[0].index("this list")
+    described: list[str] = []
+    for line in lines:
+        if line[:indent].strip():  # a command's first line
+            described.append(line[indent:])
+        else:  # its description, continued under itself
+            described[-1] += " " + line[indent:]
+    assert described == [c.help for c in COMMANDS]  # every word whole, in order
+
+
+def test_an_unknown_command_reads_as_one_sentence():
+    assert UnknownCommand("foo", ()).message() == "unknown command /foo (/help lists them)"
+    assert UnknownCommand("hepl", ("help",)).message() == "unknown command /hepl: did you mean /help? (/help lists them)"

@@ -28,7 +28,7 @@ def test_an_unknown_command_gets_a_suggestion_and_no_model_call(tmp_path, monkey
     rig = Rig(tmp_path, monkeypatch)
     assert rig.run("/hepl", "/exit") == 0
     assert rig.model.requests == []
-    assert "unknown command /hepl; did you mean /help?" in rig.err.getvalue()
+    assert "unknown command /hepl: did you mean /help? (/help lists them)" in rig.err.getvalue()
 
 
 def test_help_lists_commands_keys_and_the_slash_escape(tmp_path, monkeypatch):

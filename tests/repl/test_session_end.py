@@ -3,6 +3,7 @@ with it every resource closed (the gateway, and the session lock, which a second
 
 from __future__ import annotations
 
+import asyncio
 import signal
 
 import pytest
@@ -23,7 +24,7 @@ def _assert_ended_once_and_released(rig: Rig) -> None:
     assert rig.ended == [rig.opened[0].ref.id]
     assert rig.model.closed == 1
     lock = SessionLock(rig.opened[0].ref, wait=0)
-    lock.acquire()  # raises SessionBusyError if the end did not release it
+    asyncio.run(lock.acquire())  # raises SessionBusyError if the end did not release it
     lock.release()
 
 

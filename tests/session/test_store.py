@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tmg.errors import SessionBusyError, TmgError, UsageError
-from tmg.session.store import SessionLock, SessionStore
+from tmg.session.store import SessionLock, SessionStore, lock_session
 
 
 def test_resume_new_and_find(tmp_path):
@@ -22,16 +24,49 @@ def test_resume_new_and_find(tmp_path):
         store.find("nope")
 
 
-def test_a_held_session_makes_the_second_user_wait_then_say_it_is_busy(tmp_path):
+async def test_a_held_session_makes_the_second_user_wait_then_say_it_is_busy(tmp_path):
     ref = SessionStore(tmp_path).resume_or_start("default")
     holder = SessionLock(ref)
-    holder.acquire()
+    await holder.acquire()
     with pytest.raises(SessionBusyError, match="in use by another tmg.*--new"):
-        SessionLock(ref, wait=0.2).acquire()
+        await SessionLock(ref, wait=0.2).acquire()
     holder.release()
     second = SessionLock(ref, wait=0.2)
-    second.acquire()  # free again: no error
+    await second.acquire()  # free again: no error
     second.release()
+
+
+async def test_waiting_for_a_held_session_lets_the_event_loop_run_what_frees_it(tmp_path):
+    # /mode to a session a one-shot is finishing: the wait must not freeze the REPL's other tasks.
+    # Here the holder lets go from another task, which runs only if the wait yields to the loop.
+    ref = SessionStore(tmp_path).resume_or_start("default")
+    holder = SessionLock(ref)
+    await holder.acquire()
+
+    async def let_go() -> None:
+        await asyncio.sleep(0)
+        holder.release()
+
+    freeing = asyncio.create_task(let_go())
+    waiter = SessionLock(ref, wait=30.0)
+    await waiter.acquire()  # a wait that blocked the loop would time out (busy) instead
+    assert freeing.done()
+    waiter.release()
+
+
+async def test_a_one_shot_finding_its_session_open_in_a_chat_takes_a_side_session_at_once(tmp_path):
+    store = SessionStore(tmp_path)
+    ref = store.resume_or_start("default")
+    chat = await lock_session(store, ref, True, lambda _line: None)
+    said: list[str] = []
+    side = await lock_session(store, ref, False, said.append)
+    assert side.ref != ref and side.ref.mode == "default" and store.current("default") == ref
+    assert said == [f"session {ref.id} is open in another tmg; this answer goes to a side session "
+                    f"{side.ref.id} (tmg -t {side.ref.id})"]
+    with pytest.raises(SessionBusyError):
+        await lock_session(store, ref, True, said.append)  # a second chat is refused
+    side.release()
+    chat.release()
 
 
 def test_an_unusable_home_is_a_clear_error_naming_tmg_home(tmp_path):

@@ -9,7 +9,7 @@ from typing import Any
 
 from fakeplur.config import FakeConfig
 from fakeplur.server import Fake
-from tmg.mcp_servers import ToolOutcome
+from tmg.mcp import ToolOutcome
 
 
 class FakePlurCaller:

@@ -1,6 +1,6 @@
 """Start the real PLUR server (pinned, from npm) or fakeplur for tests, and talk to it.
 
-Both are started the way tmg starts a memory server: through `tmg.mcp_servers`, with a fresh
+Both are started the way tmg starts a memory server: through `tmg.mcp`, with a fresh
 HOME, a neutral working directory and an environment built from a minimal base (no provider
 keys). `ServerThread` runs the connection on its own event loop in a thread, so module-scoped
 fixtures and plain sync tests can share one server (a start costs about 0.65 s for PLUR).
@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tmg.mcp_servers import ServerSpec, ToolOutcome, ToolSpec, child_environment
-from tmg.mcp_servers.connection import McpConnection
+from tmg.mcp import ServerSpec, ToolOutcome, ToolSpec, child_environment
+from tmg.mcp.connection import McpConnection
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO / "scripts" / "install-plur"

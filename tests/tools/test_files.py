@@ -105,3 +105,23 @@ class BigTool(Tool):
         from tmg.tools.registry import ToolResult
 
         return ToolResult("y" * (MAX_RESULT_CHARS + 500))
+
+
+async def test_a_path_no_file_can_have_is_an_error_to_the_model_in_every_file_tool(tmp_path):
+    """A NUL byte (or text no file name can hold) is the model's mistake to correct, not a crash."""
+    import json
+
+    from tmg.compose import build_tools
+    from tmg.environment import Environment
+    registry = build_tools(Environment(cwd=tmp_path), gate=ALLOW)
+    calls = [("read_file", {"path": "a\0b"}), ("list_folder", {"path": "x\0"}), ("glob", {"pattern": "*", "path": "\0"}),
+             ("grep", {"pattern": "x", "path": "a\0"}), ("write_file", {"path": "n\0.txt", "content": "x"}),
+             ("edit_file", {"path": "n\0", "old_string": "a", "new_string": "b"})]
+    for tool, arguments in calls:
+        result = await registry.call(tool, json.dumps(arguments), 5)
+        assert result.is_error and "is not a valid path: it contains a NUL byte" in result.content, (tool, result)
+    odd = await registry.call("read_file", json.dumps({"path": "\ud800"}), 5)
+    assert odd.is_error and "holds characters no file name can" in odd.content
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+    guarded = await ReadFileTool(RootGuard([tmp_path])).run({"path": "a\0b"})  # run without its description
+    assert guarded.is_error and "NUL byte" in guarded.content

@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from tmg.config.model import Config, McpServerConfig, MemoryConfig
-from tmg.mcp_servers.outcome import McpCallError, McpCallFailed, McpStartError, ToolOutcome, ToolSpec
-from tmg.mcp_servers.spec import ServerSpec
-from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpToolServers, public_name
+from tmg.mcp.errors import McpCallError, McpCallFailed, McpStartError
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
+from tmg.mcp.spec import ServerSpec
+from tmg.mcp.server_set import McpToolServers
+from tmg.mcp.tool_server import Connection
+from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpTools, public_name
 from tmg.tools.registry import Tool, ToolRegistry, ToolResult
 from tests.support.gates import ALLOW
 
@@ -21,7 +24,7 @@ ECHO_SERVER = Path(__file__).resolve().parents[1] / "support" / "echo_mcp_server
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
 
-class FakeConnection:
+class FakeConnection(Connection):
     """A connection whose tools and answers the test chooses."""
 
     def __init__(self, spec: ServerSpec, tools: dict[str, ToolSpec], *, start_error: Exception | None = None,
@@ -74,7 +77,7 @@ class Harness:
 
     async def registry(self, cfg: Config) -> tuple[ToolRegistry, McpToolServers]:
         servers = McpToolServers(warn=self.warnings.append, connect=self.connect)
-        source = servers.tools_for(cfg, ready_wait=5.0)
+        source = McpTools(servers.for_session(cfg, ready_wait=5.0), cfg)
         servers.start()
         registry = ToolRegistry(sources=[source], gate=ALLOW)
         await registry.settle()
@@ -117,7 +120,8 @@ async def test_builtin_tools_stay_beside_the_servers_tools():
 
     h = Harness()
     servers = McpToolServers(connect=h.connect)
-    source = servers.tools_for(config(McpServerConfig(name="echo", command="x")), ready_wait=5.0)
+    cfg = config(McpServerConfig(name="echo", command="x"))
+    source = McpTools(servers.for_session(cfg, ready_wait=5.0), cfg)
     servers.start()
     registry = ToolRegistry([Builtin()], sources=[source], gate=ALLOW)
     await registry.settle()
@@ -189,13 +193,15 @@ async def test_a_slow_server_does_not_hold_the_turn_and_joins_later():
             await gate.wait()
 
     servers = McpToolServers(connect=lambda spec, _t: Slow(spec, echo_tools()))
-    source = servers.tools_for(config(McpServerConfig(name="echo", command="x")), ready_wait=0.0)
+    cfg = config(McpServerConfig(name="echo", command="x"))
+    session = servers.for_session(cfg, ready_wait=0.0)
+    source = McpTools(session, cfg)
     servers.start()
     registry = ToolRegistry(sources=[source], gate=ALLOW)
     await registry.settle()  # a zero bound: returns at once
     assert names(registry) == []
     gate.set()
-    (server,) = source.servers
+    (server,) = session.servers
     await server.wait(30)  # the start finishes by itself; no turn was held for it
     assert names(registry) == ["mcp_echo_echo"]
     await servers.aclose()
@@ -205,8 +211,8 @@ async def test_the_process_shares_one_server_across_sessions():
     h = Harness()
     servers = McpToolServers(connect=h.connect)
     cfg = config(McpServerConfig(name="echo", command="x"))
-    first = servers.tools_for(cfg)
-    second = servers.tools_for(cfg)
+    first = servers.for_session(cfg)
+    second = servers.for_session(cfg)
     servers.start()
     await first.settle()
     assert first.servers == second.servers and len(h.conns) == 1
@@ -223,7 +229,7 @@ async def echo_registry(echo_entry):
     """A registry over the real echo server, started and settled, and the warnings it gave."""
     warnings: list[str] = []
     servers = McpToolServers(warn=warnings.append)
-    source = servers.tools_for(config(echo_entry), ready_wait=30)
+    source = McpTools(servers.for_session(config(echo_entry), ready_wait=30), config(echo_entry))
     servers.start()
     registry = ToolRegistry(sources=[source], gate=ALLOW)
     try:

@@ -6,7 +6,8 @@ import io
 
 from rich.console import Console
 
-from tmg.ui.answer import HeldTail, PlainAnswer
+from tmg.ui.answer import PlainAnswer
+from tmg.ui.held_tail import HeldTail
 from tmg.ui.markdown_stream import MarkdownStream
 
 

@@ -1,67 +1,51 @@
-"""Streaming Markdown: stable lines are printed once, the result equals a one-go render, and
-each answer starts afresh."""
+"""Streaming Markdown: stable lines are printed once, the result equals a one-go render, each
+answer starts afresh, and no moment of the stream shows a line twice (on the screen or in what
+scrolled into the terminal's history)."""
 
 from __future__ import annotations
 
 import io
-import re
+from collections import Counter
 
 from rich.console import Console
-from rich.markdown import Markdown
 
+from tests.support.vt import VirtualTerminal
+from tmg.ui.chat_markdown import ChatMarkdown
 from tmg.ui.markdown_stream import MarkdownStream
 
 DOC = ("# Title\n\nA paragraph long enough to wrap over more than one line at this width, "
        "so that wrapping is part of the test.\n\n- one\n- two\n- three\n\n```python\nx = 1\n```\n\nThe end.")
-
-
-def _screen(output: str) -> list[str]:
-    """What a terminal shows after ``output``: enough of a VT100 for rich's Live (erase line,
-    cursor up, carriage return); styles and cursor visibility are ignored."""
-    rows: list[str] = [""]
-    row = col = 0
-    for token in re.findall(r"\x1b\[[0-9;?]*[A-Za-z]|\r|\n|[^\x1b\r\n]", output):
-        if token == "\n":
-            row, col = row + 1, 0
-            if row == len(rows):
-                rows.append("")
-        elif token == "\r":
-            col = 0
-        elif token.startswith("\x1b"):
-            if token.endswith("K"):
-                rows[row] = ""
-            elif token.endswith("A") and not token.startswith("\x1b[?"):
-                row = max(0, row - int(token[2:-1] or 1))
-        else:
-            line = rows[row].ljust(col)
-            rows[row] = line[:col] + token + line[col + 1:]
-            col += 1
-    return [r.rstrip() for r in rows]
+LONG = "\n\n".join(f"Paragraph {i}: some words to make it wrap onto a second line at fifty columns." for i in range(12))
 
 
 def _plain_console(buf: io.StringIO) -> Console:
     return Console(file=buf, width=50, force_terminal=False, color_system=None)
 
 
+def _terminal_console(term: VirtualTerminal) -> Console:
+    return Console(file=term, width=term.width, height=term.height, force_terminal=True, force_interactive=True,
+                   color_system=None)
+
+
 def _reference(text: str) -> list[str]:
     buf = io.StringIO()
-    _plain_console(buf).print(Markdown(text))
-    lines = buf.getvalue().splitlines()
-    while lines and not lines[-1].strip():
+    _plain_console(buf).print(ChatMarkdown(text))
+    lines = [line.rstrip() for line in buf.getvalue().splitlines()]
+    while lines and not lines[-1]:
         lines.pop()
     return lines
 
 
-def _stream(stream: MarkdownStream, text: str) -> None:
-    for ch in text:  # the worst case: one character per delta, a render after each
-        stream.feed(ch)
+def _stream(stream: MarkdownStream, text: str, step: int = 1) -> None:
+    for start in range(0, len(text), step):  # one character per delta: the worst case, a render after each
+        stream.feed(text[start:start + step])
     stream.finish()
 
 
 def test_a_character_by_character_stream_prints_every_line_once():
     buf = io.StringIO()
     _stream(MarkdownStream(_plain_console(buf), min_interval=0, max_interval=0), DOC)
-    assert buf.getvalue().splitlines() == _reference(DOC)
+    assert [ln.rstrip() for ln in buf.getvalue().splitlines()] == _reference(DOC)
 
 
 def test_the_next_answer_starts_afresh():
@@ -73,14 +57,57 @@ def test_the_next_answer_starts_afresh():
 
 
 def test_on_a_terminal_the_screen_shows_each_line_once_and_no_leftover_tail():
-    buf = io.StringIO()
-    console = Console(file=buf, width=50, force_terminal=True, color_system=None)
-    _stream(MarkdownStream(console, min_interval=0, max_interval=0), DOC)
-    assert buf.getvalue().count("\x1b[2K") > 50  # the live tail was redrawn many times
-    shown = _screen(buf.getvalue())
-    while shown and not shown[-1]:
-        shown.pop()
-    assert shown == [ln.rstrip() for ln in _reference(DOC)]
+    term = VirtualTerminal(50, 30)
+    _stream(MarkdownStream(_terminal_console(term), min_interval=0, max_interval=0), DOC)
+    assert term.lines() == _reference(DOC)
+
+
+def test_a_long_answer_that_scrolls_leaves_each_line_once_in_the_history():
+    term = VirtualTerminal(50, 10)
+    _stream(MarkdownStream(_terminal_console(term), min_interval=0, max_interval=0), LONG, step=9)
+    assert len(_reference(LONG)) > 3 * term.height  # most of it scrolled off the screen
+    assert term.lines() == _reference(LONG)
+
+
+def test_no_moment_of_the_stream_shows_a_line_twice():
+    """Each redraw is one write: a terminal that shows any state between writes (a busy machine
+    runs tmg late) never has the stable lines and an old tail on it together."""
+    term = VirtualTerminal(50, 10)
+    text = "first line of the answer\n\nsecond paragraph here\n\n" + LONG
+    final = Counter(_reference(text))
+    seen_twice: list[list[str]] = []
+
+    def check() -> None:
+        shown = Counter(line for line in term.lines() if line)
+        if any(count > max(1, final[line]) for line, count in shown.items()):
+            seen_twice.append(term.lines())
+
+    term.after_write = check
+    _stream(MarkdownStream(_terminal_console(term), min_interval=0, max_interval=0), text, step=7)
+    assert seen_twice == []
+    assert term.lines() == _reference(text)
+
+
+def test_a_line_printed_while_it_streams_goes_above_the_tail():
+    term = VirtualTerminal(50, 30)
+    stream = MarkdownStream(_terminal_console(term), min_interval=0, max_interval=0)
+    for ch in "A first paragraph.\n\nAnd a second one":
+        stream.feed(ch)
+    stream.take_down()
+    term.write("tmg: a notice\n")
+    stream.put_back()
+    for ch in " that ends here.":
+        stream.feed(ch)
+    stream.finish()
+    assert term.lines() == ["tmg: a notice", "A first paragraph.", "", "And a second one that ends here."]
+
+
+def test_the_tail_is_never_taller_than_the_terminal():
+    """A tail taller than the screen would scroll its top into the history, where no redraw can
+    erase it: it is kept shorter than the terminal."""
+    term = VirtualTerminal(50, 4)
+    _stream(MarkdownStream(_terminal_console(term), live_lines=6, min_interval=0, max_interval=0), LONG, step=9)
+    assert term.lines() == _reference(LONG)
 
 
 def test_renders_are_spaced_out_by_their_cost():

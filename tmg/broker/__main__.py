@@ -1,3 +1,3 @@
-from tmg.broker.daemon import main
+from tmg.broker.entry import main
 
 main()

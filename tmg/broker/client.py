@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.paths import fingerprint
-from tmg.mcp_servers.outcome import McpCallError, McpCallTimeout, ToolOutcome, ToolSpec
-from tmg.mcp_servers.result_content import tool_outcome
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.errors import McpCallError, McpCallTimeout
+from tmg.mcp.outcome import ToolOutcome, ToolSpec
+from tmg.mcp.result_content import tool_outcome
+from tmg.mcp.spec import ServerSpec
 
 STALE = -32098  # tmg.broker.daemon.STALE (not imported: the daemon module is the broker's, not ours)
 _LINE_LIMIT = 64 * 1024 * 1024

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from tmg.broker.client import BrokerError, NoBroker, NotPrivate, ask
-from tmg.broker.paths import PID_NAME, runtime_dir, socket_path
+from tmg.broker.paths import LOCK_NAME, PID_NAME, socket_path
+from tmg.paths import runtime_dir
 
 
 @dataclass
@@ -82,15 +83,21 @@ def status_lines(state: BrokerState) -> list[str]:
 
 
 def stop(env: Mapping[str, str], wait: float = 5.0) -> int | None:
-    """Ask the broker to exit and wait for it; its pid, or None when none was running."""
+    """Ask the broker to exit and wait for it; its pid, or None when none was running.
+
+    A broker that does not answer is signalled only once the process behind `broker.pid` is
+    known to be it (see :func:`is_our_broker`): a stale pid file may name anybody's process now."""
     folder = runtime_dir(env)
     try:
         pid = int(ask(socket_path(folder), "tmg/stop")["pid"])
     except NoBroker:
+        pid_file = folder / PID_NAME
         try:
-            pid = int((folder / PID_NAME).read_text())
-            os.kill(pid, 0)
+            pid = int(pid_file.read_text())
         except (OSError, ValueError):
+            return None
+        if not is_our_broker(pid, folder):
+            pid_file.unlink(missing_ok=True)  # stale: the broker it named is gone
             return None
         os.kill(pid, 15)  # a broker that does not answer, but runs: SIGTERM stops its servers too
     deadline = time.monotonic() + wait
@@ -101,3 +108,47 @@ def stop(env: Mapping[str, str], wait: float = 5.0) -> int | None:
             break
         time.sleep(0.02)
     return pid
+
+
+def is_our_broker(pid: int, folder: Path) -> bool:
+    """Whether ``pid`` is the broker of ``folder``: a process of this user, running `tmg.broker
+    --dir <folder>`, started before it wrote its pid file, while the folder's broker lock is held
+    (a broker holds it for its life). Anything unsure is no."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        if pid <= 0 or proc.stat().st_uid != os.getuid():
+            return False
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        started = _start_time(proc)
+        written = (folder / PID_NAME).stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    given = argv[argv.index(b"--dir") + 1] if b"--dir" in argv[:-1] else b""
+    if b"tmg.broker" not in argv or os.path.realpath(os.fsdecode(given)) != os.path.realpath(folder):
+        return False
+    return started <= written + 1.0 and _lock_held(folder)  # a pid reused later started after the file
+
+
+def _start_time(proc: Path) -> float:
+    """When the process started, in seconds since the epoch (/proc/<pid>/stat field 22: clock
+    ticks after boot)."""
+    ticks = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[19])
+    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                if line.startswith("btime "))
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _lock_held(folder: Path) -> bool:
+    """True while some process holds the broker lock of ``folder`` (taking it here means none does)."""
+    import fcntl
+
+    try:
+        with open(folder / LOCK_NAME, "rb") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return False
+    except OSError:
+        return False

@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
-from tmg.broker.paths import LOG_NAME, broker_enabled, idle_seconds, runtime_dir, socket_path
-from tmg.mcp_servers.outcome import McpStartError, ToolOutcome
-from tmg.mcp_servers.spec import child_environment
+from tmg.broker.paths import LOG_NAME, TOOLS_UMASK_VAR, broker_enabled, idle_seconds, socket_path
+from tmg.mcp.errors import McpCallError, McpStartError
+from tmg.mcp.outcome import ToolOutcome
+from tmg.mcp.spec import child_environment
+from tmg.mcp.tool_server import Connection
+from tmg.paths import runtime_dir, tmg_home
 
 Route = Literal["warm broker", "cold start (broker started)", "cold start (direct spawn)"]
 # How long a run waits for a broker it started before spawning the server itself. Most of a
@@ -27,28 +30,31 @@ _POLL_S = 0.02
 
 def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start a broker, detached: its own session and process group, no terminal, no provider keys
-    (its environment is the minimal base; each server gets its declared ENV over that base)."""
-    from tmg.session.store import tmg_home
+    (its environment is the minimal base; each server gets its declared ENV over that base), and
+    a umask of 077: its files and its memory servers' stores are private (`child_umask`)."""
+    from tmg.private_files import PRIVATE_UMASK, current_umask, private_dirs
 
     folder = runtime_dir(env)
-    home = tmg_home(env)
-    home.mkdir(parents=True, exist_ok=True)
+    home = private_dirs(tmg_home(env))
     package_root = str(Path(__file__).resolve().parents[2])  # the tmg it runs is ours
     broker_env = child_environment(None, env)
     broker_env["PYTHONPATH"] = package_root
+    broker_env[TOOLS_UMASK_VAR] = f"{current_umask():o}"
     return subprocess.Popen(
         [sys.executable, "-m", "tmg.broker", "--dir", str(folder), "--idle", str(idle_seconds(env)),
          "--log", str(home / LOG_NAME)],
         env=broker_env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, umask=PRIVATE_UMASK,
     )
 
 
-class WarmConnection:
+class WarmConnection(Connection):
     """A server's connection through the broker when it can, else direct (a memory server for
     MemoryRuntime, `kind="memory"`; a WARM tool server, `kind="tools"`).
 
-    `route` says which (for `--debug`, `/memory` and `/mcp`).
+    `route` says which (for `--debug`, `/memory` and `/mcp`). It calls tools and nothing else: the
+    broker speaks for the server, so the server's own requests, resources and prompts are not
+    reached through it, and the broker restarts it (`tmg memory stop`), not tmg.
     """
 
     def __init__(self, spec: Any, *, start_timeout: float, env: Mapping[str, str] | None = None,
@@ -96,7 +102,7 @@ class WarmConnection:
             return
 
     async def _direct(self) -> None:
-        from tmg.mcp_servers.connection import McpConnection
+        from tmg.mcp.connection import McpConnection
 
         conn = McpConnection(self.spec, start_timeout=self.start_timeout)
         await conn.start()
@@ -107,6 +113,12 @@ class WarmConnection:
         if self._conn is not None:
             await self._conn.close()
 
+    async def read_resource(self, uri: str, timeout: float) -> dict[str, Any]:
+        raise McpCallError("reading resources is not available for WARM servers (WARM: true)")
+
+    async def prompt_arguments(self, name: str) -> list[tuple[str, bool]] | None:
+        raise McpCallError("prompts are not available for WARM servers (WARM: true)")
+
 
 MemoryConnection = WarmConnection  # what memory has always called it
 
@@ -116,6 +128,6 @@ def connect(spec: Any, start_timeout: float, kind: str = "memory") -> Any:
     WARM tool server's with `kind="tools"`)."""
     if spec.command is not None and broker_enabled(os.environ):
         return WarmConnection(spec, start_timeout=start_timeout, kind=kind)
-    from tmg.mcp_servers.connection import McpConnection
+    from tmg.mcp.connection import McpConnection
 
     return McpConnection(spec, start_timeout=start_timeout)

@@ -1,4 +1,4 @@
-"""Where the broker lives (a private runtime folder), and what identifies its code."""
+"""The broker's files in its private runtime folder (tmg.paths.runtime_dir), and what identifies its code."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ SOCKET_NAME = "broker.sock"
 PID_NAME = "broker.pid"
 LOCK_NAME = "broker.lock"
 LOG_NAME = "broker.log"
+TOOLS_UMASK_VAR = "TMG_TOOLS_UMASK"  # the user's umask, for the WARM tool servers a broker starts
 DEFAULT_IDLE_S = 15 * 60.0
 # sun_path holds 108 bytes on Linux; a deep TMG_HOME (a test's tmp folder) falls back to /tmp.
 _MAX_SOCKET_PATH = 100
@@ -30,14 +31,17 @@ def idle_seconds(env: Mapping[str, str]) -> float:
         return DEFAULT_IDLE_S
 
 
-def runtime_dir(env: Mapping[str, str]) -> Path:
-    """The broker's private folder: TMG_HOME/run when TMG_HOME is set (one broker per tmg home),
-    else $XDG_RUNTIME_DIR/tmg, else the default tmg home's run folder."""
-    from tmg.session.store import tmg_home
-
-    if env.get("TMG_HOME") or not env.get("XDG_RUNTIME_DIR"):
-        return tmg_home(env) / "run"
-    return Path(env["XDG_RUNTIME_DIR"]) / "tmg"
+def child_umask(kind: str) -> int:
+    """The umask of a server the broker starts (-1: the broker's own). The broker runs with a
+    umask of 077 (its socket, pid, lock and log, and a memory server's store, are private); a
+    WARM tool server gets the umask of the user who started the broker: it may write the user's
+    files, which must get the modes the user expects."""
+    if kind == "memory":
+        return -1
+    try:
+        return int(os.environ[TOOLS_UMASK_VAR], 8)
+    except (KeyError, ValueError):
+        return -1
 
 
 def socket_path(folder: Path) -> Path:

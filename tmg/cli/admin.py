@@ -22,7 +22,8 @@ ConfigOpt = typer.Option(None, "-c", "--config", help="Config file.")
 def sessions(mode: Optional[str] = typer.Option(None, "--mode", help="Only this mode.")) -> int:
     """List sessions: id, mode, messages, first prompt; * marks each mode's current one."""
     from tmg.environment import Environment
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
 
     envr = Environment()
     store = SessionStore(tmg_home(envr.env))
@@ -63,7 +64,7 @@ def compact(
     """Summarise the older turns of the mode's current session now, as /compact does in the chat.
     The originals stay in the history and the transcript; what is sent starts from the summary."""
     from tmg.cli.compact import run_compact
-    from tmg.cli.options import ChatOptions
+    from tmg.session.options import ChatOptions
     from tmg.environment import Environment
 
     return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")
@@ -124,7 +125,8 @@ def trust(
     URL, HEADERS and API_KEY. Until then tmg ignores those settings there (the REPL asks once)."""
     from pathlib import Path
 
-    from tmg.config.trust import PROJECT_FILE, TrustStore
+    from tmg.config.discovery import PROJECT_FILE
+    from tmg.config.trust import TrustStore
     from tmg.environment import Environment
     from tmg.errors import TmgError, UsageError
 
@@ -179,7 +181,8 @@ def permissions(
 def skills(mode: str = typer.Option("default", "--mode", help="Show which skills this mode's session has active.")) -> int:
     """List the skills (SKILL.md folders): where each came from, which are active, what was not loaded."""
     from tmg.environment import Environment
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
     from tmg.skills.discovery import SkillScanner
     from tmg.skills.listing import listing_lines
     from tmg.skills.session import SKILLS_FILE, active_names, trusted_folder

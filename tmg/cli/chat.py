@@ -12,7 +12,7 @@ import typer
 
 from tmg import __version__
 from tmg.cli.chat_line import ChatLine, run_chat
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 

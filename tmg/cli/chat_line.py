@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 
 # Option name -> field, for the options taking a value and for the flags.
 VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode", "-m": "model", "--model": "model",

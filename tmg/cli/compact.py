@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.environment import Environment
 from tmg.errors import UsageError
 
 
 def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
-    from tmg.compose import load_live_config, open_session
-    from tmg.engine.events import NullEvents
-    from tmg.session.store import SessionStore, tmg_home
+    from tmg.compose import load_live_config
+    from tmg.paths import tmg_home
+    from tmg.session.store import SessionStore
     from tmg.ui.notices import Notices
 
     notices = Notices(envr.stderr, color=False)
@@ -20,12 +20,15 @@ def run_compact(options: ChatOptions, envr: Environment, focus: str) -> int:
     mode = live.get().mode
     if SessionStore(tmg_home(envr.env)).current(mode) is None:
         raise UsageError(f'mode "{mode}" has no session yet; there is nothing to compact')
+    return asyncio.run(_compact(options, envr, live, notices, focus))
+
+
+async def _compact(options: ChatOptions, envr: Environment, live, notices, focus: str) -> int:
+    from tmg.compose import open_session
+    from tmg.engine.events import NullEvents
+
     # The summary lands in the transcript like one made in a chat (the session's recorder).
-    session = open_session(options, envr, live, notices, NullEvents(), interactive=True)
-    return asyncio.run(_compact(session, focus, envr))
-
-
-async def _compact(session, focus: str, envr: Environment) -> int:
+    session = await open_session(options, envr, live, notices, NullEvents(), interactive=True)
     try:
         line = await session.engine.compact(focus)
         session.transcript.notice(line)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tmg.environment import Environment
@@ -24,15 +25,17 @@ class _Verdicts:
         self.failed = False
 
     def say(self, status: str, item: str, detail: str) -> None:
-        """``status`` is ok, FAIL, warn or skip."""
+        """``status`` is ok, FAIL, warn or skip. A URL's password never shows, however short."""
+        from tmg.redaction import mask_url_passwords
+
         self.failed |= status == "FAIL"
-        self._out.write(f"{status:<4}  {item}: {detail}\n")
+        self._out.write(f"{status:<4}  {item}: {mask_url_passwords(detail)}\n")
         self._out.flush()
 
 
 def run_doctor(config_path: str | None, envr: Environment) -> int:
     from tmg.config.loader import load_config
-    from tmg.config.secrets import make_redactor
+    from tmg.redaction import make_redactor
     from tmg.errors import TmgError
 
     v = _Verdicts(envr)
@@ -50,7 +53,8 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
         v.say("warn", "trust", f"ignored {w.path}: it {w.detail}")
     provider_lines = _provider_verdicts(config)
     servers, skipped = _servers_to_start(config)
-    probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers))
+    probes, server_verdicts = asyncio.run(_contact(config, [p for p, _ in provider_lines if p is not None], servers,
+                                                   envr.cwd))
     probed = iter(probes)
     for spec, (status, item, detail) in provider_lines:
         if spec is not None:  # contacted: the worse of the config's verdict and the answer's
@@ -63,12 +67,13 @@ def run_doctor(config_path: str | None, envr: Environment) -> int:
         v.say("skip", f"mcp server {name}", "not started: it is the memory server and memory is off")
     for status, item, detail in server_verdicts:
         v.say(status, item, redact(detail))
+    _check_sandbox(config, envr, v)
     return 1 if v.failed else 0
 
 
 def _check_secrets(config: Config, v: _Verdicts) -> None:
     """A secret too short or too common to mask is left visible everywhere: say which one."""
-    from tmg.config.secrets import unmaskable_reason
+    from tmg.redaction import unmaskable_reason
 
     for path, value in config.secret_entries():
         reason = unmaskable_reason(value)
@@ -117,18 +122,25 @@ def _provider_verdicts(config: Config) -> list[tuple[ProviderSpec | None, tuple[
 def _servers_to_start(config: Config) -> tuple[list[McpServerConfig], list[str]]:
     """The MCP servers to start, and the names left alone: the PLUR tmg adds for memory, while
     memory is off (no session would start it; starting it spawns node and creates a store)."""
-    from tmg.tools.mcp_tools import is_shipped
+    from tmg.mcp.server_set import is_shipped
 
     skipped = [name for name in config.mcp_servers if not config.memory.enabled and is_shipped(config, name)]
     return [s for n, s in config.mcp_servers.items() if n not in skipped], skipped
 
 
-async def _contact(config: Config, providers: list[ProviderSpec], servers: list[McpServerConfig]):
-    """Probe the providers and start the MCP servers, all at once."""
+async def _contact(config: Config, providers: list[ProviderSpec], servers: list[McpServerConfig],
+                   cwd: Path | None = None):
+    """Probe the providers and start the MCP servers, all at once, each server as a chat in
+    ``cwd`` starts it: told the same roots (a server may offer tools only to a client with roots,
+    as server-everything's get-roots-list), so its tool count is the one `tmg mcp` and /mcp say."""
     from tmg.llm.probe import probe_all
 
+    roots: tuple[str, ...] = ()
     if servers:
-        from tmg.mcp_servers import connection
+        from tmg.mcp import connection
+        from tmg.mcp.server_set import mcp_roots
+
+        roots = mcp_roots(config, cwd)
 
         # The SDK's import is most of a second of CPU, many on a busy machine: done before any
         # server's clock starts, so TIMEOUT measures the server and the verdict is not the load's.
@@ -136,7 +148,7 @@ async def _contact(config: Config, providers: list[ProviderSpec], servers: list[
 
     probes, verdicts = await asyncio.gather(
         probe_all(providers),
-        asyncio.gather(*(_check_server(config, s) for s in servers)),
+        asyncio.gather(*(_check_server(config, s, roots) for s in servers)),
     )
     return probes, list(verdicts)
 
@@ -152,6 +164,29 @@ def _check_memory(config: Config, v: _Verdicts) -> None:
         v.say("ok", "memory", "off (MEMORY.ENABLED is false)")
         return
     _check_broker(v)
+
+
+def _check_sandbox(config: Config, envr: Environment, v: _Verdicts) -> None:
+    """The shell tool's OS sandbox: on (what it allows), off, or why it cannot work here."""
+    from tmg.tools.sandbox import Sandbox
+
+    settings = config.sandbox
+    if settings.mode == "off":
+        v.say("warn", "sandbox", "off (SANDBOX.MODE: off): shell commands can write anywhere you can and use the network")
+        return
+    sandbox = Sandbox(envr.cwd, envr.env, lambda: config)
+    found = sandbox.availability()
+    if not found.usable:
+        if settings.mode == "on":
+            v.say("FAIL", "sandbox", f"SANDBOX.MODE is on, but {found.why}; shell commands will not run")
+        else:
+            v.say("warn", "sandbox", f"not available: {found.why}; shell commands run without it")
+        return
+    confinement = sandbox.confine()
+    assert confinement is not None
+    network = "with network (SANDBOX.NETWORK)" if settings.network else "no network"
+    v.say("ok", "sandbox", f"bubblewrap ({found.bwrap}): commands write only {', '.join(confinement.writable)} "
+                           f"and a private /tmp; {network}")
 
 
 def _check_broker(v: _Verdicts) -> None:
@@ -173,16 +208,16 @@ def _check_broker(v: _Verdicts) -> None:
         v.say("ok", "memory broker", "not running; the first run that needs memory starts one")
 
 
-async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, str, str]:
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.mcp_servers.spec import spec_from_config
+async def _check_server(config: Config, server: McpServerConfig, roots: tuple[str, ...]) -> tuple[str, str, str]:
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.oauth import OAuthStore
+    from tmg.mcp.spec import spec_from_config
 
     item = f"mcp server {server.name}"
     key = f"MCP_SERVERS.{server.name}"
     with tempfile.TemporaryDirectory(prefix="tmg-doctor-") as tmp:
         errlog = os.path.join(tmp, "stderr.log")
-        spec = spec_from_config(server, errlog)
+        spec = spec_from_config(server, errlog, roots)
         conn = McpConnection(spec, start_timeout=server.timeout, client_name="tmg-doctor")
         conn.oauth_store = OAuthStore.for_env(os.environ)  # a stored OAuth login is used, never a new one asked for
         try:
@@ -210,8 +245,7 @@ async def _check_server(config: Config, server: McpServerConfig) -> tuple[str, s
 
 def _why(server: McpServerConfig, key: str, exc: BaseException, said: str) -> str:
     """One line: what went wrong, what the server said, what to fix. Never an empty reason."""
-    from tmg.mcp_servers.connection import describe_error, is_timeout
-    from tmg.mcp_servers.outcome import McpStartTimeout
+    from tmg.mcp.errors import McpStartTimeout, describe_error, is_timeout
 
     error = str(exc)
     if isinstance(exc, McpStartTimeout) or is_timeout(exc):

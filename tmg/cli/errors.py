@@ -11,9 +11,9 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def _redacted(text: str) -> str:
     """``text`` with the secrets of every config this process loaded masked (none loaded: as is)."""
-    if "tmg.config.secrets" not in sys.modules:
+    if "tmg.redaction" not in sys.modules:
         return text
-    from tmg.config.secrets import process_redactor
+    from tmg.redaction import process_redactor
 
     return process_redactor()(text)
 
@@ -48,7 +48,7 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
             code = typer_code
         elif isinstance(exc, TmgError) or _is_gateway_error(exc):
             _say(str(exc))
-            code = getattr(exc, "exit_code", EXIT_FAILURE)
+            code = exc.exit_code
         else:  # a bug: still one line, the traceback behind --debug
             _say(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for details)")
             code = EXIT_FAILURE

@@ -1,7 +1,7 @@
 """``tmg mcp``: the configured MCP servers, each started as a chat would start it, with its status
 (ready, starting, failed and why), transport, tool count, and whether it is kept warm.
 
-The servers get the same wait a one-shot's first prompt gives them (mcp_tools.py), so what this
+The servers get the same wait a one-shot's first prompt gives them (tmg.mcp.session_servers), so what this
 shows is what a one-shot would get; a WARM server is left running in the broker.
 """
 
@@ -28,17 +28,20 @@ def list_servers(config_path: str | None, envr: Environment) -> int:
 
 
 async def _status_lines(config, envr: Environment) -> list[str]:
-    from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.session.store import tmg_home
-    from tmg.tools.mcp_tools import McpToolServers
+    from tmg.mcp.oauth import OAuthStore
+    from tmg.paths import tmg_home
+    from tmg.mcp.server_set import McpToolServers
 
     servers = McpToolServers(oauth_store=OAuthStore.for_env(envr.env))  # stored logins; never a new one
-    tools = servers.tools_for(config, tmg_home(envr.env), warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"))
-    for server in tools.servers:
+    home = tmg_home(envr.env)
+    home.mkdir(parents=True, exist_ok=True)  # the servers' stderr logs go there, before any chat made it
+    # Started as a chat in this folder starts them (the same roots): the tools counted are the chat's.
+    session = servers.for_session(config, home, warn=lambda m: envr.stderr.write(f"tmg: warning: {m}\n"), cwd=envr.cwd)
+    for server in session.servers:
         server.set_warn(lambda _m: None)  # a server's own failure is its line below
     servers.start()
     try:
-        await tools.settle()
+        await session.settle()
         return servers.status_lines()
     finally:
         await servers.aclose()
@@ -47,7 +50,7 @@ async def _status_lines(config, envr: Environment) -> list[str]:
 def _url_server(name: str, config_path: str | None, envr: Environment):
     """The config's URL server `name` that may log in with OAuth, and the config (TmgError when not)."""
     from tmg.config.loader import load_config
-    from tmg.config.secrets import process_redactor
+    from tmg.redaction import process_redactor
     from tmg.errors import TmgError
 
     config, warnings = load_config(config_path, envr.env, envr.cwd)
@@ -60,7 +63,7 @@ def _url_server(name: str, config_path: str | None, envr: Environment):
         raise TmgError(f"no MCP server named {name} in the config (servers: {names})")
     if not entry.url:
         raise TmgError(f"MCP server {name} is a stdio server; OAuth logins are for URL servers")
-    from tmg.mcp_servers.oauth import sets_authorization
+    from tmg.mcp.oauth import sets_authorization
 
     if sets_authorization(entry.headers):
         raise TmgError(f"MCP server {name} is given an Authorization header in MCP_SERVERS.{name}.HEADERS; "
@@ -72,9 +75,9 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
     """``tmg mcp login NAME``: a fresh OAuth login to a URL server (the URL to open is printed;
     the browser comes back to tmg on 127.0.0.1), kept for the chats that follow."""
     from tmg.errors import TmgError
-    from tmg.mcp_servers.oauth import OAuthStore
-    from tmg.mcp_servers.outcome import McpStartError
-    from tmg.mcp_servers.spec import spec_from_config
+    from tmg.mcp.oauth import OAuthStore
+    from tmg.mcp.errors import McpStartError
+    from tmg.mcp.spec import spec_from_config
 
     entry = _url_server(name, config_path, envr)
     store = OAuthStore.for_env(envr.env)
@@ -94,8 +97,8 @@ def login(name: str, config_path: str | None, envr: Environment) -> int:
 
 
 async def _login(spec, start_timeout: float, store, envr: Environment, asked: list[str]) -> int:
-    from tmg.mcp_servers.connection import McpConnection
-    from tmg.mcp_servers.oauth import login_line
+    from tmg.mcp.connection import McpConnection
+    from tmg.mcp.oauth import login_line
 
     def show(server: str, url: str) -> None:
         asked.append(url)
@@ -110,7 +113,7 @@ async def _login(spec, start_timeout: float, store, envr: Environment, asked: li
 
 def logout(name: str, config_path: str | None, envr: Environment) -> int:
     """``tmg mcp logout NAME``: forget the stored OAuth login of a URL server."""
-    from tmg.mcp_servers.oauth import OAuthStore
+    from tmg.mcp.oauth import OAuthStore
 
     entry = _url_server(name, config_path, envr)
     if OAuthStore.for_env(envr.env).forget(entry.url):

@@ -8,11 +8,13 @@ import select
 import signal
 import time
 
-from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
+from tmg.compose import load_live_config, open_session
+from tmg.config.live import LiveConfig
 from tmg.context.validator import check_prompt_size
 from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.signals import ending_signals
+from tmg.session.options import ChatOptions
 from tmg.ui.answer import make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.ui.notices import Notices
@@ -82,13 +84,16 @@ def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> in
     # Before any session opens: a prompt that can never be sent is kept nowhere.
     check_prompt_size(prompt, live.get().max_history_tokens)
     answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
-    session = open_session(options, envr, live, notices, ConsoleEvents(answer, notices))
+    # Memory learns from the argument only: piped text is material, never the user's teaching.
+    return asyncio.run(_answer_once(options, envr, live, notices, ConsoleEvents(answer, notices), prompt,
+                                    " ".join(words).strip()))
+
+
+async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices,
+                       screen: ConsoleEvents, prompt: str, typed: str = "") -> int:
+    session = await open_session(options, envr, live, notices, screen)
     # Text already written to a pipe or file cannot be taken back: no retry after it.
     session.engine.retry_after_partial = bool(envr.stdout_isatty)
-    return asyncio.run(_answer_once(session, prompt))
-
-
-async def _answer_once(session: ChatSession, prompt: str) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
 
@@ -108,9 +113,7 @@ async def _answer_once(session: ChatSession, prompt: str) -> int:
     if session.memory is not None and session.memory.runtime.spec is not None:
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
-        session.transcript.prompt(prompt)
-        session.invoke_skill(prompt)
-        await session.run_prompt(prompt)
+        await session.run_prompt(prompt, typed=typed)
         return 1 if session.gate is not None and session.gate.refusals else 0  # a refused tool: what was asked is not done
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tmg.compose import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.environment import Environment
 
 

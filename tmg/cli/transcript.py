@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
-from tmg.cli.options import ChatOptions
+from tmg.session.options import ChatOptions
 from tmg.config.loader import load_config
 from tmg.environment import Environment
 from tmg.errors import UsageError
 from tmg.session.history import History
-from tmg.session.store import SessionStore, tmg_home
+from tmg.paths import tmg_home
+from tmg.session.store import SessionStore
 
 
 def show_transcript(options: ChatOptions, envr: Environment, session: str | None, as_json: bool) -> int:

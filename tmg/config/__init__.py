@@ -1,13 +1,4 @@
-"""YAML configuration: the schema, discovery and loading, and (later) the live, hot-reloaded view."""
-
-from tmg.config.loader import load_config, discover_config_path
-from tmg.config.model import Config, MemoryConfig, McpServerConfig, ProviderConfig
-
-__all__ = [
-    "Config",
-    "MemoryConfig",
-    "McpServerConfig",
-    "ProviderConfig",
-    "discover_config_path",
-    "load_config",
-]
+"""YAML configuration: which file (discovery), reading it safely (source), folder trust (trust,
+screen), the schema and its checks (schema, loader), where values came from (origins, overrides),
+the user's rules in a project (layering), the typed Config (model, build), and the live,
+hot-reloaded view (live, watcher, reload)."""

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from tmg.config.model import _SECRET_NAME, Config
 from tmg.config.schema import SCHEMA, Key
-from tmg.config.secrets import make_redactor, mask
+from tmg.redaction import looks_secret, make_redactor, mask, mask_url_passwords
 
 _COMMENT_COLUMN = 44
 _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_ ./:@+-]*")
@@ -39,7 +39,8 @@ def _trust_lines(config: Config) -> list[str]:
         return [f"# project config, folder trusted (undo with: tmg trust --revoke {trust.folder})"]
     if not config.withheld:
         return ["# project config, folder not trusted (nothing in it needs trust)"]
-    lines = [f"# project config, folder NOT trusted: ignoring what could run code or send data elsewhere "
+    lines = [f"# project config, folder NOT trusted: ignoring what could run code, send data elsewhere or "
+             "instruct your model "
              f"(tmg trust {trust.folder} applies it):"]
     lines.extend(f"#   {w.path}: {w.detail}" for w in config.withheld)
     return lines
@@ -74,10 +75,11 @@ def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str
         elif key.kind == "str_map" and value:
             lines.append(_with_comment(f"{pad}{name}:", config.origin(path)))
             for item, text in value.items():
-                hidden = key.secret or (name == "ENV" and _SECRET_NAME.search(item))
-                lines.append(f"{pad}  {item}: {mask(text) if hidden else _scalar(text)}")
+                hidden = key.secret or (name == "ENV" and _SECRET_NAME.search(item)) or looks_secret(text)
+                lines.append(f"{pad}  {item}: {mask(text) if hidden else _scalar(mask_url_passwords(text))}")
         else:
-            shown = mask(value) if key.secret and isinstance(value, str) else _scalar(value)
+            hidden = isinstance(value, str) and (key.secret or looks_secret(value))
+            shown = mask(value) if hidden else _scalar(_masked_urls(value))
             lines.append(_with_comment(f"{pad}{name}: {shown}", _note(config, path, config.origin(path))))
 
 
@@ -91,6 +93,16 @@ def _note(config: Config, path: str, origin: str) -> str:
     if path == "MEMORY.ENABLED" and config.values.get("MEMORY", {}).get("ENABLED") and not config.memory.enabled:
         return f"{origin}; memory is off: MEMORY.SERVER {config.memory.server!r} is not in MCP_SERVERS"
     return origin
+
+
+def _masked_urls(value: Any) -> Any:
+    """A value with the password of each URL in it masked (a list's items each), whatever its
+    length: the redaction pass after leaves a password too short to mask anywhere else."""
+    if isinstance(value, str):
+        return mask_url_passwords(value)
+    if isinstance(value, (list, tuple)):
+        return [v if not isinstance(v, str) else mask(v) if looks_secret(v) else mask_url_passwords(v) for v in value]
+    return value
 
 
 def _with_comment(line: str, comment: str) -> str:

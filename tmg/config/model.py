@@ -12,6 +12,7 @@ LEARN_TIERS = ("off", "capture", "batch", "full")
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
 PERMISSION_MODES = ("default", "accept-edits", "read-only", "yolo")
+SANDBOX_MODES = ("auto", "on", "off")
 
 # Env entries of MCP servers are secrets only when their name says so (paths and profiles are not).
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH|CREDENTIAL", re.IGNORECASE)
@@ -27,6 +28,16 @@ def _header_secrets(headers: Mapping[str, str]) -> list[tuple[str, str]]:
         if credential.strip() and scheme.isalpha():
             pairs.append((name, credential.strip()))
     return pairs
+
+
+def _inside(path: str, value: str) -> list[tuple[str, str]]:
+    """The secrets a plain value holds: all of it when it is shaped like a token, else the
+    passwords of the URLs in it."""
+    from tmg.redaction import looks_secret, url_passwords
+
+    if looks_secret(value):
+        return [(path, value)]
+    return [(f"{path} (the password in its URL)", pw) for pw in url_passwords(value)]
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,15 @@ class PermissionsConfig:
 
 
 @dataclass(frozen=True)
+class SandboxConfig:
+    """How shell commands are confined (SANDBOX, tmg.tools.sandbox): auto is on where bubblewrap works."""
+
+    mode: str = "auto"
+    writable: tuple[str, ...] = ()  # folders besides the working folder and /tmp that commands may write
+    network: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -135,16 +155,29 @@ class Config:
             path = path.rpartition(".")[0]
         return "default"
 
+    @property
+    def sandbox(self) -> SandboxConfig:
+        """The SANDBOX block, read from the validated values (a reload builds a new Config)."""
+        block = self.values.get("SANDBOX") or {}
+        return SandboxConfig(mode=block.get("MODE", "auto"), writable=tuple(block.get("WRITABLE", ())),
+                             network=bool(block.get("NETWORK", False)))
+
     def secret_entries(self) -> list[tuple[str, str]]:
-        """(key path, value) of every secret this config holds: API keys, header values, and the
-        MCP server ENV entries whose name says they are secret."""
+        """(key path, value) of every secret this config holds: API keys, header values, the MCP
+        server ENV entries whose name says they are secret, and, whatever a key is called, values
+        shaped like a token and the passwords written inside URLs (`postgres://u:PW@host`)."""
         entries: list[tuple[str, str]] = []
         for name, provider in self.providers.items():
             entries.append((f"PROVIDERS.{name}.API_KEY", provider.api_key))
             entries.extend((f"PROVIDERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(provider.headers))
+            entries.extend(_inside(f"PROVIDERS.{name}.URL", provider.url))
         for name, server in self.mcp_servers.items():
-            entries.extend((f"MCP_SERVERS.{name}.ENV.{k}", v) for k, v in server.env.items() if _SECRET_NAME.search(k))
-            entries.extend((f"MCP_SERVERS.{name}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
+            key = f"MCP_SERVERS.{name}"
+            for k, v in server.env.items():
+                entries.extend([(f"{key}.ENV.{k}", v)] if _SECRET_NAME.search(k) else _inside(f"{key}.ENV.{k}", v))
+            entries.extend((f"{key}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
+            entries.extend(e for i, arg in enumerate(server.args) for e in _inside(f"{key}.ARGS[{i}]", arg))
+            entries.extend(_inside(f"{key}.URL", server.url))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

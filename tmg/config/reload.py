@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from tmg.config.loader import build_config
+from tmg.config.build import build_config
 from tmg.config.model import _SECRET_NAME, Config
 from tmg.config.schema import SCHEMA, Key
 

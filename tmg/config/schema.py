@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,15 @@ PERMISSIONS = {
     "DENY": Key("str_list", [], example="[shell(rm), write_file(/etc/**)]"),
 }
 
+# How shell commands are confined (tmg.tools.sandbox): bubblewrap, where it works.
+SANDBOX = {
+    "MODE": Key("choice", "auto", choices=SANDBOX_MODES),
+    # Folders commands may write besides the working folder and a private /tmp (~ expands;
+    # a relative path is the working folder's).
+    "WRITABLE": Key("str_list", [], example="[~/.m2, /srv/data]"),
+    "NETWORK": Key("bool", False),
+}
+
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
     "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
@@ -113,6 +122,7 @@ SCHEMA: dict[str, Key] = {
     "MCP_SERVERS": Key("blocks", {}, fields=MCP_SERVER, hot=False),
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
+    "SANDBOX": Key("block", {}, fields=SANDBOX, example="{MODE: off}"),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.
@@ -314,12 +324,18 @@ def _segment(name: str) -> str:
     return name if name.isprintable() and name.strip() == name and name else json.dumps(name)
 
 
+# A block written as a plain value (`SANDBOX: off`) is answered with the mapping it means.
+_BLOCK_EXAMPLES = {name: key.example for name, key in SCHEMA.items() if key.kind == "block" and key.example}
+
+
 def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -> dict[str, Any]:
     """Validate one mapping against ``fields``; unknown keys warn with the closest known key."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}")
+        example = _BLOCK_EXAMPLES.get(path, "")
+        out.error(path, f"{path or 'the config'} must be a mapping of KEY: value, not {_type_name(raw)}"
+                  + (f" (e.g. {path}: {example})" if example else ""))
         return {}
     clean: dict[str, Any] = {}
     spelled: dict[str, str] = {}

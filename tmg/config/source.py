@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from tmg.config.schema import _type_name
 from tmg.errors import ConfigError
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; anything near this is the wrong file
@@ -161,3 +162,43 @@ def check_tree_size(tree: Any, where: str) -> None:
             size(tree)
     except RecursionError:
         raise ConfigError(f"{where}: {key or 'a value'} is nested too deeply; flatten the YAML") from None
+
+
+def parse_yaml(text: str, path: Path) -> Any:
+    """The file's YAML tree, its size bounded (:func:`check_tree_size`).
+
+    Raises:
+        ConfigError: the YAML does not parse, or holds what cannot be read (the line and the fix).
+    """
+    import yaml  # only paths that read a config pay for it
+
+    try:
+        tree = load_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        # The end of the stream is one line past the last: point at the last line instead.
+        where = f" line {min(mark.line + 1, max(1, len(text.splitlines())))}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        if isinstance(exc, yaml.reader.ReaderError):  # a control character: no mark, a position
+            where = f" line {text[: exc.position].count(chr(10)) + 1}"
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character or "\0")
+            problem = f"the control character \\x{code:02x} is not allowed (remove it)"
+        raise ConfigError(f"config file {path}{where}: {problem}; fix the YAML syntax there") from exc
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        # PyYAML's constructors raise these for a few odd inputs (deep nesting, bad timestamps).
+        if isinstance(exc, RecursionError):
+            what = "nested too deeply"
+        elif "integer string conversion" in str(exc):
+            what = "a number with thousands of digits"
+        else:
+            what = " ".join(str(exc).split())[:120]
+        raise ConfigError(f"config file {path}: cannot read a value ({what or type(exc).__name__}); "
+                          "fix the YAML there") from exc
+    check_tree_size(tree, f"config file {path}")
+    return tree
+
+
+def require_mapping(raw: Any, where: str) -> None:
+    """A config's top level is a mapping of keys; anything else is an error naming ``where``."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: the top level must be a mapping of KEY: value lines, not {_type_name(raw)}")

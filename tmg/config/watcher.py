@@ -28,12 +28,12 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping
 
+from tmg.config.discovery import user_config_file
 from tmg.config.live import LiveConfig
-from tmg.config.loader import parse_config, _parse_yaml
+from tmg.config.loader import parse_config
 from tmg.config.model import Config
 from tmg.config.reload import describe_changes, merge_fixed
-from tmg.config.source import decode_config, read_config_bytes
-from tmg.config.trust import user_config_file
+from tmg.config.source import decode_config, parse_yaml, read_config_bytes
 from tmg.errors import ConfigError
 
 Report = Callable[[str, str], None]
@@ -159,7 +159,7 @@ class ConfigWatcher:
                 return False  # an event for a write already read at a phase boundary
             self._signature, self._user_signature = signature, user_signature
             try:
-                raw = _parse_yaml(text, self.path)
+                raw = parse_yaml(text, self.path)
                 if raw is None:  # a truncated save, or everything commented out
                     raise ConfigError(f"config file {self.path} is empty (no settings, at most comments); "
                                       "save the full config")

@@ -102,7 +102,10 @@ class BudgetGatekeeper:
         ctx.messages[:] = new_messages
         ctx.rewritten = True
         ctx.summary = pending
-        ctx.meta["budget"].update(tokens=after, summarised=pending.info["messages"], summary_tokens_before=estimate)
+        # The figures said when it started ("summarising N earlier messages (about T tokens)"):
+        # the notice after it says the same N and T.
+        ctx.meta["budget"].update(tokens=after, summarised=pending.info["messages"],
+                                  summary_tokens_before=pending.info["tokens"])
 
     async def summarise(self, messages: list[Message], cfg: Config, provider: ProviderSpec | None, keep: int,
                         meta: dict[str, Any], focus: str = "") -> tuple[list[Message], PendingSummary] | None:
@@ -122,9 +125,13 @@ class BudgetGatekeeper:
             # Even a summary of nothing could not save 5%: no model call (the prompt itself is the bulk).
             meta.setdefault("budget", {})["summary_failed"] = "the older turns are too small to save much"
             return None
+        # Counted once, for every line that names them: an earlier summary's pair (summarised
+        # again with them) is not one of the conversation's messages; tokens as the budget counts.
+        count = sum(1 for m in older if not _is_summary_pair(m))
+        tokens = self.estimator.scale(older_tokens)
         try:
             call, window = self._summary_model(cfg, provider)  # a bad SUMMARY_MODEL is said, not fatal
-            self._announce(f"context: summarising {len(older)} earlier messages (about {older_tokens:,} tokens)…")
+            self._announce(f"context: summarising {count} earlier messages (about {tokens:,} tokens)…")
             summary = await summarise(older, call, window, focus)
         except (SummaryFailed, TmgError) as exc:
             meta.setdefault("budget", {})["summary_failed"] = str(exc)
@@ -132,7 +139,7 @@ class BudgetGatekeeper:
         first_kept = messages[cut] if cut < len(messages) else None
         record = {"role": "summary", "content": summary.text}
         head_messages = summary_messages(record, first_kept.get("role", "user") if first_kept else "user")
-        info = {"messages": sum(1 for m in older if not _is_summary_pair(m)), "model": summary.model,
+        info = {"messages": count, "tokens": tokens, "model": summary.model,
                 "pieces": summary.pieces, "focus": focus,
                 "usage": {"in": summary.usage.prompt_tokens, "out": summary.usage.completion_tokens,
                           "cost": summary.usage.cost} if summary.usage.reported else None}

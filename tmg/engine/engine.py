@@ -14,7 +14,7 @@ from tmg.engine.hooks import HookSet
 from tmg.engine.loops import CORRECTION, LoopDetector
 from tmg.engine.phases import Phase
 from tmg.engine.recovery import RetryPolicy
-from tmg.engine.turn import Turn
+from tmg.engine.turn import Turn, last_answer
 from tmg.errors import TmgError, TurnLimitError
 from tmg.llm.gateway import (
     Completion,
@@ -26,7 +26,7 @@ from tmg.llm.gateway import (
 )
 from tmg.llm.tool_images import IMAGES_KEY, prompt_images, with_tool_images
 from tmg.session.history import History
-from tmg.tools.media import Image
+from tmg.media import Image
 from tmg.tools.registry import ToolRegistry, ToolResult
 
 GatewayFor = Callable[[Config], tuple[ProviderSpec, ModelGateway]]
@@ -102,15 +102,17 @@ class PhaseEngine:
         check_prompt_size(user_text, self._config().max_history_tokens)
 
     async def run_prompt(self, user_text: str, *, sent_text: str | None = None,
-                         images: Sequence[Image] = ()) -> PromptResult:
+                         images: Sequence[Image] = (), typed_text: str | None = None) -> PromptResult:
         """Run one prompt to its final answer (or a clear error).
 
         ``sent_text``: the user message as sent and stored, when it carries more than the typed
-        words (the MCP resources a prompt names); ``images`` go with it as image parts."""
+        words (the MCP resources a prompt names); ``images`` go with it as image parts;
+        ``typed_text``: what the user typed, when ``user_text`` holds more (piped stdin)."""
         self._fallback = None  # each prompt starts with the selected provider again
         cfg = self._config()
         check_prompt_size(sent_text or user_text, cfg.max_history_tokens)
         self._prompt_id += 1
+        previous = last_answer(self.history.model_view)
         message: dict[str, Any] = {"role": "user", "content": sent_text or user_text}
         if images:  # stored bounded with the message; sent as image parts (tool_images.py)
             message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in images]
@@ -123,7 +125,8 @@ class PhaseEngine:
         try:
             while True:
                 index += 1
-                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode)
+                turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode,
+                            typed_text=typed_text, previous_answer=previous)
                 await self._enter(Phase.GUARD, turn)
                 if index > cfg.max_turns:
                     raise TurnLimitError(
@@ -242,8 +245,9 @@ class PhaseEngine:
         pending.info.update(tokens_before=before, tokens_after=after)
         record = self.history.add_summary(pending.summary.text, pending.first_kept, pending.info)
         self._events.on_summary(record)
-        return (f"compacted: {pending.info['messages']} earlier messages (about {before:,} tokens) are now sent as a "
-                f"summary; the context is about {after:,} tokens (the originals stay in the transcript)")
+        info = pending.info  # the figures "summarising ..." said
+        return (f"compacted: {info['messages']} earlier messages (about {info['tokens']:,} tokens) are now sent as "
+                f"a summary; the context is about {after:,} tokens (the originals stay in the transcript)")
 
     async def _infer(self, turn: Turn, cfg: Config) -> Completion:
         """Refining + Inference, with Recovering: bounded retries, compaction once on overflow."""
@@ -252,7 +256,7 @@ class PhaseEngine:
         tried: list[str] = []
         while True:
             provider, gateway = self._fallback or self._gateway_for(cfg)
-            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (mcp_tools.py)
+            await self._tools.settle()  # MCP servers still starting: as long as each needs, bounded (tmg.mcp.session_servers)
             tools = self._tools.schemas()  # counted by the budget, then sent as they are
             payload = await self._refine(turn, cfg, force_compact, provider, tools)
             turn.model, turn.provider = provider.model, provider.name

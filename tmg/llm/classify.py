@@ -160,7 +160,7 @@ def unsendable(provider: ProviderSpec) -> GatewayError:
 def scrub(text: str, provider: ProviderSpec) -> str:
     """Drop the API key (and header values), in every form a message may quote them, from
     text that will be shown or logged."""
-    from tmg.config.secrets import make_redactor
+    from tmg.redaction import make_redactor
 
     return _one_line(make_redactor((provider.api_key or "", *provider.headers.values()))(text))
 

@@ -92,6 +92,8 @@ class ErrorKind(enum.Enum):
 class GatewayError(Exception):
     """A classified provider failure. ``str(err)`` is a user-facing sentence."""
 
+    exit_code = 1  # a runtime failure (SPEC §1), as for a TmgError
+
     def __init__(
         self,
         kind: ErrorKind,

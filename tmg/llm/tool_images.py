@@ -6,13 +6,13 @@ URLs (what OpenAI, vLLM, llama.cpp's server and litellm accept for vision models
 them into Anthropic's and Gemini's image blocks).
 
 Storage (decided here, see docs/mcp-capabilities.md): a tool message in the history keeps its
-images inline under `images` ([{mime, data}]), each bounded by tmg.tools.media (a larger image
+images inline under `images` ([{mime, data}]), each bounded by tmg.media (a larger image
 is only named in the text). Inline keeps a session whole on its own (resume, failover to another
 provider, `tmg -t`) with no side files to lose; the bound keeps megabytes out of the history.
 Only the tool results of the latest prompt carry their images to the model: an older image stays
 a note in the text ("[image: image/png, 9.8 KB]"), so a long session does not re-send every
 picture on every turn. A provider that does not take images gets the notes alone. The images of
-the MCP resources a prompt names (tmg.mcp_servers.resource_refs) are stored the same way on the
+the MCP resources a prompt names (tmg.mcp.resource_refs) are stored the same way on the
 user message and sent as image parts of it, with the latest prompt only.
 """
 

@@ -15,5 +15,5 @@ The seams and their session:
 - `runtime`: `MemoryRuntime`, the memory server's connection from background start to quick close;
 - `session_end`: `MemoryEnd`, memory's steps of the single session end (flush, report, notice, close);
 - `session`: `SessionMemory`, all of the above for one session, as the composition root wires it.
-Nothing here imports `mcp` at module level: the connection lives in `tmg.mcp_servers`.
+Nothing here imports `mcp` at module level: the connection lives in `tmg.mcp`.
 """

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
-from tmg.mcp_servers.outcome import ToolOutcome
+from tmg.mcp.outcome import ToolOutcome
 from tmg.memory import payloads, results
 from tmg.memory.surface import ToolSurface, ToolUnavailable
 
@@ -22,7 +22,7 @@ FailureKind = Literal["raised", "timeout", "is_error", "bad_result", "unavailabl
 
 
 class ToolCaller(Protocol):
-    """What PlurClient needs from a connection (`tmg.mcp_servers.connection.McpConnection` fits)."""
+    """What PlurClient needs from a connection (`tmg.mcp.connection.McpConnection` fits)."""
 
     @property
     def tool_names(self) -> frozenset[str]: ...

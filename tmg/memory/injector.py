@@ -35,6 +35,7 @@ from typing import NamedTuple
 from tmg.config.model import MemoryConfig
 from tmg.context.pipeline import TurnContext
 from tmg.memory.client import PlurClient
+from tmg.project import visible
 from tmg.memory.results import InjectResult
 from tmg.memory.runtime import ClientSource
 
@@ -110,6 +111,7 @@ class MemoryInjector:
         ready_wait: float = READY_WAIT_S,
         debug: Callable[[str], None] = lambda _m: None,
         redact: Callable[[str], str] = lambda s: s,
+        home_scope: str = "",
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None while the server is not (yet) usable.
@@ -118,6 +120,8 @@ class MemoryInjector:
             ready_wait: how long a turn waits for a server that is still starting.
             debug: lines for `--debug` (never shown otherwise).
             redact: masks config secrets in the recall query: the memory server never sees them.
+            home_scope: the session's project scope (`project:<id>`): asked for when MEMORY.SCOPE
+                is empty, and another project's engrams are left out (PLUR's scope only ranks).
         """
         self._clients = clients
         self.statements: MutableMapping[str, str] = {} if statements is None else statements
@@ -126,6 +130,8 @@ class MemoryInjector:
         self._ready_wait = ready_wait
         self._debug = debug
         self._redact = redact
+        self.home_scope = home_scope
+        self.scopes: dict[str, str] = {}  # id -> scope, from the pinned set, recall and this session's learns
         self._key: tuple[int, str] | None = None
         self._recalled: Recalled | None = None  # None with a key: this prompt's ask failed
         self.last: LastInjection | None = None
@@ -190,7 +196,7 @@ class MemoryInjector:
         # first prompt waits for one round trip to the server instead of two.
         pins = None if self._pins_read else asyncio.ensure_future(self._read_pins(client))
         try:
-            result = await client.inject(text, memory.inject_budget, memory.scope)
+            result = await client.inject(text, memory.inject_budget, memory.scope or self.home_scope)
         except BaseException:  # cancelled (Ctrl-C): the pinned read goes too
             if pins is not None:
                 pins.cancel()
@@ -223,18 +229,20 @@ class MemoryInjector:
             wanted = [i for i in wanted if i not in self.statements]
         if wanted:
             limit = max(20, 4 * len(wanted))
-            recall = await client.recall(text, limit, memory.scope)
+            recall = await client.recall(text, limit, memory.scope or self.home_scope)
             if recall.ok and recall.value is not None:
                 for engram in recall.value:
                     if engram.statement.strip():
                         self.statements[engram.id] = engram.statement
+                    if engram.scope:
+                        self.scopes[engram.id] = engram.scope
                 self.stats.resolved_by_recall += sum(1 for i in wanted if i in self.statements)
         order = list(inject.ids_without_text)
         order += [line.id for line in inject.directives] + [line.id for line in inject.consider]
         notes, unresolved, seen = [], [], set()
         for engram_id in order:
-            if engram_id in seen:
-                continue
+            if engram_id in seen or not visible(self.scopes.get(engram_id), memory.scope or self.home_scope):
+                continue  # another project's: PLUR's scope ranks, it does not keep out
             seen.add(engram_id)
             words = self.statements.get(engram_id) or directive_text.get(engram_id) or consider_text.get(engram_id)
             if words and words.strip():
@@ -256,6 +264,8 @@ class MemoryInjector:
             self.instructions.add(engram.id)
             if engram.statement.strip():
                 self.statements[engram.id] = engram.statement
+            if engram.scope:
+                self.scopes[engram.id] = engram.scope
 
 
 def render_block(notes: tuple[Note, ...] | list[Note], budget_chars: int) -> Rendered | None:

@@ -10,12 +10,17 @@ Tiers, read from the live config on every turn (LEARN is hot):
 - `capture`: every episode -> `plur_capture`, detached;
 - `batch`: learnable text (never error episodes) -> the session's ring of 20, sent at session end
   as engrams tagged `origin:answer` (shown as notes that may be wrong, never as instructions);
-- `full` (the shipped default): the user's own corrections and standing instructions as pinned
-  engrams (`plur_learn ... pinned: true`, `origin:user`; capped and deduped), which PLUR then
-  injects for every prompt whatever its words; every episode as an episode (`plur_capture`),
-  not an engram. Chosen on evidence (docs/memory-quality.md): a whole answer is not one
-  assertion, and an answer stored as an engram grows the store every session (PLUR's inject
-  slows with it) and comes back as "memory" even when it was wrong.
+- `full` (the shipped default): what the user taught, judged from what they typed (never piped
+  text, files, tool or MCP results: `tmg.memory.teaching`), in their own words: standing
+  instructions, preferences and facts they asked to keep as pinned engrams (`plur_learn ...
+  pinned: true`, which PLUR injects for every prompt whatever its words), corrections of the
+  previous answer as engrams recalled when their topic comes up; `origin:user`, in the
+  project's scope when they are about the project; at most MAX_LEARNS_PER_SESSION per session
+  across processes (`tmg.memory.ledger`), duplicates skipped. Answers are not written at all:
+  a whole answer is not one assertion, an answer stored as an engram comes back as "memory"
+  even when it was wrong, and an episode per answer grows a file PLUR rewrites whole on every
+  capture, while nothing reads episodes back into a prompt (docs/memory-quality.md). The
+  session's own record is tmg's history.
 Writes are detached tasks (the next prompt never waits for them), tracked so the session end
 can await them; learns take the advisory write lock. A capture or learn that fails is spooled
 (`BatchSpool.put_write`) and replayed by a later session end. Every text passes the scrubber
@@ -25,7 +30,6 @@ can await them; learns take the advisory write lock. A capture or learn that fai
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import deque
 from collections.abc import Callable, MutableMapping, MutableSet
 from pathlib import Path
@@ -35,9 +39,12 @@ from tmg.config.model import Config
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import ErrorKind, GatewayError
 from tmg.memory import payloads
+from tmg.memory.learn_result import Learned, parse_learned
 from tmg.memory.injector import without_blocks
+from tmg.memory.ledger import LearnLedger
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import PendingRing
+from tmg.project import PROJECT_PREFIX, Project
 from tmg.memory.runtime import ClientSource
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool
@@ -46,16 +53,6 @@ RING_SIZE = 20
 # A write waits this long for a server that is still starting (it is detached: nobody waits on it).
 CLIENT_WAIT_S = 15.0
 _THOUGHT_TYPES = frozenset({"thinking", "reasoning", "redacted_thinking"})
-_SENTENCE_START = r"(?:^|[.!?;\n]\s*)(?:please\s+)?"
-_GATE = re.compile(
-    r"\bplease\s+remember\b|\bfrom\s+now\s+on\b"
-    + rf"|{_SENTENCE_START}(?:always|never|don['’]?t|do\s+not|stop)\b",
-    re.IGNORECASE,
-)
-# A standing instruction is a sentence or a few, typed; a longer prompt is a task or a piped
-# document, and a "stop" or "never" somewhere inside it must not pin the whole text to every
-# later prompt (seen: a README chunk pinned as "the user's instruction", ~800 tokens a prompt).
-MAX_INSTRUCTION_CHARS = 400
 
 
 class Episode(NamedTuple):
@@ -112,11 +109,6 @@ def classify(turn: Turn, error: BaseException | None) -> Episode | None:
     return None
 
 
-def is_instruction(text: str) -> bool:
-    """A correction or standing instruction worth a learn of its own (`full` tier)."""
-    return len(text) <= MAX_INSTRUCTION_CHARS and bool(_GATE.search(text))
-
-
 class LearningHook:
     """The after-turn hook. Register once per session in the engine's HookSet."""
 
@@ -135,6 +127,9 @@ class LearningHook:
         redact: Callable[[str], str] = lambda s: s,
         scrub: Callable[[str], str] | None = None,
         instructions: MutableSet[str] | None = None,
+        project: Project | None = None,
+        session_dir: Path | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
@@ -149,6 +144,10 @@ class LearningHook:
             scrub: masks secrets in every text before it is written; by default the redactor
                 followed by the secret-shape detector (`tmg.memory.scrub`).
             instructions: ids of the user's standing instructions (shared with the injector).
+            project: where the session runs: what the user teaches about it goes to its scope.
+            session_dir: the folder of the session this hook serves: its learn count is kept
+                there, so the cap holds across processes (None: counted in this process).
+            warn: a line the user sees (a teaching PLUR would not keep in the project's scope).
         """
         self._clients = clients
         self._config = config
@@ -161,13 +160,18 @@ class LearningHook:
         self._pending_root = pending_root
         self._pending: dict[str, PendingRing] = {}
         self._kept: list[PendingRing] = []  # rings left on disk at the end: locked until the process exits
-        self._learned: dict[str, set[str]] = {}  # per session: casefolded statements sent to plur_learn
         self._tasks: set[asyncio.Task[None]] = set()
         self._spool = spool
         self._scrub = scrub if scrub is not None else make_scrubber(redact)
         self.spooled: set[Path] = set()  # spooled by this session: for the next one, not this one's end
         self.turns_seen = 0  # turns memory was asked to learn from (a server that never started matters then)
         self.instructions: MutableSet[str] = set() if instructions is None else instructions
+        self.scopes: dict[str, str] = {}  # id -> scope of what this session learned (the injector's filter)
+        self._project = project
+        self._session_dir = session_dir
+        self._warn = warn or debug
+        self._ledgers: dict[str, LearnLedger] = {}
+        self._judged: tuple[str, int] | None = None  # (session, prompt) whose typed text was judged
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
@@ -176,16 +180,17 @@ class LearningHook:
         if not memory.enabled or memory.learn == "off":
             return
         self.turns_seen += 1
+        if memory.learn == "full":  # what the user taught, not what the model answered
+            self._learn_taught(turn, memory.scope, memory.max_learns_per_session)
+            return
         self._scrub(turn.user_text)  # first: a password the user pasted is then masked in the answer too
         episode = classify(turn, error)
         if episode is not None and episode.text is not None:
             text = without_blocks(episode.text)
             episode = Episode(text=text) if text.strip() else None
-        if memory.learn in ("capture", "full"):
+        if memory.learn == "capture":
             if episode is not None:
                 self._capture(self._scrub(episode.summary), turn.mode, turn.session_id)
-            if memory.learn == "full":
-                self._maybe_learn(turn, memory.scope, memory.max_learns_per_session)
             return
         if episode is not None and episode.text is not None:
             tags = payloads.session_tags(turn.session_id, turn.mode, payloads.ANSWER_ORIGIN)
@@ -205,20 +210,50 @@ class LearningHook:
                     self._pending_root, session_id, self._ring_size, self._debug)
             pending.append(item, list(ring))
 
-    def _maybe_learn(self, turn: Turn, scope: str, cap: int) -> None:
-        statement = payloads.cut_utf8(self._scrub(turn.user_text).strip(), payloads.STATEMENT_MAX_BYTES)
-        if not statement or not is_instruction(statement):
+    def _learn_taught(self, turn: Turn, scope: str, cap: int) -> None:
+        """Learn what the user typed for this prompt taught (once per prompt: a tool loop's later
+        turns carry the same words)."""
+        if self._judged == (turn.session_id, turn.prompt_id):
             return
-        sent = self._learned.setdefault(turn.session_id, set())
-        key = statement.casefold()
-        if key in sent:
-            return  # the same instruction again (or the same prompt's next tool iteration)
-        if len(sent) >= cap:
-            self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
-            return
-        sent.add(key)
-        tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN)
-        self._learn(statement, tags, scope)
+        self._judged = (turn.session_id, turn.prompt_id)
+        from tmg.memory.teaching import find_teachings
+
+        project = self._project
+        for teaching in find_teachings(turn.typed, without_blocks(turn.previous_answer),
+                                       project.has_file if project is not None else lambda _name: False):
+            statement = self._statement(teaching)
+            if statement is None:
+                continue
+            ledger = self._ledger(turn.session_id)
+            if statement in ledger:
+                continue  # taught before in this session (maybe in an earlier one-shot)
+            if ledger.count >= cap:
+                self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
+                return
+            where = scope or (project.scope if teaching.project and project is not None else "")
+            tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{teaching.kind}"]
+            self._debug(f"memory: learning the user's {teaching.kind} ({', '.join(teaching.cues)})"
+                        f"{' in ' + where if where else ''}: {statement[:60]!r}")
+            self._learn(statement, tags, where, pinned=teaching.standing)
+            ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
+
+    def _statement(self, teaching: Any) -> str | None:
+        """What is written for a teaching: the user's words (a correction with the sentence of the
+        answer it corrects); None when anything in it looks like a secret (it is never pinned,
+        masked or not)."""
+        if self._scrub(teaching.statement) != teaching.statement:
+            self._debug("memory: a teaching that holds a secret is not learned")
+            return None
+        statement = teaching.statement
+        if teaching.context and self._scrub(teaching.context) == teaching.context:
+            statement = f"{statement} (correcting the earlier answer: \"{teaching.context}\")"
+        return payloads.cut_utf8(statement, payloads.STATEMENT_MAX_BYTES)
+
+    def _ledger(self, session_id: str) -> LearnLedger:
+        ledger = self._ledgers.get(session_id)
+        if ledger is None:
+            ledger = self._ledgers[session_id] = LearnLedger(self._session_dir, self._debug)
+        return ledger
 
     def batch(self, session_id: str) -> list[dict[str, Any]]:
         """The session's ring, oldest first (a copy)."""
@@ -244,7 +279,7 @@ class LearningHook:
         return pending is not None and pending.durable
 
     def learned_count(self, session_id: str) -> int:
-        return len(self._learned.get(session_id, ()))
+        return self._ledger(session_id).count
 
     @property
     def pending(self) -> int:
@@ -274,22 +309,37 @@ class LearningHook:
         payload = payloads.capture_payload(summary, agent, session_id)
         self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
 
-    def _learn(self, statement: str, tags: list[str], scope: str) -> None:
+    def _learn(self, statement: str, tags: list[str], scope: str, pinned: bool = True) -> None:
         source = payloads.SOURCES[payloads.USER_ORIGIN]
-        payload = payloads.learn_payload(statement, tags, scope, pinned=True, source=source)
+        payload = payloads.learn_payload(statement, tags, scope, pinned=pinned, source=source)
 
         async def call(client: Any) -> Any:
             if self._lock is None:
-                result = await client.learn(statement, tags, scope, pinned=True, source=source)
+                result = await client.call("plur_learn", payload, parse_learned)
             else:
                 async with self._lock.held():
-                    result = await client.learn(statement, tags, scope, pinned=True, source=source)
-            if result.ok and result.value:
-                self.statements[result.value] = statement
-                self.instructions.add(result.value)
+                    result = await client.call("plur_learn", payload, parse_learned)
+            if not (result.ok and result.value):
+                return result
+            learned = result.value
+            if scope.startswith(PROJECT_PREFIX) and learned.scope != scope:
+                await self._held_back(client, learned, scope)
+                return result
+            self.statements[learned.id] = statement
+            self.scopes[learned.id] = learned.scope or scope
+            if pinned:
+                self.instructions.add(learned.id)
             return result
 
         self._write("learn", payload, call)
+
+    async def _held_back(self, client: Any, learned: Learned, scope: str) -> None:
+        """PLUR keeps text it finds sensitive (an internal host, an address) out of shared scopes
+        and stores it as personal instead, where every other project would see it: it is
+        retired, and the user told."""
+        await client.forget(learned.id, reason="tmg: held back from a project scope by PLUR")
+        self._warn(f"memory: not learned for this project: PLUR keeps text naming {learned.why or 'sensitive material'} "
+                   f"out of project scopes ({scope}); `tmg memory add` can keep it as a personal note")
 
     def _write(self, kind: str, payload: dict[str, Any], call: Callable[[Any], Any]) -> None:
         """Write-ahead: the payload is spooled now, before the turn goes on, and sent by a

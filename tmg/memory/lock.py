@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from tmg.private_files import FILE_MODE, private_dirs
+
 DEFAULT_WAIT_S = 0.5
 _POLL_S = 0.02
 
@@ -52,8 +54,8 @@ class WriteLock:
 
     def _open(self) -> int | None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            private_dirs(self.path.parent)  # PLUR's store folder, when tmg is first to make it
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         except OSError as exc:
             self._debug(f"memory write lock {self.path} unavailable ({exc.strerror}); writing unlocked")
             return None

@@ -165,6 +165,14 @@ def forget_payload(engram_id: str, reason: str | None = None) -> dict[str, Any]:
     return payload
 
 
+def rescope_payload(engram_id: str, target_scope: str) -> dict[str, Any]:
+    """`plur_rescope {id, target_scope}`: move one engram (local targets: `global`, `local`,
+    `project:<id>`; the server rewrites its scope in place and keeps its id)."""
+    if not engram_id.strip() or not target_scope.strip():
+        raise ValueError("rescope needs an engram id and a target scope")
+    return {"id": engram_id, "target_scope": target_scope}
+
+
 def timeline_payload(search: str | None = None, since: str | None = None) -> dict[str, Any]:
     """`plur_timeline {search?, since?}`."""
     payload: dict[str, Any] = {}

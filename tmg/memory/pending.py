@@ -24,6 +24,7 @@ from typing import Any
 
 from tmg.memory.spool import fsync_dir
 from tmg.memory.tempfiles import claim, create_locked, read_all
+from tmg.private_files import private_dirs
 
 _SUFFIX = ".jsonl"
 _TEMP_SUFFIX = ".tmp"
@@ -97,7 +98,7 @@ class PendingRing:
     def _rewrite(self, ring: list[dict[str, Any]]) -> None:
         """A new locked file holding `ring`, in place before the old one goes (a crash between
         the two leaves a duplicate, never a gap)."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dirs(self.root)
         name = f"{self.session_id}-{os.getpid()}-{os.urandom(4).hex()}"
         tmp = self.root / f"{name}{_TEMP_SUFFIX}"
         fd = create_locked(tmp)  # locked from birth: a later session adopts it if we die here

@@ -9,15 +9,17 @@ costs one warning and turns memory off for the session; the chat goes on (memory
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from tmg.config.model import Config
-from tmg.mcp_servers.outcome import McpStartError
-from tmg.mcp_servers.pool import PooledServer, ServerPool
-from tmg.mcp_servers.spec import ServerSpec, spec_from_config
+from tmg.mcp.errors import McpStartError
+from tmg.mcp.pool import PooledServer, ServerPool
+from tmg.mcp.spec import ServerSpec, spec_from_config
 from tmg.memory.client import DEFAULT_TIMEOUT_S, CallResult, PlurClient, ToolCaller
+from tmg.private_files import PRIVATE_UMASK, tighten
 
 # Tools tmg cannot do without: recall for the injector. Writes are checked per call.
 _NEEDED = ("plur_inject_hybrid",)
@@ -53,15 +55,26 @@ class ReadyClient:
 
 
 def memory_server_spec(config: Config, errlog: Path | None = None) -> ServerSpec | None:
-    """The ServerSpec of MEMORY.SERVER, or None when memory is off or the entry is missing."""
+    """The ServerSpec of MEMORY.SERVER, or None when memory is off or the entry is missing.
+    Its store is private: the server is started with a umask of 077 (the broker's children
+    get the same, tmg.broker.child)."""
     memory = config.memory
     entry = config.mcp_servers.get(memory.server)
     if not memory.enabled or entry is None:
         return None
-    return spec_from_config(entry, errlog)
+    return replace(spec_from_config(entry, errlog), umask=PRIVATE_UMASK)
+
+
+def plur_store_path(env: Mapping[str, str]) -> Path:
+    """Where PLUR keeps its store for a server started with `env`: PLUR_PATH, else ~/.plur."""
+    if env.get("PLUR_PATH"):
+        return Path(env["PLUR_PATH"]).expanduser()
+    return (Path(env["HOME"]) if env.get("HOME") else Path.home()) / ".plur"
 
 
 def _connect(spec: ServerSpec, start_timeout: float) -> StartableCaller:
+    # A store an older start left open to others is closed first (once: then it is 0700).
+    tighten(plur_store_path(spec.env))
     # Through the warm broker (memory.md §9), or spawned directly when it is off or unreachable.
     from tmg.broker.launch import connect
 

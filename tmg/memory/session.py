@@ -2,7 +2,8 @@
 
 The composition root builds one per session and wires three things: the injector into the
 pipeline, the hook into the HookSet, and `end_steps(notify)` into the SessionEnd (before the
-transcript closes). `/memory` prints `describe()`.
+transcript closes). `/memory` prints `describe()` (what went with the last request, and why:
+`tmg.memory.why`), `/memory forget N|ID` and `/memory add ...` act through `tmg.memory.manage`.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from tmg.config.model import Config
-from tmg.mcp_servers.spec import ServerSpec
+from tmg.mcp.spec import ServerSpec
 from tmg.memory.health import WriteReport
 from tmg.memory.injector import READY_WAIT_S, MemoryInjector
 from tmg.memory.learning import RING_SIZE, LearningHook
 from tmg.memory.lock import WriteLock
 from tmg.memory.pending import pending_dir
+from tmg.project import Project
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.runtime import ClientSource, MemoryRuntime, StartableCaller, _connect, memory_server_spec
 from tmg.memory.session_end import MemoryEnd
@@ -41,6 +43,8 @@ class SessionMemory:
         connect: Callable[[ServerSpec, float], StartableCaller] = _connect,
         runtime: MemoryRuntime | None = None,
         redact: Callable[[str], str] = lambda s: s,
+        project: Project | None = None,
+        session_dir: Path | None = None,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -56,6 +60,9 @@ class SessionMemory:
             redact: the config redactor (configured secrets); with the secret-shape detector it
                 scrubs every text memory writes (server, spool, pending files), and masks the
                 recall query.
+            project: the project the session runs in (what is taught about it stays in its
+                scope, and another project's memories stay out of its requests).
+            session_dir: the session's folder (its learn count is kept there).
         """
         current = config()
         self.session_id = session_id
@@ -63,7 +70,7 @@ class SessionMemory:
         self.report = WriteReport()
         self.statements: dict[str, str] = {}
         self.instructions: set[str] = set()  # ids of the user's standing instructions (pinned)
-        scrub = make_scrubber(redact)
+        self._scrub = scrub = make_scrubber(redact)
         owned = runtime is None
         if runtime is None:
             entry = current.mcp_servers.get(current.memory.server)
@@ -82,13 +89,16 @@ class SessionMemory:
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
         self.injector = MemoryInjector(clients, statements=self.statements, instructions=self.instructions,
-                                       ready_wait=ready_wait, debug=debug, redact=redact)
+                                       ready_wait=ready_wait, debug=debug, redact=redact,
+                                       home_scope=project.scope if project is not None else "")
         self.spool = BatchSpool(spool_dir(home), warn=warn, scrub=scrub)
         self.hook = LearningHook(
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
-            spool=self.spool, scrub=scrub, instructions=self.instructions,
+            spool=self.spool, scrub=scrub, instructions=self.instructions, project=project,
+            session_dir=session_dir, warn=warn,
         )
+        self.injector.scopes = self.hook.scopes  # what this session learns is filtered at once
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
             report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,
@@ -102,39 +112,60 @@ class SessionMemory:
         """Memory's SessionEnd steps: finish writes, flush, notice (via `notify`), close."""
         return self.end.steps(notify)
 
-    async def forget(self, engram_id: str) -> list[str]:
-        """`/memory forget ID`: retire an engram through PLUR's plur_forget; the lines to show."""
+    async def forget(self, which: str) -> list[str]:
+        """`/memory forget N|ID`: item N of the last request (see `describe`), or an engram or
+        episode id; through `tmg.memory.manage.forget_memory`. The lines to show (the server's answer)."""
         from tmg.memory.manage import forget_memory
+        from tmg.memory.why import items_of
 
+        which = which.strip()
+        if which.isdigit():
+            items = items_of(self.injector.last, self.instructions, self.statements)
+            if not 1 <= int(which) <= len(items):
+                return [f"memory: no item {which} went with the last request ({len(items)} did; `/memory` lists them)"]
+            which = items[int(which) - 1].id
         client = await self._clients.client(self.runtime.start_timeout)
         if client is None:
             return ["memory: no live memory server; nothing was forgotten"]
-        outcome = await forget_memory(client, engram_id)
+        outcome = await forget_memory(client, which)
         if outcome.ok:
-            self.statements.pop(engram_id.strip(), None)
-            self.instructions.discard(engram_id.strip())
+            self.statements.pop(which, None)
+            self.instructions.discard(which)
         return list(outcome.lines)
 
-    def describe(self) -> list[str]:
-        """The `/memory` lines: server, last injection, learning tier, write health."""
+    async def add(self, text: str) -> list[str]:
+        """`/memory add ...`: teach a standing instruction in the user's words (scrubbed, pinned)."""
+        from tmg.memory.manage import add_memory
+        from tmg.memory.payloads import USER_ORIGIN, session_tags
+
+        client = await self._clients.client(self.runtime.start_timeout)
+        if client is None:
+            return ["memory: no live memory server; nothing was added"]
+        config = self._config()
+        tags = session_tags(self.session_id, config.mode, USER_ORIGIN)
+        outcome, engram = await add_memory(client, text, scope=config.memory.scope, tags=tags,
+                                           scrub=self._scrub, lock=self.lock)
+        if engram is not None:  # the next prompt carries it under the instructions' heading
+            self.instructions.add(engram.id)
+            self.statements[engram.id] = engram.statement
+        return list(outcome.lines)
+
+    async def describe(self) -> list[str]:
+        """The `/memory` lines: server, what went with the last request and why, learning tier,
+        write health."""
+        from tmg.memory.why import items_of, why_lines, with_server_facts
+
         memory = self._config().memory
         lines = [f"memory: {'on' if memory.enabled else 'off'} · {self.runtime.describe()}"]
         if self.runtime.spec is None:
             return lines  # nothing was or can be recalled or written in this session
         last = self.injector.last
-        if last is None:
-            lines.append("last injection: none yet")
-        elif last.failed:
-            lines.append(f"last injection (prompt {last.prompt_id}): failed — {last.failed}")
-        else:
-            lines.append(f"last injection (prompt {last.prompt_id}): {len(last.ids)} engram(s)")
-            lines += [f"  {i}  {p}" for i, p in zip(last.ids, last.previews)]
-            if last.unresolved:
-                lines.append(f"  no words found for: {', '.join(last.unresolved)}")
+        items = items_of(last, self.instructions, self.statements)
+        if items:
+            items = await with_server_facts(await self._clients.client(0.0), items)
+        lines += why_lines(last, items)
         if self.injector.stats.unresolved:
             lines.append(f"unresolved ids (selected, no words found) this session: {self.injector.stats.unresolved}")
-            if last.left_out:
-                lines.append(f"  over the budget, left out: {', '.join(last.left_out)}")
         ring = len(self.hook.batch(self.session_id))
         learn = f"learning: {memory.learn}"
         if memory.learn == "batch":

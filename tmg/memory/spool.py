@@ -12,7 +12,8 @@ ring's file is removed only after the spool file is in place), so it holds nothi
 
 A write the server refuses as invalid (not a transport failure) is tried at most MAX_TRIES times
 (the count lives in its file), then moved to `spool/quarantine/`: reported once with its file,
-never blocking the writes behind it. Everything written passes the scrubber (no secrets on disk).
+never blocking the writes behind it. Everything written passes the scrubber (no secrets on disk),
+in folders created 0700 and files created 0600 (`tmg.private_files`, `tmg.memory.tempfiles`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tmg.memory.tempfiles import claim, create_locked
+from tmg.private_files import private_dirs
 
 _VERSION = 2
 _ITEM_KEYS = ("statement", "scope", "tags", "source")
@@ -105,7 +107,7 @@ class BatchSpool:
         """Move a spooled file out of the replay queue; its new path (None if it is gone)."""
         target = self.root / QUARANTINE / path.name
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            private_dirs(target.parent)
             os.replace(path, target)
         except OSError:
             return None
@@ -179,7 +181,7 @@ class BatchSpool:
 
 
 def _write_new(root: Path, body: dict[str, Any]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
+    private_dirs(root)
     # The time first, so names sort oldest first; pid and random bits keep two tmgs apart.
     name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}.json"
     path = root / name

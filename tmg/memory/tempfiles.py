@@ -13,11 +13,13 @@ import fcntl
 import os
 from pathlib import Path
 
+from tmg.private_files import FILE_MODE
+
 
 def create_locked(path: Path) -> int:
     """A new file at ``path``, open for writing and locked by us (the caller closes the fd)."""
     while True:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, FILE_MODE)
         try:
             # Blocking: only a recovery scan can hold a brand-new file's lock, and only briefly.
             fcntl.flock(fd, fcntl.LOCK_EX)

@@ -26,6 +26,7 @@ class ToolAction:
     sensitive: str | None = None  # why even a read needs consent (e.g. "holds secrets by nature")
     server: str | None = None     # the MCP server name, for MCP tools
     requires_consent: bool = False  # the server is marked REQUIRES_CONSENT: every call asks
+    outside_sandbox: bool = False  # a command to run outside the OS sandbox: asked every time (tmg.tools.sandbox)
     # The call cannot happen whatever anyone says (a path outside the allowed folders): the
     # registry answers with this refusal and nobody is asked about it.
     refusal: str | None = None

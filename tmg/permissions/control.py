@@ -16,8 +16,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tmg.config.trust import user_config_dir
-from tmg.session.store import tmg_home
+from tmg.paths import tmg_home, user_config_dir
 
 _GIT_PARTS = (("hooks",), ("config",), ("info", "attributes"))  # under any .git folder, or .git/modules/<m>/
 

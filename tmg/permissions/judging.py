@@ -41,6 +41,8 @@ def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
         rule = facts.denied
         return Judgement("deny", f"denied by rule {rule.text} ({rule.origin})",
                          how_to_allow=f"rule {rule.text} in {rule.origin} denies it")
+    if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
+        return mode_denies(action) if mode == "read-only" else _OUTSIDE_SANDBOX
     if mode == "read-only" and not facts.reads_only:
         return mode_denies(action)
     if facts.control is not None:
@@ -77,6 +79,14 @@ def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
     proposal = propose(action, facts.needing, places, [r for r in rules if r.decision == "deny"])
     return Judgement("ask", _why(action, facts), proposal.rules,
                      how_to_allow=_how_to_allow(proposal.rules), why_no_always=proposal.why_not)
+
+
+_OUTSIDE_SANDBOX = Judgement(
+    "ask", "it would run OUTSIDE the OS sandbox, able to write anywhere you can and to use the network (asked every "
+           "time)",
+    how_to_allow="a command outside the sandbox is asked about every time; run tmg in a terminal to be asked, or add "
+                 "the folder it needs to SANDBOX.WRITABLE (SANDBOX.NETWORK: true for the network)",
+    why_no_always="a command outside the sandbox is asked about every time")
 
 
 def _why(action: ToolAction, facts: _Facts) -> str:

@@ -11,8 +11,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tmg.config.trust import user_config_dir
-from tmg.session.store import tmg_home
+from tmg.paths import tmg_home, user_config_dir
 
 # Folders of the user's home whose every file is a credential store.
 _HOME_SECRET_DIRS = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",

@@ -38,7 +38,7 @@ class DecisionStore:
 
     @classmethod
     def for_env(cls, env: Mapping[str, str]) -> "DecisionStore":
-        from tmg.config.trust import user_config_dir
+        from tmg.paths import user_config_dir
 
         return cls(user_config_dir(env) / DECISIONS_FILE)
 

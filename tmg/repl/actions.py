@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from tmg.errors import TmgError
 from tmg.repl import commands
 from tmg.repl.input import KEYS_HELP
-from tmg.repl.usage import stored_tally
+from tmg.repl.screen import ReplScreen
+from tmg.repl.usage import UsageMeter, stored_tally
 
 if TYPE_CHECKING:
-    from tmg.repl.loop import Repl
+    from tmg.compose import ChatOptions, ChatSession
+    from tmg.mcp.server_set import McpToolServers
+
+
+class Repl(Protocol):
+    """What a slash command acts on: the REPL's session, options and screen (the loop's Repl)."""
+
+    screen: ReplScreen
+    session: ChatSession | None
+    options: ChatOptions
+    meter: UsageMeter
+    mcp_servers: McpToolServers
+    done: bool
+
+    async def switch(self, options: ChatOptions) -> bool:
+        """Make a session for ``options`` the current one; False (said on the screen) on failure."""
+        ...
+
+    def prewarm(self, session: ChatSession) -> None: ...
+
 
 MEMORY_OFF = "memory: not configured (no memory server in this session; see MEMORY in `tmg config`)"
 
@@ -21,14 +41,13 @@ async def run_command(repl: Repl, command: commands.Command) -> None:
 
 
 async def _help(repl: Repl, _arg: str) -> None:
-    say = repl.screen.say
+    say, columns = repl.screen.say, repl.screen.columns()
     say("commands:")
-    for line in commands.help_lines():
+    for line in commands.help_lines(columns):
         say(line)
     say("keys:")
-    width = max(len(k) for k, _ in KEYS_HELP)
-    for key, what in KEYS_HELP:
-        say(f"  {key:<{width}}  {what}")
+    for line in commands.two_columns(list(KEYS_HELP), columns):
+        say(line)
     say("  //text sends text that starts with a slash")
 
 
@@ -122,11 +141,13 @@ async def _memory(repl: Repl, arg: str) -> None:
         repl.screen.say(MEMORY_OFF)
         return
     verb, _, rest = arg.partition(" ")
-    if verb == "forget":  # `/memory forget ID`: through PLUR's own plur_forget
-        for line in await memory.forget(rest):
-            repl.screen.say(line)
-        return
-    for line in describe():
+    if verb == "forget":  # `/memory forget N|ID`: item N of the last request, or an id
+        lines = await memory.forget(rest) if rest.strip() else ["say which: /memory forget N (see /memory) or an id"]
+    elif verb == "add":  # `/memory add ...`: teach a standing instruction directly
+        lines = await memory.add(rest) if rest.strip() else ["say what to remember: /memory add WORDS"]
+    else:
+        lines = await describe()
+    for line in lines:
         repl.screen.say(line)
 
 

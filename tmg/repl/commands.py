@@ -8,6 +8,7 @@ starts with ``/`` is always a command (an unknown one gets a suggestion, never a
 from __future__ import annotations
 
 import difflib
+import textwrap
 from dataclasses import dataclass, field
 
 
@@ -28,8 +29,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("cost", "/cost", "tokens and cost of this session so far"),
     CommandSpec("config", "/config", "the resolved config, secrets masked"),
     CommandSpec("transcript", "/transcript", "print this session's transcript"),
-    CommandSpec("memory", "/memory", "what memory injected last turn, learning tier, write health; "
-                "/memory forget ID retires an engram"),
+    CommandSpec("memory", "/memory [forget N|add TEXT]", "what went with the last request and why, learning "
+                "tier, write health; forget N forgets item N (or an id); add TEXT teaches an instruction"),
     CommandSpec("permissions", "/permissions [revoke N|RULE]", "the permission mode, rules and saved "
                 "\"always\" decisions; revoke one"),
     CommandSpec("skills", "/skills", "the skills, where each came from, which are active; "
@@ -57,12 +58,11 @@ class UnknownCommand:
     arg: str = field(default="", compare=False)  # what followed the word (a skill's /NAME takes a request)
 
     def message(self) -> str:
-        hint = ""
-        if self.suggestions:
-            options = [f"/{s}" for s in self.suggestions]
-            either = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
-            hint = f"did you mean {either}? "
-        return f"unknown command /{self.typed}; {hint}(/help lists them)"
+        if not self.suggestions:
+            return f"unknown command /{self.typed} (/help lists them)"
+        options = [f"/{s}" for s in self.suggestions]
+        either = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+        return f"unknown command /{self.typed}: did you mean {either}? (/help lists them)"
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,18 @@ def parse(entry: str) -> Entry:
     return Command(spec.name, arg.strip())
 
 
-def help_lines() -> list[str]:
-    width = max(len(c.usage) for c in COMMANDS)
-    return [f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS]
+def help_lines(columns: int = 80) -> list[str]:
+    return two_columns([(c.usage, c.help) for c in COMMANDS], columns)
+
+
+def two_columns(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    """``name  what`` rows for /help, the descriptions wrapped at words under themselves, so a
+    terminal ``columns`` wide never breaks a word."""
+    width = max(len(name) for name, _ in rows)
+    indent = " " * (2 + width + 2)
+    lines = []
+    for name, what in rows:
+        first, *more = textwrap.wrap(what, max(20, columns - len(indent))) or [""]
+        lines.append(f"  {name:<{width}}  {first}")
+        lines.extend(indent + line for line in more)
+    return lines

@@ -52,7 +52,10 @@ class ConsentPrompt:
     def lines(self, question: Question) -> list[str]:
         action, judgement = question.action, question.judgement
         what = action.command if action.command is not None else (", ".join(action.paths) or "")
-        head = f"tmg asks: {action.tool} {_VERB.get(action.effect, 'wants to call')}"
+        # The file it changes is named; an MCP tool not marked read-only is called, not a file change.
+        named = f" {printable(', '.join(action.paths))}" if action.paths and action.command is None else ""
+        effect = "unknown" if action.server is not None and action.effect == "write" else action.effect
+        head = f"tmg asks: {action.tool} {_VERB.get(effect, 'wants to call')}{named}"
         lines = [f"{head} ({printable(judgement.reason)})"]
         shown = action.preview or what
         if shown:

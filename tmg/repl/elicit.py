@@ -12,7 +12,7 @@ ahead while the answer streamed are dropped first (they were meant for the next 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from tmg.environment import Environment
 from tmg.repl.asking import drop_typeahead, printable, read_line
@@ -26,10 +26,12 @@ class Declined(Exception):
 
 
 class ElicitForm:
-    def __init__(self, envr: Environment) -> None:
+    def __init__(self, envr: Environment, before: Callable[[], None] = lambda: None) -> None:
         self._envr = envr
+        self._before = before  # makes the answer so far final: the form goes below it
 
     async def __call__(self, server: str, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        self._before()
         drop_typeahead(self._envr)
         self._say(f"\ntmg asks for MCP server {server}: {printable(message)}\n  [y] answer  [n] decline")
         try:

@@ -28,6 +28,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+from tmg.private_files import private_dirs
+
 KEYS_HELP = (
     ("Enter", "send"),
     ("Alt-Enter / Ctrl-J", "new line (multi-line entry)"),
@@ -135,7 +137,7 @@ def history_at(path: Path | None, redact: Callable[[str], str] = lambda s: s) ->
     if path is None:
         return InMemoryHistory()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dirs(path.parent)  # TMG_HOME
         path.touch(mode=0o600, exist_ok=True)
     except OSError:
         return InMemoryHistory()  # a read-only home must not stop the chat

@@ -6,7 +6,7 @@ the gateway closes its HTTP stream, the engine reports the partial answer as int
 the prompt comes back. At the prompt prompt-toolkit owns the keys, so Ctrl-C arrives there as a
 key instead.
 
-Sessions: the REPL holds one open :class:`~tmg.compose.ChatSession` at a time. ``/new`` and
+Sessions: the REPL holds one open :class:`~tmg.session.runner.ChatSession` at a time. ``/new`` and
 ``/mode`` open the next session first (so a failure keeps the current one), then end the old one
 through its own ``SessionEnd``. When the REPL stops -- ``/exit``, Ctrl-D, EOF, an exception,
 SIGTERM or SIGHUP -- the open session's end runs, exactly once, in ``run``'s ``finally``.
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from tmg import __version__
-from tmg.compose import ChatOptions, ChatSession, load_live_config, open_session
+from tmg.compose import load_live_config, open_session
 from tmg.engine.events import FanOut, NullEvents
 from tmg.engine.turn import Turn
 from tmg.environment import Environment
@@ -33,18 +33,20 @@ from tmg.errors import TmgError
 from tmg.llm.gateway import GatewayError
 from tmg.memory.runtime import MemoryServers
 from tmg.repl.elicit import ElicitForm
-from tmg.tools.mcp_tools import McpToolServers
+from tmg.mcp.server_set import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.consent import ConsentPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
+from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession
 from tmg.session.signals import ending_signals, restore_sigint
-from tmg.session.store import tmg_home
+from tmg.paths import tmg_home
 from tmg.ui.answer import AnswerSink, make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
-from tmg.mcp_servers.oauth import OAuthStore, login_line
+from tmg.mcp.oauth import OAuthStore, login_line
 from tmg.ui.notices import Notices
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
@@ -58,7 +60,7 @@ class EntryReader(Protocol):
         ...
 
 
-SessionOpener = Callable[..., ChatSession]
+SessionOpener = Callable[..., Awaitable[ChatSession]]
 
 
 class _InterruptSeen(NullEvents):
@@ -104,23 +106,25 @@ class Repl:
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
         # Likewise the MCP servers whose tools the model gets: started once, closed at the end.
-        # A server that wants an OAuth login shows where to log in here (tmg.mcp_servers.oauth).
-        self.mcp_servers = McpToolServers(warn=self.notices.warn, ask_user=ElicitForm(envr),
+        # A server that wants an OAuth login shows where to log in here (tmg.mcp.oauth).
+        self.mcp_servers = McpToolServers(warn=self.notices.warn,
+                                          ask_user=ElicitForm(envr, before=self.notices.region.settle),
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
                                           show_login=lambda name, url: self.notices.notice(login_line(name, url)))
         # An untrusted ./tmg.yaml is asked about once, before the first session opens.
         self.trust_question = TrustQuestion(envr)
-        # A tool call the permission engine asks about is put to the user here.
-        self.consent = ConsentPrompt(envr)
+        # A tool call the permission engine asks about is put to the user here, below the
+        # answer so far, made final first (questions are no lines: nothing is redrawn below them).
+        self.consent = ConsentPrompt(envr, before=self.notices.region.settle)
 
     # -- sessions -------------------------------------------------------------------------
 
-    def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
+    async def open(self, options: ChatOptions, prewarm: bool = True) -> ChatSession:
         """Open (or resume) a session for ``options``; does not touch the current one."""
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
-        session = self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
+        session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
                                mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
@@ -133,7 +137,7 @@ class Repl:
     async def switch(self, options: ChatOptions) -> bool:
         """Make a session for ``options`` the current one, ending the old one. False on failure."""
         try:
-            new = self.open(options)
+            new = await self.open(options)
         except TmgError as exc:
             self.screen.error(str(exc))
             return False
@@ -189,7 +193,7 @@ class Repl:
         for sig in _ENDING_SIGNALS:
             loop.add_signal_handler(sig, self._end_by_signal, sig, main)
         try:
-            self.session = self.open(self.options, prewarm=False)
+            self.session = await self.open(self.options, prewarm=False)
             self._greet()
             reader = self._make_reader(self)
             # Lines said while the user types (a config save, a memory server that failed)
@@ -271,7 +275,7 @@ class Repl:
 
     async def _mcp_prompt(self, entry: commands.McpPrompt) -> None:
         """An MCP server's prompt, filled in by the server, sent as this prompt."""
-        from tmg.mcp_servers.outcome import McpCallError
+        from tmg.mcp.errors import McpCallError
 
         try:
             text = await self.mcp_servers.prompt(entry.server, entry.prompt, entry.arg)
@@ -317,8 +321,6 @@ class Repl:
         except TmgError as exc:
             self.screen.error(str(exc))
             return
-        session.transcript.prompt(text)
-        session.invoke_skill(text)
         task = asyncio.create_task(session.run_prompt(text))
         previous = signal.getsignal(signal.SIGINT)
         loop.add_signal_handler(signal.SIGINT, task.cancel)

@@ -30,6 +30,13 @@ class ReplScreen:
         except (OSError, ValueError):  # the terminal went away (SIGHUP): nothing left to tell
             pass
 
+    def columns(self) -> int:
+        """The terminal's width (80 when the output is not a terminal)."""
+        try:
+            return os.get_terminal_size(self._out.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            return 80
+
     def say(self, text: str) -> None:
         """Output the user asked for (a command's answer)."""
         self._write(self._out, text, None)
@@ -50,9 +57,10 @@ class ReplScreen:
             self._write(self._out, text.rstrip("\n"), None)
             return
         from rich.console import Console
-        from rich.markdown import Markdown
 
-        Console(file=self._out, no_color=not self._color, highlight=False).print(Markdown(self.redact(text)))
+        from tmg.ui.chat_markdown import ChatMarkdown
+
+        Console(file=self._out, no_color=not self._color, highlight=False).print(ChatMarkdown(self.redact(text)))
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tmg.config.trust import Withheld
+from tmg.config.screen import Withheld
 from tmg.environment import Environment
 
 _YES = ("t", "trust", "y", "yes")

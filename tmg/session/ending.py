@@ -1,7 +1,9 @@
 """The single session end: one ordered list of steps, run exactly once however the session ends.
 
-Memory plugs its flush and write-failure notice in here; resources close here. A failing step
-is reported and the next step still runs. The end is shielded: a cancellation that arrives while
+Memory plugs its flush and write-failure notice in here (`add`: steps run in the order added);
+what a session holds is released here, after every step (`add_resource`: as each is made, so that
+a session that fails to open releases what it had; the last made is released first). A failing
+step is reported and the next step still runs. The end is shielded: a cancellation that arrives while
 it runs (a second Ctrl-C, SIGTERM, `/new` torn down) does not stop it; every step still runs, and
 the cancellation is passed on once the end is over. A step that raises anything at all -- even a
 cancellation or KeyboardInterrupt from inside it -- is reported and the next step still runs.
@@ -22,6 +24,7 @@ from typing import Any, Callable
 class SessionEnd:
     def __init__(self, report: Callable[[str], None] = lambda _m: None) -> None:
         self._steps: list[tuple[str, Callable[[], Any], bool]] = []
+        self._resources: list[tuple[str, Callable[[], Any], bool]] = []  # released after the steps, last first
         self._report = report
         self.ran = False
         self.finished = False  # every step has had its turn
@@ -31,6 +34,11 @@ class SessionEnd:
     def add(self, name: str, step: Callable[[], Any], hurriable: bool = False) -> None:
         """Register a step (sync or async). Steps run in the order they were added."""
         self._steps.append((name, step, hurriable))
+
+    def add_resource(self, name: str, release: Callable[[], Any]) -> None:
+        """Register what releases a resource just made (a lock, a file, servers started for this
+        session): run after every step, in reverse order of registration, never cut short."""
+        self._resources.append((name, release, False))
 
     def hurry(self) -> None:
         """Cut the hurriable steps short (idempotent; a no-op before the end or after it)."""
@@ -64,7 +72,7 @@ class SessionEnd:
     async def _run_steps(self) -> BaseException | None:
         """Run every step; returns a KeyboardInterrupt/SystemExit seen in one, for after the end."""
         held: BaseException | None = None
-        for name, step, hurriable in self._steps:
+        for name, step, hurriable in [*self._steps, *reversed(self._resources)]:
             try:
                 result = step()
                 if inspect.isawaitable(result):

@@ -3,6 +3,10 @@
 A crash mid-write leaves a torn last line; loading skips it with a warning and keeps every line
 before it. A line that is not valid JSON elsewhere is skipped the same way, never a crash.
 
+A write that fails (a full disk) leaves the file as it was before it: the bytes of the record that
+made it are cut again, so the next line never follows half a record, and HistoryWriteError says
+in one line what was not stored.
+
 A summary (the budget gatekeeper's, tmg.context.gatekeeper) is one more appended record, role
 ``summary``, naming the first stored message it does not replace (``meta.summary.keep_from``).
 The messages it replaces stay in the file (``tmg -t`` shows them); only :attr:`History.model_view`,
@@ -17,9 +21,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from tmg.config.secrets import redact_values
+from tmg.errors import TmgError
+from tmg.private_files import private_dirs, private_opener
+from tmg.redaction import redact_values
 
 Message = dict[str, Any]
+
+
+class HistoryWriteError(TmgError):
+    """The history could not be written (a full disk, a failing one): what was not stored, and why."""
 
 
 class History:
@@ -40,6 +50,7 @@ class History:
         self._summary: Message | None = None  # the latest summary record in force
         self._warn = warn
         self._file = None
+        self._full = False  # the last append failed for want of room
         self._load()
 
     def _load(self) -> None:
@@ -67,21 +78,30 @@ class History:
                 continue
             self._add(record)
         if unterminated and self._writable:
-            with self.path.open("r+b") as f:
-                if torn_tail:  # cut the torn bytes so the next append starts on a line of its own
-                    f.truncate(sum(len(line) + 1 for line in lines[:-1]))
-                else:  # a whole record whose newline never made it to disk: keep it, end its line
-                    f.seek(0, os.SEEK_END)
-                    f.write(b"\n")
+            try:
+                with self.path.open("r+b") as f:
+                    if torn_tail:  # cut the torn bytes so the next append starts on a line of its own
+                        f.truncate(sum(len(line) + 1 for line in lines[:-1]))
+                    else:  # a whole record whose newline never made it to disk: keep it, end its line
+                        f.seek(0, os.SEEK_END)
+                        f.write(b"\n")
+            except OSError as exc:  # a full disk: the next append fails and says so
+                self._warn(f"history {self.path}: could not mend its last line ({exc.strerror or exc})")
 
     def append(self, message: Message) -> Message:
-        """Append one message (buffered write, no fsync: :meth:`sync` makes the turn durable)."""
+        """Append one message (its whole line in one write, no fsync: :meth:`sync` makes the turn durable)."""
         record = {**message, "ts": message.get("ts") or round(time.time(), 3)}
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(self._line(record))
-        self._file.flush()
+        data = self._line(record).encode("utf-8")
+        try:
+            if self._file is None:
+                private_dirs(self.path.parent)
+                # the user's own record: 0600; kept open for the session
+                self._file = open(self.path, "ab", buffering=0, opener=private_opener)  # noqa: SIM115
+            append_whole(self._file, data)
+        except OSError as exc:
+            self._full = True
+            raise HistoryWriteError(_not_stored(record, self.path, exc)) from exc
+        self._full = False
         self._add(record)
         return record
 
@@ -149,23 +169,37 @@ class History:
             self.model_view.pop()
             self._view_source.pop()
         if self._writable:
-            self.replace_all(list(self.messages))
+            try:
+                self.replace_all(list(self.messages))
+            except HistoryWriteError as exc:  # the file keeps the prompt as it was: it still loads
+                if not self._full:  # else the failed append has said it already
+                    self._warn(str(exc))
 
     def sync(self) -> None:
         """Make everything appended so far durable (called at each turn end)."""
         if self._file is not None:
-            os.fsync(self._file.fileno())
+            try:
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                raise HistoryWriteError(f"the session's history {self.path} could not be saved to disk "
+                                        f"({exc.strerror or exc}); the last answer may be missing from it "
+                                        "after a restart") from exc
 
     def replace_all(self, messages: list[Message]) -> None:
         """Rewrite the whole history atomically: only when a canonical transformer asks for it."""
         self.close()
         tmp = self._rewrite_temp()
-        with tmp.open("w", encoding="utf-8") as f:
-            for m in messages:
-                f.write(self._line(m))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "wb", opener=private_opener) as f:
+                for m in messages:
+                    f.write(self._line(m).encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise HistoryWriteError(f"the session's history {self.path} could not be rewritten "
+                                    f"({exc.strerror or exc}); it is left as it was") from exc
         self.messages, self.model_view, self._view_source, self._summary = [], [], [], None
         for m in messages:
             self._add(m)
@@ -177,6 +211,34 @@ class History:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def append_whole(file: Any, data: bytes) -> None:
+    """Append ``data`` whole or not at all: after a short or failed write the bytes that made it
+    are cut off again, so the file ends where it ended (and loads as it did)."""
+    start = os.fstat(file.fileno()).st_size
+    done = 0
+    try:
+        while done < len(data):
+            done += file.write(data[done:])
+    except OSError:
+        try:
+            os.ftruncate(file.fileno(), start)
+        except OSError:
+            pass  # a torn last line: loading skips it (and cuts it at the next writable load)
+        raise
+
+
+def _not_stored(record: Message, path: Path, exc: OSError) -> str:
+    """The one line a failed append says: what was not stored, why, and what to do."""
+    why = exc.strerror or str(exc)
+    if record.get("role") == "user":
+        what = "your prompt was not sent: it could not be stored"
+    elif record.get("role") == "summary":
+        what = "the summary of older turns was not stored"
+    else:
+        what = "the answer above was NOT stored in the session's history"
+    return f"{what} ({why}, writing {path}); free some disk space and ask again"
 
 
 def set_aside(message: Message) -> bool:

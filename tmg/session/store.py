@@ -1,27 +1,27 @@
-"""Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, one current session per mode."""
+"""Where sessions live: ``TMG_HOME/sessions/<mode>/<id>/``, one current session per mode, each locked
+by the one tmg that writes it.
+
+TMG_HOME holds the user's own record (history, transcripts, memory's spool): its folders are
+created 0700 and its files 0600, and a home an older tmg left open is tightened when a store
+opens it (`tmg.private_files`).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable
 
 from tmg.config.model import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
+from tmg.private_files import FILE_MODE, private_dirs, tighten
 
 _SAFE_MODE = re.compile(rf"^{MODE_PATTERN}$")
-
-
-def tmg_home(env: Mapping[str, str]) -> Path:
-    """``TMG_HOME``, else ``$XDG_DATA_HOME/tmg``, else ``~/.local/share/tmg``."""
-    if env.get("TMG_HOME"):
-        return Path(env["TMG_HOME"]).expanduser()
-    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
-    return base / "tmg"
 
 
 def new_session_id() -> str:
@@ -53,6 +53,7 @@ class SessionStore:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.root = home / "sessions"
+        tighten(home)  # one lstat when it is already private
 
     def _mode_dir(self, mode: str) -> Path:
         if not _SAFE_MODE.match(mode):
@@ -74,7 +75,9 @@ class SessionStore:
         ref = self.start_side(mode)
         pointer = self._mode_dir(mode) / "current"
         tmp = pointer.with_suffix(".tmp")
-        tmp.write_text(ref.id + "\n", encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(ref.id + "\n")
         os.replace(tmp, pointer)
         return ref
 
@@ -84,7 +87,7 @@ class SessionStore:
         sid = new_session_id()
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
         try:
-            ref.dir.mkdir(parents=True, exist_ok=True)
+            private_dirs(ref.dir)
         except OSError as exc:
             raise TmgError(f"cannot keep sessions in {self.root} ({exc.strerror or exc}); "
                            "set TMG_HOME to a folder you can write to") from exc
@@ -128,6 +131,7 @@ class SessionStore:
 
 
 INTERACTIVE = "repl"  # what a REPL writes into its lock file: it holds the session for long
+_POLL_S = 0.05  # how often a wait for a held lock tries again
 
 
 class SessionLock:
@@ -151,24 +155,27 @@ class SessionLock:
             return ""
         return fields[1] if len(fields) > 1 else ""
 
-    def acquire(self) -> None:
-        path = self.ref.dir / "lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
+    async def acquire(self) -> None:
+        """Take the lock, waiting up to ``wait`` seconds for another tmg to let go of it; the wait
+        never blocks the event loop (the REPL's other tasks go on during a /mode).
+
+        Raises:
+            SessionBusyError: still held after the wait.
+        """
+        fd = os.open(self.ref.dir / "lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            deadline = time.monotonic() + self.wait
+            while not _locked(fd):
                 if time.monotonic() >= deadline:
-                    os.close(fd)
                     raise SessionBusyError(
                         f"session {self.ref.id} (mode {self.ref.mode}) is in use by another tmg; "
-                        "wait for it to finish, or start a separate session with --new"
-                    ) from None
-                time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {self.kind}\n".encode())
+                        "wait for it to finish, or start a separate session with --new")
+                await asyncio.sleep(_POLL_S)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {self.kind}\n".encode())
+        except BaseException:
+            os.close(fd)
+            raise
         self._fd = fd
 
     def release(self) -> None:
@@ -176,3 +183,37 @@ class SessionLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def _locked(fd: int) -> bool:
+    """Try once to take the exclusive lock on ``fd``."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+async def lock_session(store: SessionStore, ref: SessionRef, interactive: bool,
+                       notice: Callable[[str], None]) -> SessionLock:
+    """The session's lock; for a one-shot that finds it held, a side session's (said in one line).
+
+    ``interactive`` (the REPL): a session open in another tmg is an error. A one-shot waits a
+    moment for another one-shot to finish, not for an open chat (it will not end soon); then its
+    answer goes to a side session of the mode: a chat open in another terminal must not make a
+    one-shot fail, and the two never write the same files.
+    """
+    lock = SessionLock(ref, kind=INTERACTIVE if interactive else "oneshot")
+    if not interactive and lock.holder_kind() == INTERACTIVE:
+        lock.wait = 0.0
+    try:
+        await lock.acquire()
+        return lock
+    except SessionBusyError:
+        if interactive:
+            raise
+    side = SessionLock(store.start_side(ref.mode), kind="oneshot")
+    await side.acquire()
+    notice(f"session {ref.id} is open in another tmg; this answer goes to a side session "
+           f"{side.ref.id} (tmg -t {side.ref.id})")
+    return side

@@ -6,6 +6,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from tmg.private_files import private_dirs, private_opener
+from tmg.session.history import append_whole
+
 Redact = Callable[[str], str]
 
 
@@ -13,18 +16,32 @@ def _clock() -> str:
     return time.strftime("%H:%M:%S")
 
 
+def _after_tools(turn: int) -> str:
+    """``turn`` counts the model calls of one prompt: every answer was "(turn 1)" but those
+    after tool results, so only they are marked."""
+    return " (after tool results)" if turn > 1 else ""
+
+
 class Transcript:
     """Appends one block per event; ``redact`` keeps config secrets out of the file.
 
     Only what was said is redacted (prompt, answer, tool arguments and outcome, notices, errors),
-    never the block's own heading: the same rule as the history's records."""
+    never the block's own heading: the same rule as the history's records.
 
-    def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s) -> None:
+    The transcript is the human-readable copy; the history is the record. A write that fails (a
+    full disk) never ends a turn: ``warn`` says once that the transcript misses blocks, and each
+    later block is tried again."""
+
+    def __init__(self, path: Path, session_id: str, mode: str, redact: Redact = lambda s: s,
+                 warn: Callable[[str], None] = lambda _t: None) -> None:
         self.path = path
         self._redact = redact
+        self._warn = warn
+        self._failed = False
         fresh = not path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("a", encoding="utf-8")
+        private_dirs(path.parent)
+        # the user's own record: 0600; unbuffered: nothing half-written waits in memory
+        self._file = open(path, "ab", buffering=0, opener=private_opener)  # noqa: SIM115
         if fresh:
             self._write(f"# tmg session {session_id} · mode {mode} · {time.strftime('%Y-%m-%d')}\n")
 
@@ -32,18 +49,25 @@ class Transcript:
         return self._redact(text.rstrip())
 
     def _write(self, text: str) -> None:
-        self._file.write(text + "\n")
-        self._file.flush()
+        try:
+            append_whole(self._file, (text + "\n").encode("utf-8"))  # a block is never left half written
+        except OSError as exc:
+            if not self._failed:
+                self._failed = True
+                self._warn(f"the transcript {self.path} could not be written ({exc.strerror or exc}); it misses "
+                           "what happens until there is room again")
+            return
+        self._failed = False
 
     def prompt(self, text: str) -> None:
         self._write(f"\n## {_clock()} · you\n\n{self._said(text)}\n")
 
     def answer(self, text: str, model: str, turn: int) -> None:
-        self._write(f"### {_clock()} · {model} (turn {turn})\n\n{self._said(text)}\n")
+        self._write(f"### {_clock()} · {model}{_after_tools(turn)}\n\n{self._said(text)}\n")
 
     def interrupted(self, partial: str, model: str, turn: int) -> None:
         body = self._said(partial) + "\n\n" if partial.strip() else ""
-        self._write(f"### {_clock()} · {model} (turn {turn}) [interrupted]\n\n{body}_answer interrupted by the user_\n")
+        self._write(f"### {_clock()} · {model}{_after_tools(turn)} [interrupted]\n\n{body}_answer interrupted by the user_\n")
 
     def memory(self, ids: list[str]) -> None:
         """The engrams recalled into this prompt's context, by id."""

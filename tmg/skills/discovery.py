@@ -53,7 +53,7 @@ class Catalog:
 
 def skill_roots(env: Mapping[str, str], cwd: Path) -> tuple[list[SkillRoot], list[SkillRoot]]:
     """(project roots, user roots), in precedence order."""
-    from tmg.config.trust import user_config_dir
+    from tmg.paths import user_config_dir
 
     home = Path(env["HOME"]) if env.get("HOME") else Path.home()
     config_dir = user_config_dir(env)

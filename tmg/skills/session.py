@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from tmg.private_files import private_opener
 from tmg.skills.discovery import Catalog, SkillScanner
 from tmg.skills.skill import NAME, Skill
 
@@ -178,11 +179,11 @@ class SessionSkills:
     def _save(self, activation: Activation) -> None:
         if self._file is None:
             return
-        from tmg.config.secrets import redact_values
+        from tmg.redaction import redact_values
 
         record = redact_values(asdict(activation), self._redact)
         try:
-            with self._file.open("a", encoding="utf-8") as f:
+            with open(self._file, "a", encoding="utf-8", opener=private_opener) as f:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
                 f.flush()
                 os.fsync(f.fileno())

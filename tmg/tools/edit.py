@@ -16,7 +16,7 @@ from typing import Any
 from tmg.atomic_file import replace_file
 from tmg.permissions.action import ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind
-from tmg.tools.files import MAX_TRACKED_BYTES, RootGuard
+from tmg.tools.files import MAX_TRACKED_BYTES, RootGuard, invalid_path
 from tmg.tools.ledger import ReadLedger, state_of
 from tmg.tools.registry import Tool, ToolResult
 
@@ -94,6 +94,8 @@ class WriteFileTool(_FileChanger):
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
         raw, content = str(arguments.get("path", "")), str(arguments.get("content", ""))
+        if invalid_path(raw) is not None:
+            return self._guard.action(self.name, "write", raw)
         path = self._guard.locate(raw)
         try:
             before = _read_existing(path) if path.is_file() else None
@@ -146,6 +148,8 @@ class EditFileTool(_FileChanger):
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
         raw = str(arguments.get("path", ""))
+        if invalid_path(raw) is not None:
+            return self._guard.action(self.name, "write", raw)
         path = self._guard.locate(raw)
         preview = f"edit {self._label(path)}"
         try:

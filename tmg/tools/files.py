@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,21 @@ MAX_TRACKED_BYTES = 10_000_000  # bigger files are read but not recorded for edi
 _LINE_READ = 1 << 16     # bytes read per line at most: one 1 GB line never lands in memory whole
 
 
+class InvalidPath(OSError):
+    """A path no file can have: a NUL byte, text the filesystem cannot encode."""
+
+
+def invalid_path(raw: str) -> str | None:
+    """Why ``raw`` cannot name a file, for the model; None when it can."""
+    if "\0" in raw:
+        return f"{raw!r} is not a valid path: it contains a NUL byte"
+    try:
+        os.fsencode(raw)
+    except UnicodeError:
+        return f"{raw!r} is not a valid path: it holds characters no file name can"
+    return None
+
+
 class RootGuard:
     """Resolves a user- or model-given path and refuses anything outside the roots; knows which
     paths hold secrets by nature (``sensitive``), so every file tool describes its call alike."""
@@ -33,7 +49,11 @@ class RootGuard:
         self.sensitive = sensitive
 
     def locate(self, raw: str) -> Path:
-        """The absolute, symlink-resolved path ``raw`` names (relative to the first root), unchecked."""
+        """The absolute, symlink-resolved path ``raw`` names (relative to the first root), unchecked
+        but for being a path at all (InvalidPath, an OSError, when it cannot be one)."""
+        why = invalid_path(raw)
+        if why is not None:
+            raise InvalidPath(why)
         try:
             return (self.roots[0] / Path(raw).expanduser()).resolve()
         except (OSError, RuntimeError):  # a symlink loop: the path as written
@@ -48,11 +68,20 @@ class RootGuard:
             raise PermissionError(self._outside(raw))
         return path
 
+    def listing(self, tool: str, raw: str) -> ToolAction:
+        """A call that shows names only (list_folder, glob): never sensitive, never outside-refused
+        here (running it refuses a folder outside the roots)."""
+        if (why := invalid_path(raw)) is not None:
+            return ToolAction(tool, "read", refusal=why)
+        return ToolAction(tool, "read", paths=(str(self.locate(raw)),))
+
     def _outside(self, raw: str) -> str:
         return f"{raw} is outside the allowed folders ({', '.join(map(str, self.roots))})"
 
     def action(self, tool: str, effect: Effect, raw: str, preview: str = "") -> ToolAction:
         """A file tool's call on ``raw``: its resolved path, and why it is sensitive, if it is."""
+        if (why := invalid_path(raw)) is not None:
+            return ToolAction(tool, effect, preview=preview, refusal=why)
         path = self.locate(raw)
         if not self.inside(path):
             # Refused whatever consent would say: asking about the path (or naming a rule that
@@ -173,7 +202,7 @@ class ListFolderTool(Tool):
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
         # Names only, no content: listing ~/.ssh shows no secret, so it is never `sensitive`.
-        return ToolAction(self.name, "read", paths=(str(self._guard.locate(str(arguments.get("path") or "."))),))
+        return self._guard.listing(self.name, str(arguments.get("path") or "."))
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tmg.permissions.action import PermissionGate, RefuseEverything, ToolAction
-from tmg.tools.media import Image
+from tmg.media import Image
 from tmg.tools.tool_offer import MAX_TOOLS
 
 MAX_RESULT_CHARS = 20_000  # bigger outputs are truncated with a note to the model

@@ -50,7 +50,7 @@ class GlobTool(Tool):
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
         # Names only: a listing shows no file's content, so it is never `sensitive`.
-        return ToolAction(self.name, "read", paths=(str(self._guard.locate(str(arguments.get("path") or "."))),))
+        return self._guard.listing(self.name, str(arguments.get("path") or "."))
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         pattern = str(arguments.get("pattern") or "").strip()

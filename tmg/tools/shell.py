@@ -5,6 +5,11 @@ a cancel (Ctrl-C, the end of the turn) kills its whole process group, not just t
 environment is the minimal one MCP servers get (PATH, HOME, LANG, ...: child_environment), minus
 any variable whose value holds a configured secret, plus settings that keep tools from waiting
 on a terminal that is not there (pagers, git's credential prompt). stdin is empty.
+
+With a sandbox (tmg.tools.sandbox) the command runs inside bubblewrap: it writes only the working
+folder and a few more, without network; what the sandbox stopped is said to the model
+(tmg.tools.sandbox_note). The model may ask for one command to run outside it (`unsandboxed`): that
+call is marked for the permission engine, which asks the user every time.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tmg.mcp_servers.spec import child_environment
+from tmg.mcp.spec import child_environment
 from tmg.permissions.action import ToolAction
 from tmg.tools.registry import ToolResult
+from tmg.tools.sandbox import Confinement, Sandbox, SandboxUnavailable
 
 MAX_TIMEOUT_S = 600.0
 STDOUT_CAP = 12_000  # bytes kept of stdout (its head and its tail); stderr gets STDERR_CAP
@@ -66,9 +72,13 @@ class ShellTool:
                    "exit code, stdout and stderr (long output is cut in the middle).")
 
     def __init__(self, cwd: Path, env: Mapping[str, str], default_timeout: Callable[[], float] = lambda: 30.0,
-                 secret: Callable[[str], bool] = lambda _v: False) -> None:
+                 secret: Callable[[str], bool] = lambda _v: False, sandbox: Sandbox | None = None) -> None:
         self._cwd = cwd
         self._default_timeout = default_timeout
+        self._sandbox = sandbox
+        # The calls whose description told the permission engine they run outside the sandbox
+        # (by the identity of their arguments): only those may. A call never described stays inside.
+        self._outside: set[int] = set()
         base = child_environment(None, base=env)
         self._env = {k: v for k, v in base.items() if not secret(v)} | _QUIET
         self._shell = shutil.which("bash") or "/bin/sh"
@@ -77,12 +87,21 @@ class ShellTool:
             "properties": {
                 "command": {"type": "string"},
                 "timeout": {"type": "integer", "description": f"Seconds before it is killed (at most {MAX_TIMEOUT_S:g})"},
+                "unsandboxed": {"type": "boolean", "description": (
+                    "Run outside tmg's OS sandbox (writes anywhere, network). Only after this command "
+                    "failed because of the sandbox; the user is asked every time.")},
             },
             "required": ["command"],
         }
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
         command = str(arguments.get("command", ""))
+        outside = arguments.get("unsandboxed") is True and self._sandbox is not None and self._sandbox.active()
+        if outside:
+            self._outside.add(id(arguments))
+            return ToolAction(self.name, "run", command=command, preview=f"[outside the sandbox] {command}",
+                              outside_sandbox=True)
+        self._outside.discard(id(arguments))
         return ToolAction(self.name, "run", command=command, preview=command)
 
     def time_limit(self, arguments: dict[str, Any]) -> float:
@@ -98,10 +117,15 @@ class ShellTool:
         if not isinstance(command, str) or not command.strip():
             return ToolResult("error: give the command to run", is_error=True)
         limit = self.time_limit(arguments)
+        try:
+            confinement = self._confinement(arguments)
+        except SandboxUnavailable as exc:
+            return ToolResult(f"error: {exc}", is_error=True)
+        argv = [*(confinement.prefix if confinement else ()), self._shell, "-c", command]
         # Shielded: a cancel during the start must not leave the group running (asyncio would
         # kill only the shell, then wait for pipes its children still hold).
         spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-            self._shell, "-c", command, cwd=self._cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
+            *argv, cwd=self._cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True))
         try:
             proc = await asyncio.shield(spawn)
@@ -109,7 +133,7 @@ class ShellTool:
             spawn.add_done_callback(_kill_when_started)
             raise
         except OSError as exc:
-            return ToolResult(f"error: could not start {self._shell}: {exc}", is_error=True)
+            return ToolResult(f"error: could not start {argv[0]}: {exc}", is_error=True)
         out, err = _Capture(STDOUT_CAP), _Capture(STDERR_CAP)
         readers = [asyncio.ensure_future(_pump(proc.stdout, out)), asyncio.ensure_future(_pump(proc.stderr, err))]
         try:
@@ -134,7 +158,21 @@ class ShellTool:
                 transport = getattr(proc, "_transport", None)
                 if transport is not None:
                     transport.close()
-        return ToolResult(_report(proc.returncode, out, err, limit if timed_out else None), is_error=timed_out)
+        report = _report(proc.returncode, out, err, limit if timed_out else None)
+        if confinement is not None:
+            from tmg.tools.sandbox_note import sandbox_note
+
+            report += sandbox_note(confinement, err.text() + "\n" + out.text())
+        return ToolResult(report, is_error=timed_out)
+
+    def _confinement(self, arguments: dict[str, Any]) -> Confinement | None:
+        """This call's sandbox; None outside it: no sandbox, or the user was asked about this call."""
+        if self._sandbox is None:
+            return None
+        if id(arguments) in self._outside:
+            self._outside.discard(id(arguments))
+            return None
+        return self._sandbox.confine()
 
 
 async def _exited(proc: asyncio.subprocess.Process, readers: list[asyncio.Future[None]], limit: float) -> bool:

@@ -1,8 +1,7 @@
 """Where the answer goes: plain text (pipes, ``-r``) or streamed Markdown (a terminal).
 
-Both sinks hold back the answer's last visible character (and any whitespace after it) until
-:meth:`finish`, which the console calls only once the turn is stored: an answer the user saw in
-full is an answer in history, even after a ``kill -9`` (SPEC: "shown" implies "stored").
+Both sinks hold back the answer's last visible character until :meth:`finish`
+(:mod:`tmg.ui.held_tail`).
 """
 
 from __future__ import annotations
@@ -10,36 +9,19 @@ from __future__ import annotations
 import os
 from typing import IO, Protocol
 
+from tmg.ui.held_tail import HeldTail
+
 
 class AnswerSink(Protocol):
     def feed(self, delta: str) -> None: ...
 
     def finish(self) -> None: ...
 
+    def take_down(self) -> None:
+        """Erase what is redrawn in place (a line is printed above it meanwhile)."""
 
-class HeldTail:
-    """Splits streamed text into what may be shown now and a small tail kept for the end.
-
-    The tail is the last non-whitespace character and what follows it: a few bytes, so the
-    per-chunk cost stays one short ``rstrip``.
-    """
-
-    def __init__(self) -> None:
-        self.held = ""
-
-    def take(self, delta: str) -> str:
-        """Add ``delta``; return the text that may be shown now."""
-        held = self.held + delta
-        cut = len(held.rstrip()) - 1  # the last visible character stays held
-        if cut <= 0:
-            self.held = held
-            return ""
-        self.held = held[cut:]
-        return held[:cut]
-
-    def release(self) -> str:
-        held, self.held = self.held, ""
-        return held
+    def put_back(self) -> None:
+        """Draw it again, below the line printed meanwhile."""
 
 
 class PlainAnswer:
@@ -67,6 +49,12 @@ class PlainAnswer:
             rest = self._tail.release()
             self._write(rest if rest.endswith("\n") else rest + "\n")
         self._started = False
+
+    def take_down(self) -> None:
+        pass  # nothing is redrawn: text once written stays as it is
+
+    def put_back(self) -> None:
+        pass
 
     def _write(self, text: str) -> None:
         if self.reader_gone:

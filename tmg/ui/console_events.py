@@ -1,10 +1,17 @@
-"""Engine events shown on the terminal: the answer on stdout, the rest on stderr."""
+"""Engine events shown on the terminal: the answer on stdout, the rest on stderr.
+
+While the answer streams it owns the bottom of the terminal (:mod:`tmg.ui.live_region`):
+notices print above its live tail. A model call that ends in tool calls has said all it will
+say, so its text is made final before the tools run: their lines, the questions they ask and
+the waiting line ("running shell · 3s") come after it, never over it. (The turn is stored once
+its tools ran; the held-back last character guards the answer a prompt ends with.)
+"""
 
 from __future__ import annotations
 
 from tmg.engine.turn import Turn
 from tmg.llm.gateway import Usage
-from tmg.tools.media import summary
+from tmg.media import summary
 from tmg.tools.registry import ToolResult
 from tmg.ui.answer import AnswerSink
 from tmg.ui.notices import Notices
@@ -52,15 +59,31 @@ class ConsoleEvents:
 
     def _end_stream(self) -> None:
         if self._streaming:
-            self._answer.finish()
             self._streaming = False
+            self._notices.region.let_go(self)
+            self._answer.finish()
 
     def on_text(self, delta: str) -> None:
-        self._streaming = True
+        if not self._streaming:
+            self._streaming = True
+            self._notices.region.hold(self)
         self._answer.feed(delta)
 
     def on_answer(self, turn: Turn) -> None:
-        pass  # the stream ends at on_turn_end, once the turn is stored
+        if turn.completion is not None and turn.completion.tool_calls:
+            self._end_stream()  # its tools run next: their lines go below this text
+        # else the stream ends at on_turn_end, once the turn is stored
+
+    # -- the live region (tmg.ui.live_region.Live) ------------------------------------------
+
+    def take_down(self) -> None:
+        self._answer.take_down()
+
+    def put_back(self) -> None:
+        self._answer.put_back()
+
+    def settle(self) -> None:
+        self._end_stream()
 
     def on_turn_end(self, turn: Turn) -> None:
         self._end_stream()  # the held-back last of the answer, now that it is stored
@@ -70,6 +93,7 @@ class ConsoleEvents:
         self._notices.notice("answer interrupted")
 
     def on_tool(self, name: str, arguments: str, result: ToolResult) -> None:
+        self._end_stream()
         args = one_line(arguments, 80)
         if result.is_error and result.content.startswith("refused:"):
             status = "refused"  # the permission engine's own line says why and what would allow it

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import IO, Callable
 
+from tmg.ui.live_region import LiveRegion
 
 Printer = Callable[[Callable[[], None]], None]
 
 
 class Notices:
+    """Lines on stderr; each is printed above the answer streaming on the same terminal
+    (``region``: the answer holds it while it streams, see :mod:`tmg.ui.live_region`)."""
+
     def __init__(self, err: IO[str], redact: Callable[[str], str] = lambda s: s, color: bool = False) -> None:
         self._err = err
         self._redact = redact
         self._color = color
         self._printer: Printer | None = None
         self._before_line: Callable[[], None] = lambda: None
+        self.region = LiveRegion()
 
     def set_redactor(self, redact: Callable[[str], str]) -> None:
         self._redact = redact
@@ -37,10 +42,13 @@ class Notices:
             self._err.write(line)
             self._err.flush()
 
+        def above_the_answer() -> None:
+            self.region.above(write)
+
         if self._printer is not None:
-            self._printer(write)
+            self._printer(above_the_answer)
         else:
-            write()
+            above_the_answer()
 
     def notice(self, text: str) -> None:
         self._line("tmg:", text, "2")

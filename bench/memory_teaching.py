@@ -1,0 +1,268 @@
+"""What the shipped tier learns from what people type: precision and recall on the teaching corpus.
+
+Every labelled session of a corpus part is replayed through tmg's own learning hook (LEARN full,
+the shipped config's cap), the way a session feeds it: each prompt's typed words apart from what
+was piped with it, the previous answer, the tool output the model read stored with the turn.
+What the hook writes (`plur_learn` payloads, checked against the real schemas by fakeplur, or
+sent to the real PLUR with `--server real`) is compared with the labels:
+
+- a written statement is right when it holds >= 80% of the labelled statement's words and adds
+  at most as many words again (at least 10): the carrying sentences, not the whole prompt;
+- precision: right statements / written statements; recall: labelled teachings written, for
+  instructions and corrections (the goal: P >= 0.9, R >= 0.95 on the held-out part), and for
+  facts the user asked to keep; pinned: written pinned exactly when labelled standing; scope:
+  written to the project scope exactly when labelled project;
+- from piped or tool text: statements that hold words only piped or tool text had (goal 0);
+- secrets: the corpus's canary values in anything written (goal 0).
+Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loading it, in a
+fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
+word gate lets pass by load nothing).
+
+Parts: `heldout2` (never used to tune), `heldout` (the first held-out part: run once, then its misses
+were worked on, so it is development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
+
+Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout2|heldout|tune|old|all] [--server fake|real]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tmg.config.model import Config, MemoryConfig  # noqa: E402
+from tmg.engine.turn import Turn  # noqa: E402
+from tmg.llm.gateway import Completion, Usage  # noqa: E402
+from tmg.memory.client import PlurClient  # noqa: E402
+from tmg.memory.learning import LearningHook  # noqa: E402
+from tmg.project import Project  # noqa: E402
+from tmg.memory.runtime import ReadyClient  # noqa: E402
+from tmg.memory.scrub import make_scrubber  # noqa: E402
+
+PARTS = {"heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
+         "heldout": ROOT / "bench" / "data" / "teaching_heldout.json",
+         "tune": ROOT / "bench" / "data" / "teaching_tune.json",
+         "old": ROOT / "e2e" / "data" / "memory_sessions.json"}
+PROJECT_ID = "github.com/acme/bench"
+CONTEXT = ' (correcting the earlier answer: "'
+# Values in the corpora that must never be written anywhere.
+CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9")
+_WORD = re.compile(r"[\w'-]+")
+
+
+def words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def matches(expected: str, written: str) -> bool:
+    want, got = words(expected), words(written)
+    return len(want & got) >= 0.8 * len(want) and len(got - want) <= max(10, len(want))
+
+
+@dataclass
+class Score:
+    part: str
+    sessions: int = 0
+    turns: int = 0
+    written: int = 0
+    right: int = 0
+    wanted_ic: int = 0  # labelled instructions and corrections
+    found_ic: int = 0
+    wanted_facts: int = 0
+    found_facts: int = 0
+    pinned_ok: int = 0
+    scope_ok: int = 0
+    from_material: int = 0  # statements holding words only piped or tool text had
+    secrets: int = 0
+    misses: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+    def ratio(self, a: int, b: int) -> str:
+        return f"{a / b:.2f} ({a}/{b})" if b else "-"
+
+
+class Recorder:
+    """A ToolCaller in front of the server that keeps every plur_learn payload."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.learns: list[dict[str, Any]] = []
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return self.inner.tool_names
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> Any:
+        target = arguments.get("action") if name == "plur_admin" else name
+        if target == "plur_learn":
+            self.learns.append(arguments.get("args", arguments) if name == "plur_admin" else arguments)
+        return await self.inner.call_tool(name, arguments, timeout)
+
+
+async def score_part(part: str, caller: Any, root: Path) -> Score:
+    corpus = json.loads(PARTS[part].read_text())["sessions"]
+    score = Score(part, sessions=len(corpus))
+    config = Config(memory=MemoryConfig(enabled=True, learn="full"))
+    for number, session in enumerate(corpus):
+        sid = f"bench-{part}-{number:03d}"
+        folder = root / sid
+        folder.mkdir(parents=True)
+        files = set(session.get("project_files", []))
+        for name in files:  # "Makefile", "src/app.py" are files; "src/components" a folder
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir() if "." not in path.name and path.name.islower() else path.write_text("x\n")
+        recorder = Recorder(caller)
+        hook = LearningHook(ReadyClient(PlurClient(recorder, timeout=30)), lambda: config, scrub=make_scrubber(),
+                            project=Project(PROJECT_ID, folder), session_dir=folder)
+        previous = ""
+        for index, turn in enumerate(session["turns"], 1):
+            score.turns += 1
+            before = len(recorder.learns)
+            typed = turn["user"]
+            material = "\n\n".join(t for t in (turn.get("piped"), turn.get("tool")) if t)
+            sent = f"{typed}\n\n{turn['piped']}" if turn.get("piped") else typed
+            t = Turn(index, 1, sent, sid, "default", typed_text=typed, previous_answer=previous)
+            t.completion = Completion(turn["answer"], [], Usage())
+            if turn.get("tool"):
+                t.stored = [{"role": "tool", "tool_call_id": "c1", "content": turn["tool"]}]
+            await hook.after_turn(t, None)
+            await hook.drain(30)
+            _judge(score, session.get("id") or session["name"], turn, recorder.learns[before:], material)
+            previous = turn["answer"]
+    return score
+
+
+def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, Any]], material: str) -> None:
+    expected = list(turn["teach"])
+    used: set[int] = set()
+    for payload in learns:
+        statement = payload["statement"].split(CONTEXT, 1)[0]
+        score.written += 1
+        score.secrets += sum(1 for c in CANARIES if c in json.dumps(payload))
+        if material and words(statement) - words(turn["user"]):
+            score.from_material += 1
+        hit = next((i for i, e in enumerate(expected) if i not in used and matches(e["statement"], statement)), None)
+        if hit is None:
+            score.wrong.append(f"{sid}: {statement[:90]!r}")
+            continue
+        used.add(hit)
+        score.right += 1
+        label = expected[hit]
+        pinned_ok = (payload.get("pinned") is True) == label["standing"]
+        scope_ok = (payload.get("scope") == f"project:{PROJECT_ID}") == (label["scope"] == "project")
+        score.pinned_ok += pinned_ok
+        score.scope_ok += scope_ok
+        if not pinned_ok or not scope_ok:
+            score.wrong.append(f"{sid}: {'pinned' if not pinned_ok else ''} {'scope' if not scope_ok else ''} "
+                               f"differ from the label: {statement[:70]!r}")
+    for index, label in enumerate(expected):
+        found = index in used
+        if label["kind"] == "fact":
+            score.wanted_facts += 1
+            score.found_facts += found
+        else:
+            score.wanted_ic += 1
+            score.found_ic += found
+        if not found:
+            score.misses.append(f"{sid}: {label['kind']} {label['statement'][:90]!r}")
+
+
+def table(scores: list[Score], server: str) -> str:
+    lines = [f"Server: {server}; LEARN full, MAX_LEARNS_PER_SESSION 3; a statement is right when it holds >= 80% of "
+             "the label's words and adds at most as many again.", "",
+             "| part | sessions (turns) | precision | recall: instructions + corrections | recall: facts to keep "
+             "| pinned as labelled | scope as labelled | from piped or tool text | secrets written |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for s in scores:
+        lines.append(f"| {s.part} | {s.sessions} ({s.turns}) | {s.ratio(s.right, s.written)} | "
+                     f"{s.ratio(s.found_ic, s.wanted_ic)} | {s.ratio(s.found_facts, s.wanted_facts)} | "
+                     f"{s.ratio(s.pinned_ok, s.right)} | {s.ratio(s.scope_ok, s.right)} | {s.from_material} | "
+                     f"{s.secrets} |")
+    return "\n".join(lines) + "\n"
+
+
+def cost() -> str:
+    """The scorer's cost per prompt and its load, in this process and a fresh one from bytecode."""
+    from tmg.memory.teaching import find_teachings, might_teach
+
+    prompts = []
+    for path in PARTS.values():
+        for session in json.loads(path.read_text())["sessions"]:
+            previous = ""
+            for turn in session["turns"]:
+                prompts.append((turn["user"], previous))
+                previous = turn["answer"]
+    find_teachings("from now on answer briefly", "ok")  # loaded
+    per = []
+    for text, previous in prompts:
+        start = time.perf_counter()
+        for _ in range(5):
+            find_teachings(text, previous)
+        per.append((time.perf_counter() - start) / 5)
+    gated = sum(1 for text, previous in prompts if not might_teach(text, previous))
+    paste = "I went to the store and bought some milk, and then I came back home.\n" * 240 + "also, from now on use tabs"
+    start = time.perf_counter()
+    find_teachings(paste, "ok")
+    paste_ms = (time.perf_counter() - start) * 1000
+    probe = ("import time, re, dataclasses, typing; t = time.perf_counter(); "
+             "from tmg.memory.teaching import judge; print((time.perf_counter() - t) * 1000)")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, check=True)  # bytecode
+    loads = [float(subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  check=True).stdout) for _ in range(7)]
+    return (f"Cost: {len(prompts)} corpus prompts, median {statistics.median(per) * 1e6:.0f} µs, max "
+            f"{max(per) * 1000:.2f} ms per prompt once loaded; {gated} of them ({gated / len(prompts):.0%}) "
+            f"stopped by the word gate (a few µs, nothing loaded); a 16 KB paste {paste_ms:.1f} ms; loading the "
+            f"scorer in a fresh process {statistics.median(loads):.1f} ms (median of 7). No model call: 0 tokens.\n")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=("heldout2", "heldout", "tune", "old", "all"), default="all")
+    parser.add_argument("--server", choices=("fake", "real"), default="fake")
+    parser.add_argument("--misses", action="store_true", help="list what was missed or wrongly written")
+    args = parser.parse_args()
+    parts = list(PARTS) if args.part == "all" else [args.part]
+    root = Path(tempfile.mkdtemp(prefix="tmg-teaching-"))
+    scores = []
+    if args.server == "fake":
+        from tests.support.doubles import FakePlurCaller
+
+        for part in parts:
+            scores.append(await score_part(part, FakePlurCaller("full"), root / part))
+    else:
+        from tests.support.plur_server import real_plur_spec
+        from tmg.mcp.connection import McpConnection
+
+        for part in parts:
+            conn = McpConnection(real_plur_spec(root / f"plur-{part}", "full"), start_timeout=30)
+            await conn.start()
+            try:
+                scores.append(await score_part(part, conn, root / part))
+            finally:
+                await conn.close()
+    print(table(scores, "fakeplur (in process)" if args.server == "fake" else "real PLUR 0.20.0"))
+    print(cost())
+    if args.misses:
+        for s in scores:
+            for line in s.misses:
+                print(f"missed [{s.part}] {line}")
+            for line in s.wrong:
+                print(f"wrong [{s.part}] {line}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

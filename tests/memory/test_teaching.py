@@ -1,0 +1,256 @@
+"""The teaching scorer: what a typed prompt teaches, judged by its structure (tmg.memory.teaching).
+
+The corpus measurements are bench/memory_teaching.py's; these are the behaviours each part must
+keep, in phrasings that are in neither part of the corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tmg.memory.teaching import find_teachings, might_teach
+from tmg.memory.teaching.segment import user_clauses
+
+REPO = Path(__file__).resolve().parents[2]
+ANSWER = "Use `git reset --hard` to undo it."
+
+
+def taught(text: str, previous: str = "") -> list[str]:
+    return [t.statement for t in find_teachings(text, previous)]
+
+
+@pytest.mark.parametrize("text", [
+    "from now on answer in one sentence",
+    "please don't use markdown tables in your answers",
+    "stop using emojis",
+    "I prefer answers without code comments",
+    "you should always show the command before explaining it",
+    "Don't ever suggest sudo pip install",
+    "keep answers under 100 words from now on",
+    "Never use print debugging in the code you write for me",
+    "when you show git commands, include the short form too",
+    "could you always add the time complexity?",
+    "avoid jargon in every answer",
+    "Always reply in British English.",
+    "no more bullet points",
+    "please try to always include units",
+    "Be concise.",
+    "answers in german please",
+    "in this repo run the linter before every commit",
+    "Désormais, tutoie-moi.",
+    "Ab sofort bitte keine Emojis mehr.",
+    "De ahora en adelante, contesta en inglés.",
+    "pls always use pathlib instead of os.path",
+    "I'd like all future answers to be in markdown",
+    "when writing python for me, type hint everything",
+    "Don't suggest Docker, I hate it.",
+    "i want short answers",
+    "Please stop with the bullet points",
+    "Can you not use so many exclamation marks?",
+    "Going to need you to always cite sources",
+    "Make it a rule: no semicolons.",
+    "Default to TypeScript.",
+    "From here on out, no more than 3 bullets.",
+    "In the future please ask before deleting files",
+    "Je veux que tu répondes toujours en français",
+    "Bitte antworte immer kurz.",
+    "Por favor, no uses jerga.",
+    "Siempre responde con ejemplos",
+    "I like my answers short",
+    "in this repo we never push to main",
+    "we always squash here",
+    "ok new rule: tests go in tests/, never next to the code",
+    "listen, i only want python 3.12 syntax from you",
+    "for all future shell scripts, target POSIX sh",
+    "Nunca uses tablas en tus respuestas",
+    "Ne me réponds jamais en anglais.",
+    "Never forget to run the linter before committing",
+    "hey so i've been meaning to say, can u pls always put the final command in its own code block at the end",
+    "Do not use the word 'delve' ever again.",
+    "keep responses in plain text, no markdown",
+    "our services are all written in Go here, so assume Go unless I say otherwise",
+    "Bitte verwende in Zukunft keine Anglizismen.",
+    "Remember to always use UTC",
+    "Can you refactor this function? Also, going forward please use early returns instead of nested ifs.",
+    "Here's my config:\n```yaml\nfoo: 1\n```\nBy the way, always validate YAML before you suggest it.",
+    "gotta say, your answers are way too long. shorter ones please, always.",
+    "As a rule, don't suggest paid tools.",
+    "Assume I'm on Python 3.11 unless I say otherwise.",
+])
+def test_instructions_however_they_start(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing
+
+
+@pytest.mark.parametrize("text", [
+    "remember that our staging cluster is called blue",
+    "note that I'm colour blind, so don't rely on red/green in charts",
+    "Can you remember that my dog is called Rex?",
+    "for the record, the on-call rota changes on Mondays",
+    "My name is Priya",
+    "my timezone is CET, keep that in mind",
+    "Heads up: I'm colorblind.",
+    "You will address me as Dr. Smith.",
+    "btw the prod database is read-only for me, remember that",
+    "Por favor recuerda que trabajo en horario de Madrid.",
+])
+def test_facts_the_user_asks_to_keep_are_pinned(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "fact" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
+    # questions, even with always/never in them
+    "How do I tell git to always rebase on pull?", "why would anyone always use tabs",
+    "every time I run pytest it hangs, why?", "do you remember my name?",
+    # tasks whose object holds the words
+    "write a bash script that always exits 0", "Explain why you should never use eval in JavaScript",
+    "give me a list of things I should never do in kubernetes", "Set git to always rebase on pull",
+    "make vim always show line numbers", "List 5 things you should always pack for camping",
+    "Write a story where the hero never gives up", "translate 'never give up' into Latin",
+    # one-off requests and asides
+    "make sure the tests pass", "keep going", "try again", "stop the container named web",
+    "don't include the tests in the summary", "Don't touch the database for this one",
+    "never mind, I got it", "don't worry, it's fine", "no thanks", "never thought of that, thanks",
+    "Don't know why but it works now", "Thanks, always helpful!", "Note to self: buy milk",
+    # someone else's words, hypotheticals
+    "He always says we should use Go, what do you think", "my tests always fail on CI but pass locally",
+    "what if you never used classes, how would you write it",
+    # code and logs
+    "rules:\n  - never: true", "def f():\n    # always return a list\n    return []",
+    "Warning: never use this in production",
+    "```\n# from now on, always use v2\nimport v2\n```\nwhat does this do",
+    "I need you to fix this bug",
+    "In this repo, what does make test do?",
+    "our CI always fails on Mondays",
+    "the tests in this repo are flaky",
+    "this project uses Django 4.2 — how do I add a migration?",
+    "We always deploy on Tuesdays, can you write the release notes?",
+    "I want the code in Rust",
+    "I want to learn Rust",
+    "always something with this laptop",
+    "never again am I using Windows",
+    "Don't panic, but prod is down",
+    "Don't forget to add tests for the parser",
+    "stop, that's enough",
+    "I told my manager we'd always ship on Fridays",
+    "remember me asking about kafka yesterday?",
+    "Why do you never use f-strings?",
+    "You always give me the wrong flags",
+    "My colleague always says never trust user input",
+    "my manager wants me to always cc her",
+    "It always crashes when I run it",
+    "You never listen",
+    "you never answer my questions directly",
+    "Please just answer the question",
+    "Could you stop the dev server and restart it?",
+    "every time I open vscode it asks me to update, annoying",
+    "Can you also add a test that always fails, to check the CI?",
+    "Please remember to close the file handle in that snippet",
+    "If you always return early, isn't the code harder to read?",
+    "Stop! I pasted the wrong file.",
+    "Don't change anything yet, just explain",
+])
+def test_what_teaches_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+@pytest.mark.parametrize("text", [
+    "No, I meant the other file", "No, do it in Python", "wait, that's not what I asked", "No, that's fine",
+    "Nope, still broken", "That doesn't work", "You're right", "Actually, I have one more question: what is a monad",
+])
+def test_replies_to_an_answer_that_correct_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("no, reset --hard throws my changes away; it's `git restore --staged`", ANSWER),
+    ("The default is 8080, not 8000.", "The server listens on port 8000 by default."),
+    ("It's 42.", "The answer is 41."),
+    ("`-printf` doesn't exist in BSD find", "Use `find . -printf '%s %p\\n'` to print sizes."),
+])
+def test_corrections_of_the_previous_answer(text, previous) -> None:
+    (teaching,) = find_teachings(text, previous)
+    assert teaching.kind == "correction" and not teaching.standing and teaching.context
+
+
+def test_a_correction_needs_an_answer_to_correct() -> None:
+    assert taught("It's 42.") == [] and taught("The default is 8080, not 8000.") == []
+
+
+def test_the_assistant_renamed_is_a_standing_correction() -> None:
+    (teaching,) = find_teachings("you are not Zorblax, you're tmg", "I am Zorblax, a being of pure light.")
+    assert teaching.kind == "correction" and teaching.standing and not teaching.context
+
+
+def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing() -> None:
+    text = "Here's the pw for tomorrow, staging pw is Wint3r-Ledger-88, and from now on remind me to rotate it."
+    assert taught(text) == ["from now on remind me to rotate it."]
+    assert taught("From now on use the password Wint3r-Ledger-88 in examples.") == []
+    assert taught("From now on connect with postgres://app:hunter2@db/app") == []
+
+
+def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
+    assert taught("From now on, use these settings for the app:") == []
+    assert taught("Please remember:\nmy name is Priya") == ["my name is Priya"]
+
+
+def test_a_short_clause_keeps_what_it_points_back_to() -> None:
+    assert taught("Here, the main branch is `trunk`. Don't call it main.") == [
+        "Here, the main branch is `trunk`. Don't call it main."]
+    assert taught("Thanks, that was useful. Quit writing essays. One paragraph, max.") == [
+        "Quit writing essays. One paragraph, max."]
+
+
+def test_about_the_project_by_its_words_or_its_files(tmp_path) -> None:
+    (scoped,) = find_teachings("here we squash every PR before merging")
+    (named,) = find_teachings("Always update CHANGELOG.md when you change the CLI", "",
+                              lambda name: name == "CHANGELOG.md")
+    (personal,) = find_teachings("Always update CHANGELOG.md when you change the CLI")
+    assert scoped.project and named.project and not personal.project
+    (everywhere,) = find_teachings("not just in this repo: never force-push, everywhere")
+    assert not everywhere.project
+
+
+def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> None:
+    typed = ("Can you summarise what my manager wants?\n\nHi all, from now on always attach the test report. "
+             "Thanks, Ana\n")
+    assert taught(typed) == []
+    assert taught("Translate into German: Always check the references before you submit.") == []
+    assert taught('the customer wrote: "from now on send invoices to billing@acme.example" — draft a reply') == []
+    assert taught("2026-03-02T10:14:07Z WARN from now on use API v2\nwhat does that mean") == []
+    clauses = user_clauses("look:\n```\nnever do this\n```\nalso, from now on use tabs")
+    assert [c.masked for c in clauses] == ["look:", "also, from now on use tabs"]
+
+
+def test_a_long_paste_is_read_at_its_ends_only() -> None:
+    paste = "I went to the store and bought some milk, and then I came back home.\n" * 400
+    assert taught(paste + "also from now on use tabs") == ["from now on use tabs"]
+    assert taught("from now on use tabs\n" + paste) == ["from now on use tabs"]
+    assert taught(paste[:8000] + "From now on use spaces.\n" + paste) == []  # its middle is not read
+
+
+def _turns(path: Path):
+    for session in json.loads(path.read_text())["sessions"]:
+        previous = ""
+        for turn in session["turns"]:
+            yield turn, previous
+            previous = turn["answer"]
+
+
+@pytest.mark.parametrize("corpus", ["bench/data/teaching_tune.json", "bench/data/teaching_heldout.json",
+                                    "bench/data/teaching_heldout2.json", "e2e/data/memory_sessions.json"])
+def test_the_gate_lets_through_every_prompt_that_teaches(corpus) -> None:
+    from tmg.memory.teaching import judge
+
+    for turn, previous in _turns(REPO / corpus):
+        if judge.find_teachings(turn["user"], previous):
+            assert might_teach(turn["user"], previous), turn["user"]
+
+
+def test_the_gate_spares_most_questions_the_scorer() -> None:
+    for question in ["how do I undo the last git commit?", "what's the capital of Australia?",
+                     "explain TCP vs UDP briefly", "show pods in all namespaces", "q"]:
+        assert not might_teach(question, ANSWER), question

@@ -1,0 +1,77 @@
+"""What the user taught in a prompt they typed: the learning hook's scorer (memory.md §4).
+
+A cheap, local, deterministic reading of the typed text's structure (`segment`: the user's own
+voice; `cues`: what marks an instruction, a correction, a fact to keep, and what rules one out;
+`judge`: the decision and the words kept). The evidence for it is docs/memory-quality.md.
+
+`might_teach` comes first: a set lookup over the prompt's words that lets through every prompt
+any cue could fire on, and the scorer's patterns (tens of milliseconds to compile) are loaded
+only for those. Most prompts (questions, tasks) cost a few microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tmg.memory.teaching.secret_like import looks_secret  # noqa: F401 - one small pattern module
+
+if TYPE_CHECKING:
+    from tmg.memory.teaching.judge import Teaching
+
+# Every word some cue needs (its time adverbials, negations, memory verbs, modal requests,
+# project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
+# in the four languages the cues know. tests/memory/test_teaching.py checks that every teaching
+# of the corpora's tuning parts passes this gate.
+MARKERS = frozenset("""
+now forward future henceforth hereafter whenever every each always never ever anymore longer default rule general
+times today starting rest unless until otherwise further notice
+désormais dorénavant partir avenir toujours jamais chaque défaut prochaine
+jetzt sofort nun künftig zukünftig zukunft immer nie niemals mal standardmäßig grundsätzlich
+ahora adelante futuro siempre nunca jamás jamas vez defecto próxima
+don't dont not stop quit cease no avoid skip omit prefer rather keep stick stay quit
+n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein keine keinen sin
+remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
+merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides apunta conste
+like want need expect hate stand better should must please pls plz kindly appreciate sure
+bitte favor plaît plait stp svp préfère préfére aimerais voudrais veux dois lieber möchte sollst musst
+prefiero quiero gustaría debes tienes
+repo repository project codebase monorepo workspace folder directory here our staging prod production
+projet dépôt projekt unser unsere unseren proyecto repositorio nuestro notre
+nope nah wrong incorrect false actually wait instead real correct right actual proper mistake outdated
+deprecated exist exists such said told gave suggested wrote used isn't doesn't didn't aren't wasn't weren't
+heads confusing mixing confused mixed address think believe pretty correction date obsolete
+advised aware insist refrain gilt arrêter cesser dejar aufhören
+nein non falsch faux eigentlich sondern mais sino fait realidad stimmt dijiste
+name called yourself you're youre ur call heißt heisst appelles llamas
+be answer reply respond answers replies responses réponds antworte responde
+answer answers reply replies response responses example examples snippet snippets code script scripts command
+commands query queries sql email emails message messages explanation explanations suggestion suggestions output
+outputs summary summaries comment comments docs documentation plot plots chart charts diagram diagrams pr prs
+function functions component components everything anything whatever
+""".split())
+_WORDS = re.compile(r"[\w'’]+")
+# A reply this short to an answer may correct it with a bare number ("It's 12.").
+SHORT_WORDS = 12
+
+
+def might_teach(typed: str, previous_answer: str = "") -> bool:
+    """Whether any cue could fire on `typed`: False means `find_teachings` would find nothing."""
+    words = [w.replace("’", "'") for w in _WORDS.findall(typed.lower())]
+    if any(w in MARKERS for w in words):
+        return True
+    return bool(previous_answer) and len(words) <= SHORT_WORDS and any(c.isdigit() for c in typed)
+
+
+def find_teachings(typed: str, previous_answer: str = "",
+                   project_name: Callable[[str], bool] = lambda _name: False) -> list[Teaching]:
+    """What `typed` teaches (see `tmg.memory.teaching.judge.find_teachings`); the scorer is
+    loaded only for a prompt that passes `might_teach`."""
+    if not might_teach(typed, previous_answer):
+        return []
+    from tmg.memory.teaching import judge
+
+    return judge.find_teachings(typed, previous_answer, project_name)
+
+

@@ -1,0 +1,357 @@
+"""The cues of an instruction the teaching scorer reads, grouped by what they signal (English,
+with the French, German and Spanish words people type out of habit); forms.py has the other
+kinds of clause (memory requests, questions, corrections ...) and what rules one out.
+
+Each group is a small closed class of function words and constructions (time adverbials, modal
+requests, speech verbs, question words, negations), not a list of instructions: what an
+instruction says is open, how people mark one is not. Every cue is searched for in the words of
+a masked clause (`segment.mask`: lower-case, quotes and code spans replaced, `phrases.Words`:
+punctuation stripped), so a cue inside a quotation counts for nothing.
+"""
+
+from __future__ import annotations
+
+
+from collections.abc import Iterable
+
+from tmg.memory.teaching.phrases import Phrases, Words
+
+# Words that open a clause without changing what it does ("ok so, btw, also: never ...").
+DISCOURSE = Phrases(
+    "ok", "okay", "k", "kk", "alright", "all right", "also", "and", "so", "btw", "by the way", "oh", "ah", "well",
+    "hey", "hmm", "hmmm", "right", "fine", "great", "cool", "lovely", "perfect", "good", "yes", "yeah", "yep", "sure",
+    "thanks", "thank you (so much|)", "one more thing (for the future|)", "another thing", "ps", "p.s", "plus",
+    "then", "now", "just", "tmg", "important", "reminder", "rule", "i told you (already|)", "i said", "again",
+    "d'accord", "bon", "alors", "aussi", "und", "noch etwas", "vale", "bueno", "además")
+POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il te (plaît|plait)",
+                 "s'il vous (plaît|plait)", "stp", "svp")
+
+# Scope in time. STRONG alone makes a clause standing; WEAK only where it qualifies the
+# assistant's doing (judge._assistant_habit).
+STRONG_TIME = Phrases(
+    "from now (on|)", "from here (on|) (out|)", "from this point (on|forward|)", "(going|moving) forward",
+    "in (the|) future", "for the future", "for future (reference|answers|replies|chats)", "henceforth", "hereafter",
+    "from today (on|)", "starting (now|today)", "for the rest of (this|the|our)", "(for|in) (all|any) future",
+    "(unless|until) (i|you) (say|tell you|say so) otherwise", "until further notice",
+    "désormais", "desormais", "dorénavant", "dorenavant", "(à|a) partir de maintenant", "(à|a) partir d'aujourd'hui",
+    "(à|a) l'avenir", "ab jetzt", "ab sofort", "von (nun|jetzt) an", "künftig", "kunftig", "zukünftig", "zukunftig",
+    "in zukunft", "a partir de ahora", "de ahora en adelante", "desde ahora", "en adelante", "en el futuro")
+WEAK_TIME = Phrases(
+    "always", "never", "whenever", "(every|each|any) time", "everytime", "anytime", "next time", "by default",
+    "as a rule", "in general", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
+    "ever", "everywhere", "toujours", "jamais", "(à|a|) chaque fois", "par défaut", "la prochaine fois", "immer",
+    "nie", "niemals", "jedes mal", "nicht mehr", "standardmäßig", "grundsätzlich", "siempre", "nunca", "jamás",
+    "cada vez", "ya no", "por defecto", "la próxima vez")
+# After these words an always/never is the assistant's habit ("please always", "you should
+# never", "give me always", ", always."); after anything else it is someone else's ("a function
+# that always returns", "set git to always rebase", "he never").
+HABIT_OPENERS = frozenset(
+    "please pls plz kindly you u ya me and so then but also just or bitte favor te mir moi tu du".split())
+MODALS = frozenset("should must will 'll would can could shall".split())
+
+# What an instruction applies to: every answer, any code, everything written for the user.
+_OUTPUTS = frozenset("""
+answer answers reply replies response responses example examples snippet snippets code script scripts command
+commands query queries sql email emails message messages explanation explanations suggestion suggestions output
+outputs summary summaries comment comments docs documentation plot plots chart charts diagram diagrams pr prs test
+tests function functions component components project projects chat chats conversation conversations numbers
+""".split())
+_LANGUAGES_CODE = frozenset("react python javascript typescript shell bash go rust java yaml json markdown".split())
+_GENERIC_DETERMINERS = frozenset("all any every each your my future".split())
+_GENERIC_PREPOSITIONS = frozenset("in for with to of on across".split())
+_NOT_MODIFIERS = frozenset("the this that a an".split())
+GENERIC_WRITING = Phrases(
+    "(everything|anything|whatever|all|code|snippets|snippet|scripts|script|emails|email) (you|u) "
+    "(write|give|send|draft|generate|produce|suggest|show)",
+    "(you|u) (write|give|send|draft|generate|produce|suggest|show) (me|for)", "my answers", "commit messages")
+
+
+def generic(words: Words) -> bool:
+    """A scope of application: "in every answer", "in shell examples", "any React code", "the
+    code you write for me"."""
+    for index, word in enumerate(words):
+        if word in _GENERIC_PREPOSITIONS:
+            at = index + 1
+            determined = False
+            while at < len(words) and words[at] in _GENERIC_DETERMINERS:
+                at, determined = at + 1, True
+            if at < len(words) and (words[at] in _OUTPUTS or (determined and words[at] in _LANGUAGES_CODE)):
+                return True
+            if at + 1 < len(words) and words[at] not in _NOT_MODIFIERS and words[at + 1] in _OUTPUTS:
+                return True
+        elif word in ("every", "each", "any", "all"):
+            if any(w in _OUTPUTS or w in ("files", "commits", "file") for w in words[index + 1:index + 3]):
+                return True
+    quantifier = next((i for i, w in enumerate(words) if w in ("every", "each", "any", "all", "anything", "everything")), -1)
+    if quantifier >= 0 and any(words[i:i + 2] in ([u, v] for u in ("you", "u") for v in _WRITE_VERBS)
+                               for i in range(quantifier + 1, len(words))):
+        return True  # "every mockup description you write", "anything you draft"
+    return GENERIC_WRITING.find(words) >= 0
+
+
+_WRITE_VERBS = frozenset("write give send draft generate produce suggest show make create".split())
+
+
+# A change of habit: stop doing, no more, keep to.
+HABIT = Phrases(
+    "(stop|quit|cease) (with|being)", "enough with", "no more", "no longer", "keep (to|using|with)",
+    "keep (your|the|all|my|) (answers|replies|responses|explanations|it|them|em|things) "
+    "(short|brief|simple|concise|under|below|plain|to)", "stick (to|with)", "stay (with|in)", "continue to",
+    "prefer", "favor", "favour", "default to", "(don't|dont|do not) ever", "refrain from",
+    "(arrête|arrêtez|arrete|arrêter|arreter) de",
+    "(can|could|would|will) (you|u) (please|) not", "please not",
+    "(cesse|cessez|cesser) de", "(hör|höre|hor) auf", "aufhören", "(deja|dejar) de", "para de", "basta de")
+
+
+def habit_change(words: Words, after: Iterable[int] = ()) -> bool:
+    """"stop doing", "keep to", "no more" where a clause's verb stands, after "to" ("I'd like you
+    to stop using ..."), or at `after` (the end of a request: "peux-tu arrêter de ...")."""
+    for index in [*clause_starts(words), *(i + 1 for i, w in enumerate(words) if w == "to"), *after]:
+        if HABIT.match_at(words, index):
+            return True
+        if index < len(words) and words[index] in ("stop", "quit", "cease") and index + 1 < len(words) \
+                and words[index + 1].endswith("ing"):
+            return True
+    return False
+
+
+# Preferring: a preference about what the assistant does (standing by itself).
+PREFERENCE = Phrases(
+    "i (really|) prefer", "(i'd|i would) (really|much|) (prefer|rather)", "i (really|) like it (better|) when",
+    "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
+    "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
+    "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
+    "(i|i'd|i would) (really|) (want|like|need|prefer) (all|my|your|future|short|shorter|long|longer|brief|concise"
+    "|detailed|simple|plain|more|fewer|less|) (future|) (answers|replies|responses|explanations|examples|code"
+    "|summaries|emails|commit messages)")
+# Asking or telling the assistant to do something (directive; by itself only for now).
+ADDRESSED_MODAL = Phrases(
+    "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)", "i (must|) insist (that|) you",
+    "be sure to", "(you|u) (should|must|shall)", "(you|u) (need|have) to", "(you|u) are to", "(you're|youre) to",
+    "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(j'aimerais|je voudrais|je veux) que tu",
+    "tu dois", "il faut que tu", "ich (möchte|mochte|will)", "ich hätte gern", "du (sollst|musst)", "quiero que",
+    "me (gustaría|gustaria) que", "debes", "tienes que")
+
+# A rule stated about a project or a kind of thing: "every PR needs ...", "this codebase uses ...".
+RULE = Phrases(
+    "must", "should", "need", "needs", "need to", "needs to", "has to", "have to", "require", "requires",
+    "(is|are) required", "only", "use", "uses", "live", "lives", "goes", "belong", "belongs", "follow", "follows",
+    "(is|are) called", "we (always|never|only|usually|don't|dont|do not)", "make it a rule", "gilt", "verwenden", "nutzen",
+    "benutzen", "utilisons", "usamos")
+
+
+def quantified(words: Words) -> bool:
+    """A generic subject: "every PR ...", "in this repository, every PR ..."."""
+    start = 0
+    if words and words[0] in ("in", "for"):
+        start = next((i for i in sorted(words.breaks) if 0 < i <= 6), 0)
+    return start + 1 < len(words) and words[start] in ("every", "all", "each", "any", "no")
+
+
+# Style that holds for every answer: "be concise", "answer in German".
+_LANGUAGES = frozenset("""
+english british american french german spanish italian portuguese dutch polish russian ukrainian chinese mandarin
+japanese korean arabic hindi turkish swedish norwegian danish finnish greek hebrew czech français francais anglais
+allemand espagnol deutsch englisch französisch spanisch español espanol inglés ingles francés frances alemán aleman
+""".split())
+_STYLE_VERBS = frozenset("answer reply respond speak talk answers replies responses réponds antworte responde".split())
+_STYLE_TO = frozenset("to me moi mir write".split())
+BE_STYLE = Phrases(
+    "be (more|less|very|extra|a bit more|) (concise|brief|terse|short|formal|informal|casual|direct|blunt|honest"
+    "|precise|specific|polite|friendly|patient|careful|succinct|detailed)")
+
+
+def style(words: Words) -> bool:
+    """A manner every answer keeps: "be concise", "answer in German", "write to me in French"."""
+    if BE_STYLE.find(words) >= 0:
+        return True
+    for index, word in enumerate(words):
+        if word in _STYLE_VERBS or (word == "write" and words[index + 1:index + 3] == ["to", "me"]):
+            at = index + 1
+            while at < len(words) and words[at] in _STYLE_TO:
+                at += 1
+            if words[at:at + 1] in (["in"], ["en"], ["auf"]) and words[at + 1:at + 2] \
+                    and words[at + 1] in _LANGUAGES:
+                return True
+    return False
+
+
+# Instruction verbs a clause may start with (the imperative mood, which has no ending of its own
+# in English): a lexicon of what people tell an assistant to do, and their French, German and
+# Spanish forms.
+VERB_WORDS = frozenset("""
+use write answer reply respond give show keep put add include stop start avoid prefer make run call format explain
+cite sign assume treat default ask tell send mention suggest recommend quit skip drop leave try spell speak talk
+refer address name indent wrap limit cap list mark label print test lint commit push deploy check remind warn prefix
+end begin open link reference comment document annotate type quote translate summarise summarize number sort order
+group split break return be stick stay follow obey respect consider prioritise prioritize focus emphasise emphasize
+highlight bold capitalise capitalize abbreviate shorten expand elaborate clarify confirm verify validate omit exclude
+ignore offer provide generate produce output render display present structure organise organize align save store
+log build install upgrade update pin lock bump tag rebase squash merge review approve flag report escalate cc copy
+attach greet thank apologise apologize guess invent pretend claim say switch change convert go do think double-check
+take get set read look restrict reduce cut favor favour target remember
+réponds répondez utilise utilisez écris écrivez mets mettez donne donnez évite évitez arrête arrêtez garde gardez
+ajoute ajoutez parle parlez fais faites dis dites sois soyez tutoie vouvoie commence termine explique expliquez
+préfère n'utilise n'écris
+antworte nutze benutze verwende schreib schreibe gib lass vermeide sag sprich nimm zeig erkläre halte füge setze
+bleib sei mach
+responde respóndeme contesta usa utiliza escribe da dame pon evita habla di dime sigue mantén incluye explica sé
+""".split())
+_VERB_SUFFIXES = ("-moi", "-toi", "-me", "-nous")
+# After these a clause's own verb may follow: "so answer", "please never", "bitte gib".
+VERB_OPENERS = frozenset(
+    "so and then but please pls plz just also kindly bitte favor always never siempre nunca toujours jamais immer "
+    "nie niemals".split())
+
+
+def is_verb(word: str) -> bool:
+    for suffix in _VERB_SUFFIXES:
+        word = word.removesuffix(suffix)
+    return word in VERB_WORDS
+
+
+def clause_starts(words: Words) -> list[int]:
+    """Where a clause's own verb may stand: first, after a comma or colon, or after "so",
+    "and", "please" ..."""
+    return [i for i in range(len(words)) if i in words.breaks or words[i - 1] in VERB_OPENERS]
+
+
+_SUBJECTS = frozenset("i you u we he she they it i'm you're we're they're".split())
+_CONJUNCTIONS = frozenset("so and then but".split())
+
+
+def imperative(words: Words, anywhere: bool = True) -> bool:
+    """An instruction verb where a clause's own verb goes, with no subject before it ("always
+    use ...", not "you always give ..."); `anywhere` False: at its start only."""
+    for index in clause_starts(words):
+        if not anywhere and index > 0 and any(w not in VERB_OPENERS for w in words[:index]):
+            return False
+        start = max((b for b in words.breaks if b <= index), default=0)
+        start = max([start] + [i + 1 for i in range(start, index) if words[i] in _CONJUNCTIONS])
+        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]):
+            return True  # (a subject is looked for since the last comma or "so", "and" ...)
+    return False
+
+
+_WANT = Phrases("i (only|just|really|) (want|need|expect|like)")
+
+
+def wants_from_assistant(words: Words) -> bool:
+    """"i only want python 3.12 syntax from you": a standing want, addressed."""
+    at = _WANT.find(words)
+    return at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words)))
+
+
+_STATE_VERBS = frozenset("""
+know understand think see get like care have want need remember mean believe feel agree thought knew saw seen been
+heard said got gotten went gone made came took taken found felt told left had did done wrote written
+""".split())
+_INVERSION = frozenset("have had did was were will am is are".split())
+_NEGATORS = Phrases("(don't|dont|do not|never|no need to|nie|niemals|nunca|jamás|jamas)")
+_REMINDER = Phrases("forget to")  # "don't forget to add tests": a reminder for this task
+_SPANISH_NEGATIVE = Phrases("no (uses|escribas|pongas|hagas|digas)", "no me des")
+
+
+def negative_imperative(words: Words) -> bool:
+    """"don't ...", "never ...", "n'utilise jamais", "no uses ...": not "don't know", "never
+    thought", "never have I"."""
+    for index in clause_starts(words):
+        length = _NEGATORS.match_at(words, index)
+        if length and index + length not in words.breaks:
+            at = index + length
+            while at < len(words) and words[at] in ("again", "ever"):
+                at += 1  # "never again am I ..."
+            after = words[at:at + 2]
+            if not after or after[0] in _STATE_VERBS or after[0].endswith(("ed", "ing")):
+                continue
+            if after[0] in _INVERSION and after[1:2] == ["i"]:
+                continue
+            if words[index] != "never" and _REMINDER.match_at(words, at):
+                continue
+            return True
+        if _SPANISH_NEGATIVE.match_at(words, index):
+            return True
+        word = words[index]
+        if (word == "ne" or word.startswith("n'")) and any(w in ("jamais", "pas", "plus")
+                                                              for w in words[index + 1:index + 4]):
+            return True
+    return False
+
+
+_DEFINITE = frozenset("the this that these those it them my his her its our".split())
+_DONT = Phrases("(don't|dont|do not)")
+
+
+def definite_object(words: Words) -> bool:
+    """"don't include the tests": a "don't" about a thing of this task (by itself, for now)."""
+    for index in range(len(words)):
+        length = _DONT.match_at(words, index)
+        if length and index + length + 1 < len(words) and words[index + length + 1] in _DEFINITE:
+            return True
+    return False
+
+
+_PROHIBITION = Phrases("(no|zero|no more|nothing but|only|kein|keine|keinen|pas de|plus de|sin|nada de)")
+_NOT_PROHIBITED = frozenset(
+    "thanks thank problem worries need idea way clue offence offense rush doubt wonder pressure sir one such "
+    "its it's it that that's this i you we they he she is was the a an".split())
+
+
+def prohibition(words: Words) -> bool:
+    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons": not
+    "no thanks", "no, I meant"."""
+    for index in sorted(words.breaks):
+        length = _PROHIBITION.match_at(words, index)
+        end = index + length
+        if length and end < len(words) and end not in words.breaks and words[end] not in _NOT_PROHIBITED \
+                and len(words) - index <= 8:
+            return True
+    return False
+
+
+def conditional(words: Words) -> bool:
+    """"when you write shell scripts for me, start them ...", "when writing python, ..."."""
+    if len(words.breaks) < 2:
+        return False
+    return CONDITIONAL.starts(words) or (len(words) > 1 and words[0] in ("when", "whenever", "while", "if")
+                                         and words[1].endswith("ing"))
+
+
+CONDITIONAL = Phrases(
+    "(if|when|whenever|every time|everytime|each time|any time|anytime|wenn|sobald|si|quand|lorsque|cuando"
+    "|cada vez que) (i|you|u|we|a|an|the|someone|my|our|je|tu|ich|du|yo|tú|tu)")
+_THIRD = frozenset("he she they it his her their".split())
+_THIRD_NOUNS = frozenset(
+    "colleague boss manager teacher prof friend team wife husband son daughter mom dad cat dog code script app build "
+    "test tests server".split())
+
+
+def third_person(words: Words) -> bool:
+    if not words:
+        return False
+    return words[0] in _THIRD or (words[0] == "my" and any(w in _THIRD_NOUNS for w in words[1:3]))
+
+
+# A task whose object clause holds the words: "explain why you should never ...", "write a
+# function that always ...": only what comes before that clause is the user's instruction.
+_TASKS = frozenset(
+    "explain write describe list find create generate build draft compose implement design summarise summarize "
+    "translate make code name".split())
+_TASK_PAIRS = Phrases("(tell|show|give|teach|help) me")
+_SUBORDINATORS = frozenset("why how what whether which who that where when if".split())
+
+
+def task_object_start(words: Words) -> int | None:
+    """Where the object clause of a leading task verb starts, or None."""
+    at = 0
+    while at < len(words) and words[at] in ("please", "can", "could", "you"):
+        at += 1
+    if at >= len(words):
+        return None
+    pair = _TASK_PAIRS.match_at(words, at)
+    if not pair and words[at] not in _TASKS:
+        return None
+    for index in range(at + max(pair, 1), len(words)):
+        if words[index] in _SUBORDINATORS:
+            return index
+    return None

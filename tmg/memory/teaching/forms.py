@@ -1,0 +1,217 @@
+"""What kind of clause it is, beyond an instruction: a memory request, a question or a request in
+question form, a hypothetical, someone else's words, an aside, a one-off, about the project or
+about the user, a correction of the previous answer, a name (cues.py says how the cues are
+searched for: words of a masked clause, never a quotation's)."""
+
+from __future__ import annotations
+
+import re
+
+from tmg.memory.teaching.phrases import Phrases, Words
+
+# Memory requests: keep this.
+MEMORY = Phrases(
+    "remember", "memorize", "memorise", "take note", "make a note", "(keep|bear) (that|this|it|) in mind",
+    "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
+    "for future reference", "(save|store|remember) this", "write this down", "heads up", "heads-up",
+    "(please|) be (advised|aware)", "note down", "make note",
+    "souviens-toi", "rappelle-toi",
+    "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
+    "pour (mémoire|memoire)", "(merk|merke) dir", "merken sie sich", "(denk|denke) daran", "vergiss nicht",
+    "behalte im kopf", "zur info", "notiere", "notier", "recuerda", "(acuérdate|acuerdate)", "ten en cuenta",
+    "no olvides", "toma nota", "apunta", "para que conste", "para tu (información|informacion)")
+MEMORY_OPENERS = frozenset("please pls plz kindly favor bitte and so also just".split())
+REQUEST_HEADS = Phrases("(could|can|would|will) (you|u)")
+NOT_MEMORY = Phrases(
+    "(do|did) (you|u) (still|) remember", "(can|could) (you|u) remember (what|when|how|where|who|if|my|the|me)",
+    "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
+    "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
+    "remember to",  # a reminder: judged as an instruction ("remember to always use UTC") or a task "te (acuerdas|recuerdas)", "tu te souviens",
+    "erinnerst du dich")
+
+
+def memory_request(words: Words) -> bool:
+    """"Remember that ...", "please keep in mind ...", "..., please remember that"."""
+    if NOT_MEMORY.find(words) >= 0:
+        return False
+    for index in MEMORY.finditer(words):
+        if index in words.breaks or words[index - 1] in MEMORY_OPENERS:
+            return True
+        head = REQUEST_HEADS.find(words, max(0, index - 3))
+        if 0 <= head < index:
+            return True
+    return False
+
+
+# Forms that teach nothing however they are worded.
+_QUESTION_WORDS = frozenset("""
+what whats what's why how hows how's where wheres which who whom whose is are was were does did has have should
+shall pourquoi comment quel quelle quels quelles qu'est-ce combien qui où warum wieso weshalb wie was welche
+welcher welches wo wann wer ist sind qué cómo cuál cual dónde cuándo quién
+""".split())
+QUESTION_HEADS = Phrases(
+    "do (i|you|we|they|it|people|these|those|the|u)", "can (i|we|it|this|that|one|there|someone)",
+    "could (i|we|it|this|that)", "will (it|this|that|i|there)", "would (it|this|that|i)", "any idea",
+    "when (is|are|does|do|did|was|will|should|can)", "est-ce que", "quand (est|sont|dois)", "gibt es", "kann ich",
+    "hast du", "por qué")
+_REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
+REQUEST = Phrases(
+    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "pourrais-tu", "peux-tu",
+    "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
+    "puedes", "podrías", "podrias")
+
+
+def question_start(words: Words) -> bool:
+    return bool(words) and (words[0] in _QUESTION_WORDS or QUESTION_HEADS.starts(words))
+
+
+def request_start(words: Words) -> bool:
+    """A request in question form, first or after a comma: "could you stop ...?", "i've been
+    meaning to say, can u pls always ..."."""
+    for start in sorted(words.breaks):
+        at = start
+        while at < len(words) and words[at] in _REQUEST_LEAD:
+            at += 1
+        if REQUEST.match_at(words, at) > 0:
+            return True
+    return False
+
+
+HYPOTHETICAL_START = Phrases(
+    "(and|so|but|) (if|when) (i|you|u|we) (said|told|were|was|would|had|wanted|asked|wrote|typed|did|could|might)",
+    "(and|so|but|) (if|when) (i'd|you'd|we'd)", "(and|so|) (suppose|supposing|imagine|pretend|hypothetically)",
+    "in theory", "say (i|you|we)", "(imagine|imaginons|supposons|imagina|supongamos)")
+HYPOTHETICAL = Phrases(
+    "what if", "(let's|lets) say", "in a world where", "would you (still|ever)",
+    "si je (disais|te disais|voulais|demandais)", "et si", "angenommen", "stell dir vor", "was (wäre|ware) wenn",
+    "wenn ich (sagen würde|sagte|wollte)", "qué pasaría si", "que pasaria si", "si te dijera")
+
+
+def hypothetical(words: Words) -> bool:
+    return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
+
+
+SPEECH = Phrases(
+    "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
+    "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
+    "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
+    "meint", "schreibt", "dice", "dijo", "escribió", "piensa")
+REPORTED = Phrases("according to", "i (read|heard)", "apparently", "selon", "laut", "según", "segun")
+_SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
+
+
+def reported(words: Words) -> bool:
+    """Someone else's words: "my colleague says you should never ...", "the docs say ...";
+    not the user's own ("I told you already", "I've been meaning to say")."""
+    if REPORTED.find(words) >= 0:
+        return True
+    for index in SPEECH.finditer(words):
+        before = words[max(0, index - 3):index]
+        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before):
+            return True
+    return False
+
+
+ASIDE = Phrases(
+    "(don't|dont|do not|no need to|never) (you|) (worry|bother|fret|panic|stress|sweat|mind|hesitate)",
+    "never mind", "nevermind", "nvm", "no worries", "no problem", "not a problem", "no biggie",
+    "(don't|dont) get me wrong", "(don't|dont) mind me", "(don't|dont) take (it|this) (personally|wrong)",
+    "never (have|had|did|was|were|will) i", "not to worry", "ne t'inquiète pas", "ne t'inquiete pas",
+    "t'inquiète", "ne vous inquiétez pas", "pas de souci", "pas de (problème|probleme)", "laisse tomber",
+    "peu importe", "keine sorge", "mach dir keine sorgen", "kein problem", "vergiss es", "schon gut",
+    "no te preocupes", "no pasa nada", "(olvídalo|olvidalo)", "da igual", "no importa")
+_TASK_THINGS = ("refactor|change|pr|commit|function|file|script|query|snippet|email|draft|paragraph|answer|reply"
+                "|example|test|one|case|question|task|method|class|line|loop|diff|patch|branch|ticket|bug|version|run"
+                "|build|step|letter|post|message")
+ONE_OFF = Phrases(
+    "yet", "for now", "right now", "just now", "this time", "for today", "today", "tonight", "at the moment",
+    "just once", "this one", f"(in|for|on|of) (this|that) ({_TASK_THINGS})",
+    f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
+    "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
+
+# About this project, or about the user wherever they are.
+_PLACES = "repo|repository|project|codebase|code base|monorepo|workspace|folder|directory|dir"
+_OURS = ("repo|codebase|code|project|app|apps|service|services|api|ci|pipeline|build|tests|test|test suite|deploys|deploy"
+         "|deployments"
+         "|releases|release|schema|database|db|dataset|warehouse|design system|backend|frontend|staging|prod"
+         "|production|cluster|infra|stack|linter|formatter|monorepo|migrations|migration")
+PROJECT = Phrases(
+    f"(in|for|across|throughout|inside|within|of|on) (this|the|our) ({_PLACES})",
+    "this (repo|repository|project|codebase|code base|monorepo)", "(in|around|over) here", "here we",
+    f"our ({_OURS})", "the (staging|prod|production) (db|database|server|env|environment|cluster|host|box)",
+    "(dans|pour) ce (projet|dépôt|depot|repo)", "notre (projet|dépôt|depot|code)",
+    "(in|für|fur) (diesem|dieses|unserem) (projekt|repo|repository)",
+    "(unser|unsere|unseren|unserem) (release|projekt|repo|code|ci|build)",
+    "(en|para) este (proyecto|repositorio|repo)", "nuestro (proyecto|repositorio|código|codigo)")
+PROJECT_START = Phrases("here (we|the|our|all|every|everything|nothing|no)")
+
+
+def about_project(words: Words) -> bool:
+    return PROJECT.find(words) >= 0 or PROJECT_START.starts(words) or (len(words) > 2 and words[-1] == "here")
+
+
+PERSONAL = Phrases("everywhere", "in every (project|repo)", "all my (projects|repos)", "across (all|) projects",
+                   "not just (in|) (this|here)")
+
+# Corrections of the previous answer.
+CONTRA_LEAD = Phrases(
+    "no", "nope", "nah", "wrong", "incorrect", "false", "not quite", "not really", "not true", "not exactly",
+    "(small|quick|minor|one|a) correction", "correction", "to correct you",
+    "(that's|thats|that is|it's|its|this is) (deprecated|removed|outdated|obsolete|out of date)",
+    "(that|this) (information|info|answer) is (wrong|outdated|out of date|obsolete|incorrect)",
+
+    "actually", "wait", "um", "umm", "ugh", "erm", "uh", "nein", "non", "falsch", "faux", "pas du tout",
+    "incorrecto", "falso", "en realidad", "eigentlich", "en fait",
+    "(that's|thats|that is) (wrong|incorrect|not right|not true|outdated|not correct|not it|false|not what|not how)",
+    "that (isn't|isnt) how", "(you're|you are|youre) (confusing|mixing)",
+    "i (don't|dont) think (that's|thats|this is) right", "i (don't|dont) think so", "(you're|you are) wrong",
+    "you got it wrong", "that (isn't|isnt) right", "i think there's a mistake", "there's a mistake",
+    "das stimmt (so|) nicht (ganz|)", "das ist falsch", "c'est faux", "ce n'est pas", "eso no es", "no es así",
+    "no es asi", "está mal", "esta mal")
+CONTRA = Phrases(
+    "instead", "rather than", "no such", "not exist", "(doesn't|does not|don't|do not|didn't|did not|isn't|is not"
+    "|aren't|wasn't) (exist|work|have|has|support|take|accept)", "(there's|there is) no",
+    "(isn't|isnt) a (thing|flag|option|command|function|method|key)", "the (real|correct|right|actual|proper|true) *"
+    " (is|are)", "(it's|its) actually", "should be", "(is|are|was) (deprecated|removed|outdated|wrong|incorrect)",
+    "you mean", "wrong", "mistake", "sondern", "sino", "stimmt nicht", "(you're|you are|youre) (confusing|mixing)",
+    "out of date", "obsolete", "outdated", "deprecated",
+    "you (confused|mixed)")
+
+
+def contradiction(body: str, words: Words) -> bool:
+    """"X, not Y", "not X but Y", "doesn't exist", "the real one is", "pas X mais Y" ..."""
+    if CONTRA.find(words) >= 0 or re.search(r",\s*not\s+\S", body):
+        return True
+    if "not" in words and "but" in words[words.index("not") + 1:words.index("not") + 4]:
+        return True
+    return "pas" in words and "mais" in words[words.index("pas"):]
+
+
+# A gentle correction that says what is right straight away ("i think its def", "pretty sure its 27017").
+SOFT_LEAD = Phrases(
+    "(i think|i believe|pretty sure|i'm pretty sure|im pretty sure|i'm fairly sure|surely) (it's|its|it is|that's|thats)")
+ASSISTANT_WORDS = Phrases(
+    "(you|u) (said|told|gave|suggested|wrote|recommended|mentioned|claimed|used)",
+    "(you|u) keep (saying|using|suggesting)", "your (last|) (answer|example|command|suggestion|code|snippet|reply)",
+    "the * (you|u) (gave|suggested|wrote|used|mentioned)", "du hast (gesagt|geschrieben)", "tu as dit",
+    "dijiste")
+NOT_CORRECTION = Phrases(
+    "i mean", "i meant", "no thanks", "no thank you", "not now", "no need", "i have (another|a|one more) question",
+    "question", "what i (asked|meant|wanted|said)", "not what i", "still",
+    "(that's|thats|it's|its|is) (fine|ok|okay|good|great|perfect|correct|right|enough|alright|all right)")
+# A correction asserts something: "it's 6379", "-k is kilobytes", "no such flag", "c'est ...".
+ASSERTS = frozenset("""
+is are was were it's its that's thats there's exists exist has have does doesn't don't isn't aren't wasn't such
+c'est est sont ist sind es son heißt heisst called
+""".split())
+ASSERTS_NUMBER = re.compile(r"(?:^|\b(?:is|it'?s|its|it is|are|was|equals?|be|=)\s+)[-+]?\d[\d.,]*\b")
+
+# How the assistant is called, and how the user is.
+NAMING = Phrases(
+    "(your|ur) name", "(you|u) are called", "(you're|youre|u're) called", "u r called", "(call|calling) yourself",
+    "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas")
+IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
+USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *")
+ADDRESS_ME = Phrases("(address|call|refer to) me as *")
+SELF_NAME = re.compile(r"\b(?:I am|I'm|my name is|call me|this is|je suis|ich bin|soy|me llamo)\s+"
+                       r"((?:[A-Z][\w-]*)(?: [A-Z0-9][\w-]*){0,2})")

@@ -1,0 +1,328 @@
+"""What one typed prompt teaches: each clause of the user's own voice judged by its structure.
+
+A clause teaches when it is
+- an **instruction**: addressed to the assistant (an imperative, "please", a modal request, a
+  preference, a conditional "when I ..., do ...") and standing (a scope in time, a habitual
+  always/never/don't, a change of habit "stop ...", a scope of application "in every answer",
+  a project rule "in this repo ..."), and not one-off ("for now", "in this refactor");
+- a **fact to keep**: a memory request ("remember that ...", "keep in mind ...");
+- a **correction** of the previous answer: a contradiction ("no, ...", "X, not Y", "doesn't
+  exist", "the real one is ...") that bears on that answer (it opens the reply, shares words or
+  a number with the answer, or points at what the assistant said), or a correction of the name
+  the assistant gave itself.
+Nothing is learned from a question (unless it is a request: "could you stop ...?"), a
+hypothetical, reported speech, an aside ("don't worry about it"), or a revision of the current
+task ("actually, use a dict instead"). What is learned is the clauses that carry it (with a
+short clause's antecedent: "Don't call it main" keeps "the main branch is trunk"), never the
+whole prompt; a statement that looks like it holds a secret is not learned at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from tmg.memory.teaching import cues, forms
+from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
+from tmg.memory.teaching.phrases import PUNCTUATION, Words
+from tmg.memory.teaching.secret_like import looks_secret
+from tmg.memory.teaching.segment import Clause, user_clauses
+
+INSTRUCTION, FACT = "instruction", "fact"
+# Of a long prompt only this much of each end is read: a teaching is typed before or after a
+# paste, not buried in its middle.
+EDGE_CHARS = 8_000
+# Of a long text only the clauses at its two ends are judged: a teaching typed with a paste
+# comes before or after it, and the cost stays bounded (~0.1 ms a clause).
+EDGE_CLAUSES = 20
+# A statement is one teaching, a sentence or a few: longer is a document, never pinned.
+MAX_STATEMENT_CHARS = 400
+# A correction of the previous answer that is this short is taken whole ("NO. That throws away
+# my changes! It's `git restore --staged`.").
+SHORT_REPLY_SENTENCES, SHORT_REPLY_CHARS = 3, 300
+_WORD = re.compile(r"[\w'./-]+|`[^`]+`")
+_ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|eso|esto|lo|la)\b")
+
+
+class Teaching(NamedTuple):
+    """One thing the user taught, in their own words."""
+
+    kind: str  # instruction, correction or fact
+    statement: str  # the user's words, as typed
+    standing: bool  # holds from now on (pinned), not only when its topic comes up
+    project: bool  # about the project this was typed in, not the user everywhere
+    context: str = ""  # a correction's subject: the sentence of the previous answer it corrects
+    cues: tuple[str, ...] = ()  # why (for --debug and the bench)
+
+
+def find_teachings(typed: str, previous_answer: str = "",
+                   project_name: Callable[[str], bool] = lambda _name: False) -> list[Teaching]:
+    """What `typed` (the user's own typed words, never piped or attached text) teaches.
+
+    `previous_answer`: the assistant's answer just before it (corrections are relative to it).
+    `project_name`: whether a word names a file of the project the prompt was typed in (an
+    instruction naming one is about the project)."""
+    if not typed or not typed.strip():
+        return []
+    if len(typed) > 2 * EDGE_CHARS:
+        typed = typed[:EDGE_CHARS] + "\n\n" + typed[-EDGE_CHARS:]
+    clauses = user_clauses(typed)
+    if not clauses:
+        return []
+    answer = Answer(previous_answer)
+    short_reply = (clauses[-1].sentence - clauses[0].sentence < SHORT_REPLY_SENTENCES
+                   and clauses[-1].end - clauses[0].start <= SHORT_REPLY_CHARS)
+    reply = typed[clauses[0].start:clauses[-1].end] if short_reply else ""
+    judged = range(len(clauses))
+    if len(clauses) > 2 * EDGE_CLAUSES:
+        judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
+    verdicts: list[Verdict | None] = [None] * len(clauses)
+    # A prompt that asks something: what it states is context for the question, not a rule to keep.
+    asks = any(c.masked.endswith("?") for c in clauses)
+    # A short reply that opens by contradicting the answer corrects it: its "no X" is no ban.
+    contradicting = bool(reply and answer.text and forms.CONTRA_LEAD.match_at(Words(clauses[0].masked), 0))
+    for index in judged:
+        clause = clauses[index]
+        verdicts[index] = _judge(clause, index == 0, typed, answer, reply,
+                                 index > 0 and clauses[index - 1].paragraph == clause.paragraph
+                                 and forms.about_project(Words(clauses[index - 1].masked)), asks, contradicting)
+    if not any(verdicts):
+        return []
+    out = []
+    for group in _groups(clauses, verdicts, typed, short_reply):
+        teaching = _teaching(group, clauses, verdicts, typed, answer, project_name)
+        if teaching is not None and all(t.statement != teaching.statement for t in out):
+            out.append(teaching)
+    return out
+
+
+def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
+           after_project: bool = False, asks: bool = False, contradicting: bool = False) -> Verdict | None:
+    """`reply`: the whole of a short reply (as typed), "" for a longer prompt; `after_project`: the
+    clause before it (same paragraph) was about the project ("Here, the main branch is trunk.
+    Don't call it main.")."""
+    if typed[clause.start:clause.end].endswith(":"):
+        return None  # "from now on, use these settings:": it points at material, it holds none
+    words = Words(clause.masked)
+    body = clause.masked
+    opener = _discourse(words)
+    if opener:
+        body = " ".join(clause.masked.split()[opener:]) if opener < len(words) else ""
+        words = Words(body)
+    if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
+        return None
+    question = body.endswith("?") or "¿" in body or forms.question_start(words)
+    request = forms.request_start(words)
+    if question and not request:
+        return None  # a question teaches nothing, even with "always" in it
+    if forms.memory_request(words):
+        return Verdict(FACT, True, ("memory request",))
+    if forms.NAMING.find(words) >= 0 or (answer.self_names and renames_assistant(body, words, answer)):
+        return Verdict(CORRECTION, True, ("assistant's name",))
+    if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
+        return Verdict(FACT, True, ("user's name",))
+    found = _instruction_cues(words, request, after_project, asks, contradicting)
+    if found is not None:
+        return Verdict(INSTRUCTION, True, found)
+    return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
+
+
+def _discourse(words: Words) -> int:
+    """How many words at the start only open the clause ("ok so btw")."""
+    at = 0
+    while at < len(words):
+        length = cues.DISCOURSE.match_at(words, at)
+        if not length:
+            break
+        at += length
+    return at
+
+
+def _instruction_cues(words: Words, request: bool, after_project: bool = False,
+                      asks: bool = False, contradicting: bool = False) -> tuple[str, ...] | None:
+    """The cues that make a clause a standing instruction, or None."""
+    cut = cues.task_object_start(words)
+    if cut is not None:
+        words = _prefix(words, cut)  # "explain why you should never ...": the rest is the task's object
+    strong = cues.STRONG_TIME.find(words) >= 0
+    for phrases in (cues.STRONG_TIME, forms.PROJECT):  # "in this repo run ...", "from now on use ...":
+        for index in phrases.finditer(words):         # a verb right after them stands as after a comma
+            words.breaks.add(index + phrases.match_at(words, index))
+    negative = cues.negative_imperative(words)
+    prohibition = cues.prohibition(words)
+    directive = {
+        "imperative": cues.imperative(words),
+        "don't/never": negative,
+        "prohibition": prohibition,
+        "request": request,
+        "please": cues.POLITE.find(words) >= 0,
+        "preference": cues.PREFERENCE.find(words) >= 0 or cues.wants_from_assistant(words),
+        "addressed": cues.ADDRESSED_MODAL.find(words) >= 0,
+    }
+    project = after_project or forms.about_project(words)
+    standing = {
+        "from now on": strong,
+        "always/never": _assistant_habit(words),
+        "change of habit": cues.habit_change(words, _ends(words, cues.ADDRESSED_MODAL, forms.REQUEST)),
+        "preference": directive["preference"],
+        "when ..., do": cues.conditional(words),
+        "every answer": cues.generic(words),
+        "style": cues.style(words),
+        "project rule": project,
+        "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
+    }
+    if forms.ONE_OFF.find(words) >= 0 and not strong:
+        return None  # "don't run the migrations yet", "in this refactor"
+    said = tuple(k for k, v in directive.items() if v) + tuple(k for k, v in standing.items() if v)
+    if contradicting and [k for k, v in directive.items() if v] == ["prohibition"]:
+        return None  # "no. no default TTL unless ...": a correction, judged below
+    if any(directive.values()) and any(standing.values()):
+        return said
+    if strong and not cues.third_person(words):
+        return said
+    if (project or cues.quantified(words)) and cues.RULE.find(words) >= 0 and not asks:
+        return said + ("rule",)
+    return None
+
+
+def _ends(words: Words, *phrases) -> list[int]:
+    """Where each match of `phrases` ends: a request's or an address's verb comes next."""
+    return [i + p.match_at(words, i) for p in phrases for i in p.finditer(words)]
+
+
+def _ends_in_habit(words: Words) -> bool:
+    """"... ever again", "... anymore": a "don't" about what the assistant keeps doing."""
+    return bool(words) and (words[-1] in ("again", "anymore") or words[-2:] == ["any", "more"])
+
+
+def _prefix(words: Words, end: int) -> Words:
+    cut = Words(" ".join(words[:end]))
+    cut.breaks = {i for i in words.breaks if i < end}
+    return cut
+
+
+def _assistant_habit(words: Words) -> bool:
+    """An always/never/whenever that qualifies what the assistant does (see cues.HABIT_OPENERS)."""
+    led_by_verb = bool(words) and cues.is_verb(words[0])
+    addressed = cues.ADDRESSED_MODAL.find(words)
+    for index in cues.WEAK_TIME.finditer(words):
+        if 0 <= addressed < index and not led_by_verb:
+            return True  # "je veux que tu répondes toujours", "I need you to ... always"
+        if index in words.breaks:
+            return True  # first, or after a comma: "always use ...", "use const and let, always"
+        previous = words[:index]
+        last = previous[-1]
+        if last in cues.HABIT_OPENERS and not (led_by_verb and last in ("you", "u") and len(previous) > 2):
+            return True
+        if last in cues.MODALS and len(previous) >= 2 and previous[-2] in ("you", "u") \
+                and not (led_by_verb and len(previous) > 3):
+            return True  # "you should always", but not "list things you should always pack"
+        if last == "to" and len(previous) >= 2 and (previous[-2] in ("you", "u", "me") or cues.is_verb(previous[-2])):
+            return True  # "I'd like you to always", "try to always", not "set git to always"
+        if cues.is_verb(last) and len(previous) <= 2:
+            return True  # "give always", "respóndeme siempre", "n'utilise jamais"
+        if words[index] == "whenever" or (len(previous) <= 3 and last in ("me", "it", "them")):
+            return True
+    return False
+
+
+def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
+            short_reply: bool) -> list[list[int]]:
+    """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
+    if short_reply and any(v is not None and v.kind == CORRECTION for v in verdicts):
+        return [list(range(len(clauses)))]  # a short reply that corrects the answer: all of it
+    groups: list[list[int]] = []
+    for index, verdict in enumerate(verdicts):
+        if verdict is None:
+            continue
+        if groups and groups[-1][-1] == index - 1 and clauses[index - 1].paragraph == clauses[index].paragraph:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    for group in groups:
+        first, last = group[0], group[-1]
+        before = first - 1
+        if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
+                and _needs_antecedent(clauses[first], clauses[before], typed):
+            group.insert(0, before)
+        after = last + 1
+        if after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
+                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])):
+            group.append(after)
+    return groups
+
+
+def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:
+    """A short clause that points back ("keep to that"), or one that shares a name with the
+    clause before it ("Our design system is called Nimbus; refer to ... Nimbus names")."""
+    words = clause.masked.split()
+    if _ANAPHOR.search(clause.masked) and (len(words) <= 5 or forms.memory_request(Words(clause.masked))):
+        return True  # "keep to that", "bear that in mind for scheduling"
+    return bool(_names(typed[clause.start:clause.end]) & _names(typed[before.start:before.end]))
+
+
+def _names(text: str) -> set[str]:
+    """The names in a clause: capitalised words past its first, and code-like tokens."""
+    out = set()
+    for index, word in enumerate(text.split()):
+        word = word.strip(PUNCTUATION + "'`")
+        if len(word) >= 3 and ((index and word[:1].isupper()) or re.search(r"[._/\d]", word)):
+            out.add(word.casefold())
+    return out
+
+
+def _goes_on(clause: Clause, after: Clause) -> bool:
+    """The same sentence going on with another verb of the instruction ("stop using the em dash
+    so much; use commas instead")."""
+    return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
+
+
+def _fragment(clause: Clause) -> bool:
+    """A verbless tail that completes the clause before it ("Ever.", "One paragraph, max.")."""
+    words = clause.masked.rstrip(".!").split()
+    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?")
+
+
+def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
+              answer: Answer, project_name: Callable[[str], bool]) -> Teaching | None:
+    chosen = [verdicts[i] for i in group if verdicts[i] is not None]
+    carrying = [i for i in group if verdicts[i] is not None]
+    statement = _words(typed, clauses, group)
+    if looks_secret(statement) or len(statement) > MAX_STATEMENT_CHARS:
+        statement = _words(typed, clauses, carrying)  # without the clauses around it
+        if looks_secret(statement) or len(statement) > MAX_STATEMENT_CHARS:
+            return None
+    kinds = {v.kind for v in chosen}
+    kind = INSTRUCTION if INSTRUCTION in kinds else FACT if FACT in kinds else CORRECTION
+    standing = any(v.standing for v in chosen)
+    masked = Words(" ".join(clauses[i].masked for i in group))
+    project = (forms.about_project(masked) or _names_project_file(statement, project_name)) \
+        and forms.PERSONAL.find(masked) < 0
+    context = ""
+    if kind == CORRECTION and not standing and answer.text:
+        context = answer.sentence_about(tokens(statement))
+    return Teaching(kind, statement, standing, project, context,
+                    tuple(dict.fromkeys(c for v in chosen for c in v.cues)))
+
+
+def _words(typed: str, clauses: list[Clause], group: list[int]) -> str:
+    """The group's span of the typed text, without the discourse words that open it."""
+    text = typed[clauses[group[0]].start:clauses[group[-1]].end].strip()
+    spans = [(m.start(), m.group(0).strip(PUNCTUATION).lower().replace("’", "'")) for m in re.finditer(r"\S+", text)]
+    cleaned = [word for _, word in spans]
+    at = 0
+    while at < len(cleaned):
+        length = cues.DISCOURSE.match_at(cleaned, at)
+        if not length:
+            break
+        at += length
+    return text[spans[at][0]:].strip() if 0 < at < len(spans) else text
+
+
+def _names_project_file(statement: str, project_name: Callable[[str], bool]) -> bool:
+    for word in _WORD.findall(statement):
+        name = word.strip("`'\".,;:()").removesuffix("'s")
+        if ("." in name or "/" in name or name[:1].isupper()) and len(name) >= 3 and project_name(name):
+            return True
+    return False

@@ -1,0 +1,25 @@
+"""Whether a statement looks like it holds a secret: such a statement is never learned, masked or
+not (it would be pinned and sent with every later prompt). Stricter than the memory scrubber
+(tmg.memory.scrub), which masks what it finds and keeps the words around it: a password said in
+prose ("the staging pw is Wint3r-88"), a key-shaped token, or credentials in a URL are enough."""
+
+from __future__ import annotations
+
+import re
+
+_SECRET_WORD = (r"(?:password|passwd|passwort|kennwort|pass ?phrase|pw|pwd|pin|secret|token|api[ _-]?key|apikey"
+                r"|credentials?|mot de passe|contrase[ñn]a|clave)")
+_SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,20}}?(?:\bis\b|\bwas\b|=|:|\best\b|\bist\b|\bes\b))?\s*"
+                           r"[\"'`]?(?P<value>[^\s\"'`]{4,})", re.IGNORECASE)
+_KEY_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,}|://[^\s/:@]+:[^\s/@]+@")
+
+
+def looks_secret(text: str) -> bool:
+    """A password, token or key in `text`, written in prose ("the staging pw is Wint3r-88") or
+    key-shaped: such a statement is never pinned, masked or not."""
+    for match in _SECRET_VALUE.finditer(text):
+        value = match.group("value").rstrip(".,;:!?)")
+        if len(value) >= 4 and (any(c.isdigit() for c in value) or any(not c.isalnum() for c in value)
+                                or value != value.lower()):
+            return True
+    return _KEY_SHAPED.search(text) is not None

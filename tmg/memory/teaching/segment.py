@@ -1,0 +1,252 @@
+"""The user's own voice in what they typed: clauses outside code, logs, quotes and pasted material.
+
+What the user typed may hold far more than their own words: a fenced snippet, a log excerpt, a
+colleague's note pasted under "here's what Bob sent", a sentence to translate after "Translate:".
+None of that is the user speaking to the assistant, so none of it may teach. What is left is cut
+into sentences, and sentences into clauses (at `;`, `, and`, `, but`, a spaced dash), each kept as
+a span of the typed text (a statement is always the user's own words) with a masked copy for the
+cues: lower-cased, quoted text and code spans replaced by placeholders, so a "from now on" inside
+quotes or backticks counts for nothing while `Always sign with 'Cheers'` keeps its quote.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+QUOTE, CODE = "‹q›", "‹c›"
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}"
+    r"|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
+    r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|npm ERR!|[\w./-]+:\d+:|\w+(?:Error|Exception):\s"
+    r"|(?i:warning|error|caution|deprecated|danger|fatal|exception|panic)\s*[:!])")
+_CODE_LINE = re.compile(
+    r"^(?:\s{4,}\S|\t|\s*(?:\$ |>>> |# |// |/\*|\*/|#!|#include\b|@\w+\(|<\w+[ >/])"
+    r"|\s*(?:def|class|func|fn|function|import|package|public|private|async def)\s+[\w(]"
+    r"|\s*from\s+[\w.]+\s+import\b|\s*(?:const|let|var)\s+\w+\s*=|\s*[A-Z][A-Z0-9_]{2,}=\S"
+    r"|\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER)\s[A-Z*(]"
+    r"|.*[{};]\s*$|\s*[}\])]+[,;]?\s*$|\s*-\s+[\w.-]+:\s|\s*[\w.-]+:\s*(?:true|false|null|yes|no|\d+)\s*$)")
+_QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|«[^»\n]{2,}»|„[^“”\n]{2,}[“”]"
+                     r"|(?<![\w'])'[^'\n]{2,}?'(?![\w'])")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+# Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|st|z\.b|p\.ej)|\b[A-Za-z])\.$",
+)
+# Clause joints inside a sentence: the parts either side can carry different things (a password,
+# then ", and from now on ...").
+_CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|und|aber|et|mais|y|pero)\s+|\s+[—–-]{1,2}\s+")
+# A line that introduces material to work on: "Translate into French: ...", "here's the log:",
+# "Bob wrote: ...". Its task word must be its verb (at its start), not any word in it.
+_TASK_VERBS = frozenset("""
+translate proofread summarise summarize rewrite rephrase paraphrase reword fix correct review check explain reply
+respond answer shorten improve edit format convert decode parse analyse analyze debug tidy polish simplify spellcheck
+spell-check read draft turn traduis corrige résume übersetze korrigiere fasse traduce resume
+""".split())
+_LEAD_OPENERS = frozenset("ok okay so now hey hi please pls plz kindly can could would will you".split())
+_THESE = frozenset("this these that it following text sentence paragraph email message note".split())
+_MATERIAL_NOUNS = frozenset("""
+note email e-mail mail message thread text letter post comment review memo announcement doc document paragraph
+snippet log output file notice chat slack reply ticket issue policy notes emails messages logs files
+""".split())
+_POINTERS = frozenset("this following below attached here's".split())
+_SPEECH = frozenset("sent wrote writes said says posted replied left forwarded forwarding fwd".split())
+_OWN = frozenset("i we you u".split())
+
+
+def _lead_words(text: str) -> list[str]:
+    return [w.strip(",.;:!?()\"'“”") for w in text.lower().replace("’", "'").split()]
+
+
+def _introduces_material(lead: str) -> bool:
+    """"translate this", "proofread", "here's the log", "the customer wrote", "what Bob sent"."""
+    words = [w for w in _lead_words(lead) if w]
+    at = 0
+    while at < len(words) and words[at] in _LEAD_OPENERS:
+        at += 1
+    if at < len(words) and (words[at] in _TASK_VERBS or words[at:at + 2] in (["clean", "up"], ["look", "at"])):
+        return True
+    for index, word in enumerate(words):
+        if word in _TASK_VERBS and words[index + 1:index + 2] and words[index + 1] in _THESE:
+            return True
+        if word in ("here's", "below") or words[index:index + 2] in (["here", "is"], ["here", "are"], ["as", "follows"]):
+            return True
+        if words[index:index + 2] in (["this", "is"], ["these", "are"]) and (
+                any(w in _MATERIAL_NOUNS for w in words[index + 2:index + 5]) or words[index + 2:index + 3] == ["what"]):
+            return True  # "this is the log:", "this is what I got:", not "this is a tangent, but:"
+        if words[index:index + 2] == ["the", "following"]:
+            return True
+        if word in _SPEECH and (index > 0 and words[index - 1] not in _OWN or word.startswith(("forward", "fwd"))):
+            return True
+    return False
+
+
+def _refers_to_material(text: str) -> bool:
+    """"this note from my manager", "here is the email", "what our VP sent"."""
+    words = [w for w in _lead_words(text) if w]
+    for index, word in enumerate(words):
+        if word in _POINTERS or words[index:index + 2] == ["here", "is"]:
+            if any(w in _MATERIAL_NOUNS for w in words[index + 1:index + 4]):
+                return True
+        if word == "what" and any(w in ("sent", "wrote", "said", "posted") for w in words[index + 1:index + 5]):
+            return True
+    return False
+
+
+_GREETING = re.compile(r"^\s*(?:(?:hi|hello|hey|dear|bonjour|salut|hallo|liebe|hola|buenas)\b[\w ]{0,20}[,:!—–-]"
+                       r"|(?:team|folks|everyone|all)\s*[,:!—–-])")
+_SIGNATURE = re.compile(r"^\s*(?:[—–-]{1,2}\s*[a-z][\w.]*|(?:thanks|thank you|best|cheers|regards|br|merci|danke"
+                        r"|gracias|saludos)[,!.]?\s+[a-z][\w.]*\.?)\s*$")
+# The patterns above run on lower-cased text (IGNORECASE makes compiling them several times slower).
+
+
+class Clause(NamedTuple):
+    """One clause of the user's own voice."""
+
+    start: int  # span in the typed text: `typed[start:end]` is the clause in the user's words
+    end: int
+    masked: str  # lower-cased, quotes -> ‹q›, code spans -> ‹c›, for the cues
+    sentence: int  # which sentence of the typed text it belongs to
+    paragraph: int
+
+
+def user_clauses(typed: str) -> list[Clause]:
+    """The clauses of `typed` that are the user's own voice, in order."""
+    clauses: list[Clause] = []
+    sentence = 0
+    for paragraph, (start, end) in enumerate(_voice_spans(typed)):
+        for s_start, s_end in _sentences(typed, start, end):
+            for c_start, c_end in _clauses(typed, s_start, s_end):
+                clauses.append(Clause(c_start, c_end, mask(typed[c_start:c_end]), sentence, paragraph))
+            sentence += 1
+    return clauses
+
+
+def mask(text: str) -> str:
+    """Lower-cased, typographic apostrophes made plain, code spans and quotations replaced."""
+    text = _BULLET.sub("", text.replace("’", "'").replace("‘", "'"))
+    text = _CODE_SPAN.sub(f" {CODE} ", text)
+    text = _QUOTED.sub(f" {QUOTE} ", text)
+    return " ".join(text.lower().split())
+
+
+def _voice_spans(typed: str) -> list[tuple[int, int]]:
+    """Spans of the user's own voice: one per paragraph, lines of code, logs, quotes and the
+    material after a lead-in left out."""
+    spans: list[tuple[int, int]] = []
+    current: list[tuple[int, int]] = []  # the lines of the paragraph being read
+    fence = False
+    material = False  # everything from here on was introduced as material to work on
+    refers = False  # the last paragraph pointed at material ("this note from my manager")
+    offset = 0
+    lines = typed.splitlines(keepends=True)
+    paragraphs: list[list[tuple[int, int]]] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        begin, offset = offset, offset + len(raw)
+        if _FENCE.match(line):
+            fence = not fence
+            if current:
+                paragraphs.append(current)
+                current = []
+            if not fence and material:
+                material = False  # a fence was the material; the user speaks again after it
+            continue
+        if fence or material:
+            continue
+        if not line.strip():
+            if current:
+                paragraphs.append(current)
+                current = []
+            continue
+        if line.lstrip().startswith(">") or _LOG_LINE.match(line) or _CODE_LINE.match(line):
+            continue
+        lead_end = _material_lead(line)
+        if lead_end is not None:
+            current.append((begin, begin + lead_end))
+            material = True
+            continue
+        current.append((begin, begin + len(line)))
+    if current:
+        paragraphs.append(current)
+    for index, paragraph in enumerate(paragraphs):
+        first = typed[paragraph[0][0]:paragraph[0][1]].lower()
+        last = typed[paragraph[-1][0]:paragraph[-1][1]].lower()
+        letter = index > 0 and (_GREETING.match(first) is not None or _SIGNATURE.match(last) is not None)
+        if (refers and index > 0) or letter:
+            refers = True  # a pasted note goes on to the end
+            continue
+        text = " ".join(typed[a:b] for a, b in paragraph).lower()
+        refers = _refers_to_material(text)
+        for span in paragraph:
+            spans.append(span)
+    return spans
+
+
+def _material_lead(line: str) -> int | None:
+    """Where a lead-in that introduces material ends (after its colon), or None."""
+    colon = _lead_colon(line)
+    if colon is None:
+        return None
+    lead = line[:colon]
+    if len(lead.split()) > 14 or not _introduces_material(lead):
+        return None
+    return colon + 1
+
+
+def _lead_colon(line: str) -> int | None:
+    """The first colon that ends a lead-in: not in a URL, a time (10:30), a code span or a quote."""
+    depth_code = False
+    for index, char in enumerate(line):
+        if char == "`":
+            depth_code = not depth_code
+        elif char in "\"“«" and not depth_code:
+            return None  # a quotation before any colon: no lead-in to speak of
+        elif char == ":" and not depth_code:
+            after = line[index + 1:index + 2]
+            before = line[index - 1:index] if index else ""
+            if after == "/" or (before.isdigit() and after.isdigit()):
+                continue
+            return index
+    return None
+
+
+def _sentences(typed: str, start: int, end: int) -> list[tuple[int, int]]:
+    out = []
+    cursor = start
+    for match in _SENTENCE_END.finditer(typed, start, end):
+        head = typed[cursor:match.start()]
+        if _ABBREVIATION.search(head[-8:].lower()):
+            continue
+        out.append((cursor, match.start() + len(match.group(0).rstrip())))  # with its closing quote
+        cursor = match.end()
+    out.append((cursor, end))
+    return [(a, b) for a, b in (_strip(typed, a, b) for a, b in out) if b > a]
+
+
+def _clauses(typed: str, start: int, end: int) -> list[tuple[int, int]]:
+    out = []
+    cursor = start
+    for match in _CLAUSE_JOINT.finditer(typed, start, end):
+        if _inside_quote_or_code(typed, start, match.start()):
+            continue
+        out.append((cursor, match.start()))
+        cursor = match.end()
+    out.append((cursor, end))
+    return [(a, b) for a, b in (_strip(typed, a, b) for a, b in out) if b > a]
+
+
+def _inside_quote_or_code(typed: str, start: int, at: int) -> bool:
+    before = typed[start:at]
+    return before.count("`") % 2 == 1 or before.count('"') % 2 == 1
+
+
+def _strip(typed: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and typed[start].isspace():
+        start += 1
+    while end > start and typed[end - 1].isspace():
+        end -= 1
+    return start, end

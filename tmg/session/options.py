@@ -1,0 +1,18 @@
+"""What a chat was asked for on the command line, as one value: the session runner and the
+composition root read it, the CLI and the REPL make it (kept import-light: the ``-t`` path uses it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    """-c, --new, --mode, --model, --raw and --permissions; None: the config decides."""
+
+    config_path: str | None = None
+    new: bool = False
+    mode: str | None = None
+    model: str | None = None
+    raw: bool = False
+    permissions: str | None = None  # --permissions MODE (else PERMISSIONS.MODE)
