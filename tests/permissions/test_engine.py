@@ -175,6 +175,21 @@ async def test_yes_for_this_session_holds_in_this_engine_only_and_saves_nothing(
     assert later.engine.judge(ToolAction("shell", "run", command="touch a")).decision == "ask"
 
 
+async def test_a_command_outside_the_sandbox_asks_every_time_past_rules_yolo_and_a_session_yes(tmp_path):
+    outside = ToolAction("shell", "run", command="touch x", outside_sandbox=True)
+    for config, mode in [(cfg(allow=["shell(touch x)"]), None), (cfg(), "yolo"), (cfg(), "accept-edits")]:
+        judgement = Rig(tmp_path, config, mode=mode).engine.judge(outside)
+        assert judgement.decision == "ask" and "OUTSIDE the OS sandbox" in judgement.reason
+        assert judgement.proposals == ()  # no "session" or "always" to offer
+    assert Rig(tmp_path, cfg(deny=["shell(touch)"])).engine.judge(outside).decision == "deny"  # deny first
+    assert Rig(tmp_path, cfg(allow=["shell(touch x)"]), mode="read-only").engine.judge(outside).decision == "deny"
+    rig = Rig(tmp_path, cfg(), answers=[Answer("session"), Answer("always")])
+    assert rig.engine.judge(ToolAction("shell", "run", command="touch x")).decision == "ask"
+    for _ in range(2):  # a session or always answer is taken as once: the next call asks again
+        assert (await rig.engine.check(outside)).allowed
+    assert len(rig.questions) == 2 and rig.store.entries() == [] and "accepted once" in rig.records[-1]
+
+
 async def test_no_with_a_note_reaches_the_model(tmp_path):
     rig = Rig(tmp_path, cfg(), answers=[Answer("no", "use a temp folder instead")])
     result = await rig.shell("touch x")
