@@ -28,7 +28,7 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("permissions", ("tmg.permissions",)),
         ("mcp client", ("tmg.mcp",)),
         ("context", ("tmg.context",)),
-        ("tools", ("tmg.tools",)),
+        ("tools", ("tmg.tools", "tmg.checkpoints")),
         ("broker", ("tmg.broker",)),
         # The process's MCP tool servers choose a route per server: direct, or through the broker.
         ("server sets", ("tmg.mcp.server_set",)),

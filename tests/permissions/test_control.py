@@ -34,8 +34,8 @@ def test_the_config_in_use_whatever_its_path_asks_in_every_mode_naming_it(tmp_pa
     for action in (write(config), ToolAction("shell", "run", command="echo 'ALLOW: [shell]' >> my-settings.yaml"),
                    ToolAction("shell", "run", command="sed -i s/ASK/ALLOW/ my-settings.yaml")):
         judged = engine.judge(action)
-        assert judged.decision == ("deny" if mode == "read-only" else "ask"), (mode, action)
-        if mode != "read-only":
+        assert judged.decision == ("deny" if mode in ("read-only", "plan") else "ask"), (mode, action)
+        if mode not in ("read-only", "plan"):
             assert str(config) in judged.reason and "the tmg config in use" in judged.reason
             assert judged.proposals == ()  # never "always"
 

@@ -1,5 +1,5 @@
 """The table of hostile command lines (hostile_lines.yaml): each line's verdict under every rule
-set and in every mode, judged by the real engine over a real folder (a real symlink, a real
+set and in every mode (plan judged as read-only), judged by the real engine over a real folder (a real symlink, a real
 ~/.ssh, saved decisions in a real permissions.json)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from tmg.permissions.store import DecisionStore
 
 TABLE = yaml.safe_load((Path(__file__).parent / "hostile_lines.yaml").read_text())
 LETTER = {"allow": "A", "ask": "Q", "deny": "D"}
+COLUMNS = ("default", "accept-edits", "read-only", "yolo")  # the table's letters; plan mode is read-only's
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_the_table_is_large_and_every_verdict_is_well_formed():
         for key, verdict in case.items():
             if key != "line":
                 assert key == "all" or key in TABLE["rulesets"], case
-                assert len(verdict) == len(MODES) and set(verdict) <= set("AQD"), case
+                assert len(verdict) == len(COLUMNS) and set(verdict) <= set("AQD"), case
 
 
 @pytest.mark.parametrize("case", TABLE["lines"], ids=[c["line"][:60] for c in TABLE["lines"]])
@@ -58,7 +59,10 @@ def test_a_hostile_line_gets_its_verdict_under_every_rule_set_and_mode(engines, 
     wrong = []
     for ruleset in TABLE["rulesets"]:
         want = case.get(ruleset, case["all"])
-        got = "".join(LETTER[engines[ruleset, mode].judge(action).decision] for mode in MODES)
+        got = "".join(LETTER[engines[ruleset, mode].judge(action).decision] for mode in COLUMNS)
+        plan = LETTER[engines[ruleset, "plan"].judge(action).decision]
+        if plan != got[2]:
+            wrong.append(f"{ruleset}: plan mode {plan}, read-only {got[2]}")
         if got != want:
             wrong.append(f"{ruleset}: want {want}, got {got} "
                          f"({engines[ruleset, 'default'].judge(action).reason})")

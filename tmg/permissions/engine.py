@@ -4,7 +4,8 @@ The order, first match decides:
 1. deny: a rule of PERMISSIONS.DENY (the user's, a project's beside them when a ./tmg.yaml is the
    config, and saved decisions), wherever the command stands in the line (tmg.permissions.lines);
 2. the mode's limits: `read-only` refuses whatever writes or runs, whatever a rule allows (a
-   command that only reads still runs);
+   command that only reads still runs), and so does `plan` until the user approves the model's
+   plan (`set_mode`); then a command to run outside the OS sandbox asks every time;
 3. tmg's control files (its config, trust and permission stores, TMG_HOME, .git/hooks, skills:
    tmg.permissions.control): a change asks in every mode, yolo too, unless a rule names the file;
 4. a server marked REQUIRES_CONSENT, then an ask rule: asks;
@@ -14,7 +15,8 @@ The order, first match decides:
    needs a rule naming all of it; a bare tool rule does not reach secret files);
 7. the mode: yolo runs it; accept-edits runs a built-in file edit inside the working folder;
 8. defaults: reads run, and so do commands that only read (`git status`, `ls`); writes, commands,
-   secret files and MCP tools not annotated read-only ask.
+   fetching a URL, secret files and MCP tools not annotated read-only ask. A URL of a loopback or
+   private address needs a rule naming it, or the user's answer, in every mode.
 
 "Ask" goes to the asker (the REPL's prompt); without one (a one-shot) it is a refusal: the model
 is told why, stderr gets one line naming the rule or flag that would allow it. Every decision
@@ -35,8 +37,8 @@ from tmg.permissions.rulesets import config_rules, saved_rules
 from tmg.permissions.sensitive import SensitivePaths
 from tmg.permissions.store import DecisionStore
 
-MODES = ("default", "accept-edits", "read-only", "yolo")
-Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+MODES = ("default", "accept-edits", "read-only", "plan", "yolo")
+Mode = Literal["default", "accept-edits", "read-only", "plan", "yolo"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class PermissionEngine(PermissionGate):
         self._env = {**env, "HOME": self._home}
         self._store = store
         self._mode_flag = mode
+        self._mode_said = "--permissions"  # what set the mode flag: the command line, /plan, an approved plan
         self.asker = asker
         self._record = record
         self._refused = refused
@@ -122,6 +125,14 @@ class PermissionEngine(PermissionGate):
     def mode(self) -> str:
         return self._mode_flag or self.config().permissions.mode or "default"
 
+    def set_mode(self, mode: str, source: str) -> None:
+        """Switch the mode for the rest of the session (/plan, an approved plan); ``source``
+        says what switched it, for /permissions and refusals."""
+        if mode not in MODES:
+            raise ValueError(f"no permission mode {mode!r}")
+        self._mode_flag, self._mode_said = mode, source
+        self._record(f"permission mode {mode} ({source})")
+
     @property
     def store(self) -> DecisionStore:
         assert self._store is not None
@@ -145,7 +156,7 @@ class PermissionEngine(PermissionGate):
 
     def mode_source(self) -> str:
         if self._mode_flag:
-            return "--permissions"
+            return self._mode_said
         origin = self.config().origin("PERMISSIONS.MODE")
         # The user's own file, when a project's tmg.yaml is the config (tmg.config.loader).
         return f"PERMISSIONS.MODE in {origin[5:]}" if origin.startswith("file /") else "PERMISSIONS.MODE"
@@ -198,7 +209,19 @@ class PermissionEngine(PermissionGate):
         assert self._places is not None
         return judge(action, index, self.mode(), self._places, self._mode_denies)
 
+    def rule_names_url(self, tool: str, url: str) -> bool:
+        """A rule naming this URL allows ``tool`` to fetch it (a bare `web_fetch` does not): what
+        a fetch needs for a host that resolves to, or redirects to, a private address."""
+        from tmg.permissions.judging import strongest_url_rule
+
+        best = strongest_url_rule([r for r in self.rules() if r.names(tool)], url)
+        return best is not None and best.decision == "allow" and best.spec is not None
+
     def _mode_denies(self, action: ToolAction) -> Judgement:
+        if self.mode() == "plan":
+            return Judgement("deny", "denied by plan mode (only reads until the user approves a plan)",
+                             how_to_allow=f"plan mode ({self.mode_source()}) runs only what reads; propose the plan "
+                                          "with exit_plan_mode, and once the user approves it the changes can be made")
         return Judgement("deny", "denied by read-only mode (nothing that writes or runs)",
                          how_to_allow=f"read-only mode ({self.mode_source()}) allows nothing that writes or runs; "
                                       "use --permissions default to be asked")
@@ -270,6 +293,8 @@ def _what(action: ToolAction) -> str:
         return f"{action.tool} `{command}`"
     if action.paths:
         return f"{action.tool} {', '.join(action.paths)}"
+    if action.url is not None:
+        return f"{action.tool} {action.url if len(action.url) <= 200 else action.url[:197] + '...'}"
     return action.tool
 
 

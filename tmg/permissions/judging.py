@@ -12,8 +12,10 @@ from typing import Callable
 from tmg.permissions.action import Judgement, ToolAction
 from tmg.permissions.lines import CommandPart, RuleIndex, read_line
 from tmg.permissions.places import Places
-from tmg.permissions.proposal import propose
-from tmg.permissions.rules import RANK, Rule, path_candidates, path_matches
+from tmg.permissions.proposal import FetchTarget, propose
+from tmg.permissions.rules import RANK, Rule, path_candidates, path_matches, url_matches
+
+READ_ONLY_MODES = ("read-only", "plan")  # nothing that writes or runs (plan: until the user approves a plan)
 
 
 @dataclass
@@ -35,16 +37,17 @@ def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
           mode_denies: Callable[[ToolAction], Judgement]) -> Judgement:
     """The judgement of `action` by the rules of its tool (`index`), the mode and the defaults."""
     rules = index.rules
-    facts = _line(action, index, places) if action.command is not None else (
-        _paths(action, rules, places) if action.paths else _call(action, rules))
+    facts = (_line(action, index, places) if action.command is not None
+             else _paths(action, rules, places) if action.paths
+             else _url(action, rules) if action.url is not None else _call(action, rules))
     if facts.denied is not None:
         rule = facts.denied
         return Judgement("deny", f"denied by rule {rule.text} ({rule.origin})",
                          how_to_allow=f"rule {rule.text} in {rule.origin} denies it")
-    if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
-        return mode_denies(action) if mode == "read-only" else _OUTSIDE_SANDBOX
-    if mode == "read-only" and not facts.reads_only:
+    if mode in READ_ONLY_MODES and not facts.reads_only and action.effect != "network":  # a fetch changes nothing here
         return mode_denies(action)
+    if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
+        return mode_denies(action) if mode in READ_ONLY_MODES else _OUTSIDE_SANDBOX
     if facts.control is not None:
         return Judgement("ask", f"{facts.control}: changing it asks in every mode",
                          why_no_always="tmg's control files are changed only with a yes each time",
@@ -67,14 +70,14 @@ def judge(action: ToolAction, index: RuleIndex, mode: str, places: Places,
                                       "in a terminal to be asked, or --permissions yolo")
     if facts.allowed:
         return Judgement("allow", f"allowed by rule {', '.join(sorted(set(facts.used)))}")
-    if mode == "yolo":
+    if mode == "yolo" and not action.private:  # a private address needs a rule naming it, or a yes
         return Judgement("allow", "allowed by yolo mode")
     if mode == "accept-edits" and facts.inside_edit:
         return Judgement("allow", "allowed by accept-edits mode")
     if facts.looks:
         return Judgement("allow", "a command that only reads, inside the working folder")
     if action.effect == "read" and facts.secret is None:
-        return Judgement("allow", "reads are allowed in read-only mode" if mode == "read-only"
+        return Judgement("allow", f"reads are allowed in {mode} mode" if mode in READ_ONLY_MODES
                          else "reads are allowed by default")
     proposal = propose(action, facts.needing, places, [r for r in rules if r.decision == "deny"])
     return Judgement("ask", _why(action, facts), proposal.rules,
@@ -90,6 +93,8 @@ _OUTSIDE_SANDBOX = Judgement(
 
 
 def _why(action: ToolAction, facts: _Facts) -> str:
+    if action.private:
+        return f"{action.private}: fetching it asks first"
     if facts.secret:
         verb = "reading" if action.effect == "read" else "a command naming" if action.command is not None else "changing"
         return f"{facts.secret}: {verb} it asks first"
@@ -98,6 +103,7 @@ def _why(action: ToolAction, facts: _Facts) -> str:
         missed = f"; the rule {part.missed.text} does not name all of it" if part.missed else ""
         return f"{part.command.hidden}{missed}"
     return {"write": "changing files asks by default", "run": "running a command asks by default",
+            "network": "fetching from the web asks by default",
             "sample": "an MCP server's use of your model asks by default"}.get(
         action.effect, "the tool's server does not say it only reads, so it asks by default")
 
@@ -179,6 +185,33 @@ def _call(action: ToolAction, rules: list[Rule]) -> _Facts:
     else:
         facts.needing.append(None)
     return facts
+
+
+def _url(action: ToolAction, rules: list[Rule]) -> _Facts:
+    facts = _Facts()
+    rule = strongest_url_rule(rules, action.url or "")
+    if rule is not None and rule.decision == "deny":
+        facts.denied = rule
+    elif rule is not None and rule.decision == "ask":
+        facts.asked = rule
+    elif rule is not None and not (action.private and rule.spec is None):  # a bare web_fetch: not localhost
+        facts.used.append(rule.text)
+        facts.allowed = True
+    else:
+        facts.needing.append(FetchTarget(action.url or ""))
+    return facts
+
+
+def strongest_url_rule(rules: list[Rule], url: str) -> Rule | None:
+    """The strongest rule covering ``url``; of two allows, one naming it beats a bare one."""
+    best: Rule | None = None
+    for rule in rules:
+        if best is not None and (RANK[rule.decision] < RANK[best.decision] or (
+                RANK[rule.decision] == RANK[best.decision] and (best.spec is not None or rule.spec is None))):
+            continue
+        if rule.spec is None or url_matches(rule, url):
+            best = rule
+    return best
 
 
 def _strongest(rules: list[Rule], candidates: tuple[str, ...], cwd: str, home: str) -> Rule | None:

@@ -34,6 +34,11 @@ _NEVER_BARE = frozenset({
 
 
 @dataclass(frozen=True)
+class FetchTarget:
+    url: str  # a URL to fetch that needs an allow (web_fetch)
+
+
+@dataclass(frozen=True)
 class Proposal:
     rules: tuple[str, ...] = ()  # what "always" saves (none: it is not offered)
     why_not: str = ""  # when none: why, for the question
@@ -47,6 +52,8 @@ def propose(action: ToolAction, needing: list, places: Places, denies: list[Rule
             rule, why = _command_rule(action.tool, part, places)
         elif isinstance(part, str):
             rule, why = _path_rule(action, part), ""
+        elif isinstance(part, FetchTarget):
+            rule, why = _url_rule(action.tool, part.url), ""
         else:
             rule, why = action.tool, ""
         if rule is None:
@@ -100,13 +107,23 @@ def _path_rule(action: ToolAction, path: str) -> str:
     return f"{action.tool}({os.path.dirname(path)}/**)"
 
 
+def _url_rule(tool: str, url: str) -> str:
+    from tmg.permissions.rules import url_target
+
+    found = url_target(url)
+    return f"{tool}({found[1].partition('/')[0] if found else url}/**)"  # the host, every page of it
+
+
 def _covers_deny(text: str, deny: Rule) -> bool:
-    """The allow `text` would cover commands the deny rule is about (its words begin them)."""
+    """The allow `text` would cover commands (or a host's pages) the deny rule is about."""
     from tmg.permissions.rules import parse_rule
 
     allow = parse_rule(text, "allow")
     if deny.spec is None or allow.spec is None or not deny.names(allow.tool):
         return False
+    if allow.spec.endswith("/**") and "(" not in allow.spec:  # a URL's host: a deny of any page of it
+        host = deny.spec.partition("://")[2] or deny.spec
+        return host.partition("/")[0].lower() == allow.spec[:-3]
     return len(allow.words) <= len(deny.words) and deny.words[:len(allow.words)] == allow.words
 
 
