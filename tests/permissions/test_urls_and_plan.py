@@ -91,3 +91,10 @@ def test_set_mode_switches_and_says_what_switched_it(tmp_path):
     assert records == ["permission mode plan (/plan)", "permission mode accept-edits (the approved plan)"]
     with pytest.raises(ValueError):
         gate.set_mode("anything", "x")
+
+
+async def test_plan_modes_own_refusals_do_not_fail_a_one_shot_but_read_only_ones_do(tmp_path):
+    write = ToolAction("write_file", "write", paths=(str(tmp_path / "x.txt"),))
+    for mode, counted in (("plan", 0), ("read-only", 1)):
+        gate = engine(tmp_path, mode=mode)
+        assert not (await gate.check(write)).allowed and gate.refusals == counted

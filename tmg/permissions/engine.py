@@ -92,7 +92,7 @@ class PermissionEngine(PermissionGate):
         self._places: Places | None = None
         self._session: list[Rule] = []  # "yes for this session"
         self._told: set[str] = set()
-        self.refusals = 0  # calls refused so far (a one-shot with any exits 1)
+        self.refusals = 0  # calls refused so far, plan mode's own refusals aside (a one-shot with any exits 1)
         self._in_force: Any = None  # the config whose PERMISSIONS hold (a widening reload waits: widening.py)
         self._held: Any = None  # a newer config that would allow more, until the user says yes
         self._held_why: list[str] = []
@@ -239,7 +239,7 @@ class PermissionEngine(PermissionGate):
             self._record(f"{what} {judgement.reason}")
             return Verdict(True, judgement.reason)
         if judgement.decision == "deny":
-            self.refusals += 1
+            self.refusals += self.mode() != "plan"  # plan mode refusing a write is the mode at work, not a failure
             self._record(f"{what} {judgement.reason}")
             self._refused(f"refused {what}: {judgement.how_to_allow}")
             return Verdict(False, judgement.reason, _model_note(what, judgement.reason, judgement.how_to_allow))
