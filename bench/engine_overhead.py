@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tmg.compose import build_pipeline, build_tools  # noqa: E402
+from tmg.compose import build_pipeline  # noqa: E402
+from tmg.session.toolbox import build_tools  # noqa: E402
 from tmg.config.model import Config  # noqa: E402
 from tmg.engine.engine import PhaseEngine  # noqa: E402
 from tmg.engine.events import NullEvents  # noqa: E402

@@ -6,7 +6,9 @@ P3: `echo q | tmg` against the local mock API with memory on (fakeplur, and the 
     (the broker stopped before each run, so the run starts it), and spawned directly by the run
     (TMG_MEMORY_BROKER=0: how every run reached it before the broker).
     `--litellm` adds the same pair on the litellm backend, whose import the memory server's
-    start overlaps.
+    start overlaps. `--sync` adds the warm case with MEMORY.SYNC on (a store of its own synced
+    with a local bare repository at every session's end): the sync runs in the broker after
+    the run, so it must cost a one-shot nothing (docs/memory-sync.md).
 P4: exit after the last answer: from the answer's last byte on stdout to the process's exit,
     memory on with LEARN batch (so the flush of one engram is included; target <= 0.3 s),
     next to the same with memory off.
@@ -15,7 +17,7 @@ Every case runs once per round, interleaved, from bytecode as an installed tmg d
 medians. The real PLUR cases need
 Node.js and the pinned install (`./scripts/install-plur`); without them they are left out.
 
-Run: ./.venv/bin/python bench/memory_oneshot.py [--rounds N] [--litellm]
+Run: ./.venv/bin/python bench/memory_oneshot.py [--rounds N] [--litellm] [--sync]
 (in a git worktree whose .venv is shared, prefix PYTHONPATH=$PWD: `.venv/bin/tmg` imports the
 installed checkout otherwise, and the figures would be another tree's)
 """
@@ -76,6 +78,16 @@ def seed_real_plur(home: Path, entry: Path) -> None:
             raise SystemExit(f"bench: seeding PLUR failed: {outcome.text}")
 
 
+def synced_plur(home: Path, entry: Path, url: str) -> str:
+    """A config whose store (40 engrams, its own) syncs with a local bare repository."""
+    seed_real_plur(home, entry)
+    (home / ".gitconfig").write_text("[user]\n\tname = bench\n\temail = bench@example.com\n")
+    remote = home / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    return (provider(url) + real_plur_entry(home, entry)
+            + f"MEMORY:\n  LEARN: batch\n  SYNC:\n    REMOTE: {json.dumps(str(remote))}\n")
+
+
 def installed_plur() -> Path | None:
     try:
         from tests.support.plur_server import PlurUnavailable, real_plur_entry as install
@@ -111,6 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=21)  # fewer rounds: medians that move by a few %
     parser.add_argument("--litellm", action="store_true", help="add the pair on the litellm backend")
+    parser.add_argument("--sync", action="store_true", help="add the warm case with MEMORY.SYNC at session end")
     args = parser.parse_args()
     tmg = tmg_bin()
     entry = installed_plur()
@@ -131,6 +144,9 @@ def main() -> None:
             configs["memory on, real PLUR, direct spawn (no broker, as before)"] = real
             extra_env["memory on, real PLUR, cold first run (starts the broker)"] = {"TMG_HOME": str(root / "cold")}
             extra_env["memory on, real PLUR, direct spawn (no broker, as before)"] = {"TMG_MEMORY_BROKER": "0"}
+        synced = "memory on, real PLUR, warm broker, MEMORY.SYNC at each session's end"
+        if args.sync and entry is not None:
+            configs[synced] = synced_plur(root / "synced", entry, llm.url)
         if args.litellm:
             configs["litellm backend, memory off"] = provider(llm.url, "litellm") + "MEMORY:\n  ENABLED: false\n"
             if entry is not None:
@@ -146,6 +162,8 @@ def main() -> None:
                 # this, "memory on" would start PLUR as an MCP tool server and never recall.
                 del envs[name]["TMG_MEMORY_ENABLED"]
         cmd = [tmg, "--new", "-r"]
+        if synced in envs:  # set the sync up once, as a user does (`tmg memory sync`)
+            subprocess.run([tmg, "memory", "sync"], capture_output=True, text=True, env=envs[synced], check=True)
         try:
             for name in envs:  # warm the disk cache and the stores once (and start the broker)
                 subprocess.run(cmd, input="2+2?\n", capture_output=True, text=True, env=envs[name], check=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tmg.compose import build_tools  # noqa: E402
+from tmg.session.toolbox import build_tools  # noqa: E402
 from tmg.environment import Environment  # noqa: E402
 from tmg.tools.files import RootGuard  # noqa: E402
 from tmg.tools.search import GlobTool, GrepTool  # noqa: E402

@@ -33,9 +33,9 @@ FLOORS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         # The process's MCP tool servers choose a route per server: direct, or through the broker.
         ("server sets", ("tmg.mcp.server_set",)),
         ("engine", ("tmg.engine",)),
-        ("features", ("tmg.memory", "tmg.skills")),
+        ("features", ("tmg.memory", "tmg.skills", "tmg.hooks")),
         ("ui", ("tmg.ui",)),
-        ("session runner", ("tmg.session.runner", "tmg.session.models", "tmg.compose")),
+        ("session runner", ("tmg.session.runner", "tmg.session.models", "tmg.session.toolbox", "tmg.compose")),
         ("repl", ("tmg.repl",)),
         ("cli", ("tmg.cli", "tmg.__main__")),
     ],

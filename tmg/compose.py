@@ -7,10 +7,10 @@ makes things and hands them to each other; what they do is theirs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
-from tmg.checkpoints.log import CheckpointLog, PromptKey
-from tmg.checkpoints.tools import PromptTracker, checkpointed, current_prompt
+from tmg.checkpoints.log import CheckpointLog
+from tmg.checkpoints.tools import PromptTracker, current_prompt
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
@@ -19,6 +19,8 @@ from tmg.config.watcher import ConfigWatcher
 from tmg.context.alternation import AlternationTransformer
 from tmg.context.cleaners import CleanersTransformer
 from tmg.context.gatekeeper import BudgetGatekeeper
+from tmg.context.instruction_files import InstructionFiles
+from tmg.context.instructions import InstructionsTransformer
 from tmg.context.notices import TransientNotices
 from tmg.context.persona import PersonaTransformer
 from tmg.context.pipeline import Pipeline, Transformer
@@ -32,12 +34,12 @@ from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
 from tmg.environment import Environment
+from tmg.hooks.command_hooks import CommandHooks
 from tmg.mcp.oauth import OAuthStore
 from tmg.mcp.sampling import ModelSampler
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.session_servers import ready_wait as mcp_ready_wait
 from tmg.paths import tmg_home
-from tmg.permissions.action import PermissionGate
 from tmg.permissions.engine import Asker, PermissionEngine
 from tmg.permissions.store import DecisionStore
 from tmg.redaction import process_redactor
@@ -49,20 +51,12 @@ from tmg.session.runner import ChatSession, TranscriptRecorder
 from tmg.session.store import SessionRef, SessionStore, lock_session
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills, open_session_skills
-from tmg.skills.tool import SkillTools
 from tmg.skills.transformer import SkillsTransformer
-from tmg.tools.edit import EditFileTool, WriteFileTool
-from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
-from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import McpTools
 from tmg.tools.plan import ExitPlanModeTool, PlanReview
-from tmg.tools.registry import Tool, ToolRegistry
-from tmg.tools.search import GlobTool, GrepTool
-from tmg.permissions.sensitive import SensitivePaths
-from tmg.tools.sandbox import Sandbox
-from tmg.tools.shell import ShellTool
+from tmg.tools.registry import Tool
 from tmg.tools.todo import TodoList, TodoWriteTool
-from tmg.tools.web_fetch import WebFetchTool
+from tmg.session.toolbox import Checkpoints, build_tools
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -78,17 +72,18 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
     notices.set_redactor(process_redactor())
     for w in warnings:
         notices.warn(w)
-    live = LiveConfig(config, mode=options.mode)
+    live = LiveConfig(config, mode=options.mode, max_turns=options.max_turns, max_budget_usd=options.max_budget_usd)
     live.warnings = tuple(warnings)
     return live
 
 
 def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None,
                    skills: SessionSkills | None = None, server_instructions: Transformer | None = None,
-                   work_notes: Transformer | None = None) -> Pipeline:
+                   work_notes: Transformer | None = None, instructions: Transformer | None = None) -> Pipeline:
     # ``budget`` without a summary model only prunes.
     budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
+        *([instructions] if instructions is not None else []),
         *([memory_injector] if memory_injector is not None else []),
         *([SkillsTransformer(skills)] if skills is not None else []),
         RepairTransformer(),
@@ -102,43 +97,6 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
         PrunerTransformer(),
         FinalValidator(budget.estimator),
     ])
-
-
-def build_tools(envr: Environment, mcp: McpTools | None = None,
-                config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
-                skills: SessionSkills | None = None, checkpoints: _Checkpoints | None = None,
-                more: list[Tool] | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
-    """The built-in tools of one session (one ledger of what its model has read), then MCP's and
-    the skills', every call judged by ``gate`` (the permission engine). With ``checkpoints``, what
-    the file tools and shell change is kept first (tmg.checkpoints); ``more``: the session's own
-    tools (todo_write, exit_plan_mode)."""
-    guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
-    ledger = ReadLedger()
-    redact = process_redactor()
-    current = config or Config
-    shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: current().tool_timeout,
-                      secret=lambda value: redact(value) != value, sandbox=Sandbox(envr.cwd, envr.env, current, warn))
-    tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
-             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell, _web_fetch(gate)]
-    if checkpoints is not None:
-        tools = checkpointed(tools, checkpoints.log, checkpoints.prompt, guard.locate, checkpoints.say)
-    tools += more or []
-    sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
-    return ToolRegistry(tools, sources=sources, gate=gate)
-
-
-class _Checkpoints(NamedTuple):
-    log: CheckpointLog
-    prompt: Callable[[], PromptKey | None]  # the prompt running now
-    say: Callable[[str], None]  # a file that could not be kept
-
-
-def _web_fetch(gate: PermissionGate | None) -> WebFetchTool:
-    """web_fetch, asking the session's permission engine what a redirect or a private address needs."""
-    if not isinstance(gate, PermissionEngine):  # no engine (tests): nothing private, no redirect elsewhere
-        return WebFetchTool(names_url=lambda _url: False, allows=lambda _action: False)
-    return WebFetchTool(names_url=lambda url: gate.rule_names_url("web_fetch", url),
-                        allows=lambda action: gate.judge(action).decision == "allow")
 
 
 def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
@@ -248,9 +206,18 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
     hooks.register(waiting)
     notices.set_before_line(waiting.clear)
-    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice)
     gate = build_gate(options, envr, watcher.current, transcript, notices,
                       _quiet_while_asking(asker, waiting) if asker is not None else None)
+    def note(text: str) -> None:  # what a hook did (a block, a rewrite): stderr and the transcript
+        notices.notice(text)
+        transcript.notice(text)
+
+    # HOOKS (read live at each event; a project's only in a trusted folder).
+    command_hooks = CommandHooks(watcher.current, session_id=ref.id, transcript_path=ref.transcript_path, cwd=envr.cwd,
+                                 env=envr.env, permission_mode=gate.mode, resumed=bool(history.messages), say=say,
+                                 note=note)
+    budget = BudgetGatekeeper(TokenEstimator(), models.summary_model, announce=notices.notice,
+                              before_summary=command_hooks.before_compact)
     if gate.mode() == "yolo":  # said where it is seen: stderr, the transcript (and the REPL's prompt line)
         text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
         notices.notice(text)
@@ -268,10 +235,11 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
                                 server_instructions=ServerInstructionsTransformer(mcp.instructions),
-                                work_notes=WorkNotes(gate.mode, todos.for_model)),
+                                work_notes=WorkNotes(gate.mode, todos.for_model),
+                                instructions=InstructionsTransformer(InstructionFiles(envr.env, envr.cwd))),
         history=history,
         tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
-                          checkpoints=_Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
+                          checkpoints=Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
                           more=session_tools, warn=say),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
@@ -279,6 +247,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         failover_for=models.failover,
         session_id=ref.id,
         budget=budget,
+        interceptor=command_hooks,
     )
     if memory is not None:
         # Memory's end (finish writes, flush, the write-failure notice, close an own server) runs
@@ -290,7 +259,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         for name, step in memory.end_steps(lambda text: _say_and_record(text, notices, transcript)):
             end.add(name, step, hurriable=name in HURRIABLE_STEPS)
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
-                       skills, mcp, checkpoint_log, todos)
+                       skills, mcp, checkpoint_log, todos, command_hooks)
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
@@ -317,11 +286,13 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
     errlog = home / "memory-server.log"  # the server's stderr: a shared server outlives a session
     debug = notices.notice if envr.debug else (lambda _m: None)
     runtime = servers.runtime_for(config, errlog) if servers is not None else None
+    from tmg.config.trust import TrustStore
     from tmg.project import find_project
 
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
                          runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
-                         project=find_project(envr.cwd), session_dir=ref.dir, written=written)
+                         project=find_project(envr.cwd), session_dir=ref.dir, written=written,
+                         trusted=TrustStore.for_env(envr.env).is_trusted)
 
 
 class _NoMemoryThisRun:

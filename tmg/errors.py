@@ -25,3 +25,11 @@ class SessionBusyError(TmgError):
 
 class TurnLimitError(TmgError):
     """A prompt reached MAX_TURNS model calls."""
+
+
+class BudgetLimitError(TmgError):
+    """A prompt spent MAX_BUDGET_USD (--max-budget-usd) before its final answer."""
+
+
+class HookStopError(TmgError):
+    """A command hook said to stop (``"continue": false``, or a UserPromptSubmit block)."""

@@ -22,7 +22,7 @@ def test_the_switch_is_the_flag_or_the_variable() -> None:
 def test_the_chat_command_hands_debug_to_the_session(monkeypatch, args, expected) -> None:
     seen: list[Environment] = []
 
-    def run_oneshot(_options: Any, envr: Environment, _words: list[str]) -> int:
+    def run_oneshot(_options: Any, envr: Environment, _words: list[str], **_formats: Any) -> int:
         seen.append(envr)
         return 0
 

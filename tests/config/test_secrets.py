@@ -156,3 +156,14 @@ def test_ordinary_values_do_not_look_like_secrets():
     for secret in ("sk-canary-0123456789", "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4", "AKIAIOSFODNN7EXAMPLE",
                    "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6", "Xk9pQ2mN8vL4tR7wZ1yB5cF3"):
         assert looks_secret(secret), secret
+
+
+def test_a_password_in_the_sync_remote_is_a_secret_and_never_in_a_repr(tmp_path):
+    from tmg.config.loader import load_config
+
+    path = tmp_path / "tmg.yaml"
+    path.write_text("MEMORY:\n  SYNC:\n    REMOTE: https://me:s3cret-pass-99@git.example/m.git\n    TYPE: shared\n")
+    config, _ = load_config(str(path), {"HOME": str(tmp_path)}, tmp_path)
+    assert config.memory.sync.type == "shared" and config.memory.sync.automatic
+    assert "s3cret-pass-99" in " ".join(config.secrets())
+    assert "s3cret-pass-99" not in repr(config.memory)

@@ -183,9 +183,19 @@ def test_transcript_prints_this_sessions_transcript(tmp_path, monkeypatch):
 def test_memory_says_it_is_off_when_the_session_started_without_it(tmp_path, monkeypatch):
     rig = Rig(tmp_path, monkeypatch)
     rig.run("/memory", "/exit")
-    assert rig.out.getvalue().strip().endswith(
-        "memory: off · server: none (memory was off when the session started)")
+    out = rig.out.getvalue()
+    assert "memory: off · server: none (memory was off when the session started)" in out
+    assert out.strip().splitlines()[-1].startswith("instruction files: none")  # then the instruction files
     assert rig.model.requests == []
+
+
+def test_memory_lists_the_instruction_files_with_their_paths(tmp_path, monkeypatch):
+    rig = Rig(tmp_path, monkeypatch)
+    agents = rig.root / "work" / "AGENTS.md"
+    agents.parent.mkdir(parents=True, exist_ok=True)
+    agents.write_text("Use tabs.\n")
+    rig.run("/memory", "/exit")
+    assert f"  {agents} (the repository's, 10 bytes)" in rig.out.getvalue().splitlines()
 
 
 def test_double_slash_sends_the_text_to_the_model(tmp_path, monkeypatch):

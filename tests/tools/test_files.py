@@ -111,7 +111,7 @@ async def test_a_path_no_file_can_have_is_an_error_to_the_model_in_every_file_to
     """A NUL byte (or text no file name can hold) is the model's mistake to correct, not a crash."""
     import json
 
-    from tmg.compose import build_tools
+    from tmg.session.toolbox import build_tools
     from tmg.environment import Environment
     registry = build_tools(Environment(cwd=tmp_path), gate=ALLOW)
     calls = [("read_file", {"path": "a\0b"}), ("list_folder", {"path": "x\0"}), ("glob", {"pattern": "*", "path": "\0"}),

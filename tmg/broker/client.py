@@ -2,7 +2,7 @@
 
 The one-shot hot path talks to a warm broker with this, so it never pays the SDK's import
 (most of a second of CPU). It speaks just what memory needs: initialize (naming the server),
-tools/list, tools/call, and the broker's own tmg/status and tmg/stop.
+tools/list, tools/call, and the broker's own tmg/status, tmg/stop and tmg/detach.
 """
 
 from __future__ import annotations
@@ -142,6 +142,21 @@ class BrokerConnection:
         except (BrokerError, NoBroker) as exc:
             raise McpCallError(f"{self.spec.name}.{name}: {exc}") from exc
         return tool_outcome(result)
+
+    async def detach(self, name: str, arguments: dict[str, Any], answer_file: Path, by: str,
+                     env: dict[str, str] | None = None, timeout: float = 2.0) -> bool:
+        """Have the broker run a tools/call after this client has gone, on a server of its own
+        (this one's spec, `env` added), its answer written to `answer_file`; False when one such
+        call is still running. Raises McpCallError."""
+        try:
+            ack = await asyncio.wait_for(self.request("tmg/detach", {
+                "name": name, "arguments": arguments, "answer_file": str(answer_file), "by": by,
+                "env": dict(env or {})}), timeout)
+        except asyncio.TimeoutError as exc:
+            raise McpCallTimeout(f"{self.spec.name}: the broker did not take the call") from exc
+        except (BrokerError, NoBroker) as exc:
+            raise McpCallError(f"{self.spec.name}: {exc}") from exc
+        return bool(ack.get("started"))
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self._writer is None or not self.is_open:

@@ -74,6 +74,8 @@ def status_lines(state: BrokerState) -> list[str]:
         return lines + [f"socket: {state.socket}"]
     status = state.status
     lines = [f"broker: {summary(status)}", f"socket: {status['socket']}"]
+    if status.get("detached"):  # runs on after the session that asked for it (a memory sync)
+        lines.append(f"running after its session: {', '.join(status['detached'])}")
     for server in status.get("servers", []):
         alive = "up" if server["alive"] else "down (started again by the next call)"
         lines.append(f"server {server['name'] or server['command']}: {alive}, pid {server['pid']}, "

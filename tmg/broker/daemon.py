@@ -5,10 +5,15 @@ the server it wants (`params._meta["tmg/server"]`: command, args, env, dir) and 
 code fingerprint; the broker answers `initialize` and `tools/list` from the child's cached
 answers and forwards `tools/call` unchanged (only the id is renumbered). One child per distinct
 spec: a changed ENV value is another child, never a stale one. Writes to one store go one at a
-time. Two methods of its own: `tmg/status` and `tmg/stop`.
+time. Methods of its own: `tmg/status`, `tmg/stop`, and `tmg/detach`: a tools/call run after the
+client has gone (a session's end asks for the memory sync so: the user never waits for git), on a
+server process of its own (the client's spec, with the ENV it adds): PLUR runs git synchronously,
+and the warm server must not freeze for every other client meanwhile. Its answer is written to a
+file the client names; one at a time per store and tool.
 
-The broker exits after an idle period, when a client with other code asks for it (its code
-changed), or on SIGTERM. A child that died is started again by the next client that needs it.
+The broker exits after an idle period (never while a detached call runs), when a client with
+other code asks for it (its code changed), or on SIGTERM. A child that died is started again by
+the next client that needs it.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ import signal
 import socket
 import struct
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tmg.atomic_file import replace_file
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
 from tmg.broker.paths import fingerprint, private_dir, socket_path
 
@@ -47,6 +54,7 @@ class Broker:
         self.fingerprint = fingerprint()
         self.children: dict[Spec, Child] = {}
         self.write_locks: dict[str, asyncio.Lock] = {}
+        self.detached: dict[tuple[str, str], asyncio.Task[None]] = {}  # (store, tool) -> its call
         self.clients = 0
         self.calls = 0
         self.refused = 0
@@ -59,6 +67,7 @@ class Broker:
             "pid": os.getpid(), "started": self.started, "uptime": time.time() - self.started,
             "fingerprint": self.fingerprint, "socket": str(self.socket), "clients": self.clients,
             "calls": self.calls, "refused": self.refused, "idle_exit": self.idle,
+            "detached": sorted(tool for (_store, tool), task in self.detached.items() if not task.done()),
             "servers": [{"name": c.spec.name, "command": c.spec.command, "kind": c.spec.kind, "cwd": c.spec.cwd,
                          "pid": c.proc.pid if c.proc else None,
                          "alive": c.alive, "calls": c.calls, "starts": c.starts, "store": c.spec.store(),
@@ -71,6 +80,39 @@ class Broker:
             lock = self.write_locks.setdefault(spec.store(), asyncio.Lock()) if spec.kind == "memory" else None
             child = self.children[spec] = Child(spec, lock)
         return child
+
+    def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:
+        """Start `params["name"]` with no client waiting, on a new server of `like`'s spec plus
+        `params["env"]`; its answer goes to `params["answer_file"]` as {at, by, is_error, text}.
+        At most one per store and tool."""
+        tool, answer_file = str(params["name"]), Path(str(params["answer_file"]))
+        key = (like.spec.store(), tool)
+        running = self.detached.get(key)
+        if running is not None and not running.done():
+            return {"started": False, "running": True}
+        env = dict(like.spec.env) | {str(k): str(v) for k, v in dict(params.get("env") or {}).items()}
+        child = Child(replace(like.spec, env=tuple(sorted(env.items()))), None)
+        self.detached[key] = asyncio.create_task(
+            self._detached(child, tool, dict(params.get("arguments") or {}), answer_file, str(params.get("by", ""))))
+        return {"started": True}
+
+    async def _detached(self, child: Child, tool: str, arguments: dict[str, Any], answer_file: Path, by: str) -> None:
+        try:
+            await child.ensure()
+            result = await child.call({"name": tool, "arguments": arguments})
+            is_error = bool(result.get("isError"))
+            text = "".join(str(c.get("text", "")) for c in result.get("content") or () if c.get("type") == "text")
+        except ChildError as exc:
+            is_error, text = True, json.dumps({"error": str(exc)})
+        finally:
+            await child.stop()
+        self.last_active = time.monotonic()
+        answer = {"at": time.time(), "by": by, "is_error": is_error, "text": text}
+        try:
+            replace_file(answer_file, (json.dumps(answer, indent=1) + "\n").encode(), private_folder=True)
+        except OSError as exc:
+            log.warning("detached %s: its answer could not be written to %s (%s)", tool, answer_file, exc)
+        log.info("detached %s on %s: %s", tool, child.spec.store(), "failed" if is_error else "done")
 
     async def serve(self) -> None:
         private_dir(self.socket.parent)
@@ -95,13 +137,17 @@ class Broker:
             with contextlib.suppress(FileNotFoundError):
                 if self.socket.exists():
                     self.socket.unlink()
-            await asyncio.gather(*(c.stop() for c in self.children.values()), return_exceptions=True)
+            for task in self.detached.values():
+                task.cancel()  # its own finally stops its server
+            await asyncio.gather(*self.detached.values(), *(c.stop() for c in self.children.values()),
+                                 return_exceptions=True)
             log.info("broker %s exiting", os.getpid())
 
     async def _watch_idle(self) -> None:
         while True:
             await asyncio.sleep(min(self.idle / 4, 30.0))
-            if self.clients == 0 and time.monotonic() - self.last_active > self.idle:
+            busy = any(not task.done() for task in self.detached.values())
+            if self.clients == 0 and not busy and time.monotonic() - self.last_active > self.idle:
                 log.info("idle for %gs: exiting", self.idle)
                 self.done.set()
                 return
@@ -193,6 +239,10 @@ class ClientSession:
             return await child.call(params)
         if method == "ping":
             return {}
+        if method == "tmg/detach":
+            if self.child is None:
+                raise ChildError("initialize first")
+            return broker.detach(self.child, params)
         if method == "tmg/status":
             return broker.status()
         if method == "tmg/stop":

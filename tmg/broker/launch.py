@@ -80,6 +80,14 @@ class WarmConnection(Connection):
         return await self._conn.call_tool(name, arguments, timeout=timeout, max_timeout=max_timeout,
                                           on_progress=on_progress)
 
+    async def detach(self, name: str, arguments: dict[str, Any], answer_file: Path, by: str,
+                     env: dict[str, str] | None = None) -> bool | None:
+        """Run a tools/call in the broker after this run has gone (BrokerConnection.detach);
+        None when this connection is a direct spawn (nothing outlives the run)."""
+        if not isinstance(self._conn, BrokerConnection):
+            return None
+        return await self._conn.detach(name, arguments, answer_file, by, env)
+
     async def start(self) -> None:
         socket_file = socket_path(runtime_dir(self.env))
         deadline = time.monotonic() + min(self.start_timeout, BROKER_START_WAIT_S)

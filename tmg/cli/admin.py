@@ -100,6 +100,9 @@ def show_config(config: Optional[str] = ConfigOpt) -> int:
     for w in warnings:
         envr.stderr.write(f"tmg: warning: {w}\n")
     envr.stdout.write(render_config(cfg))
+    from tmg.context.instruction_files import listing
+
+    envr.stdout.write("".join(f"# {line}\n" for line in listing(envr.env, envr.cwd)))
     return 0
 
 

@@ -36,6 +36,9 @@ Options may come before a subcommand (tmg -c f.yaml doctor). A first word
 that is a subcommand's name runs it; to ask the model that word, put the
 prompt after --:  tmg -- doctor
 
+For scripts and CI: --output-format json|stream-json, --max-turns N,
+--max-budget-usd USD (docs/output-format.md, docs/ci.md).
+
 Exit codes: 0 ok, 1 failure, 2 usage error, 130 interrupted.
 """
 
@@ -59,7 +62,16 @@ def chat(
     transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
     as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
     debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),
+    # -- issue 25, the scripting contract --
+    output_format: str = typer.Option("text", "--output-format", metavar="FORMAT",
+                                      help="A one-shot's stdout: text, json (one result object) or stream-json "
+                                           "(one event a line); see docs/output-format.md."),
+    max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, metavar="N",
+                                            help="The most model calls a prompt may take (else MAX_TURNS)."),
+    max_budget_usd: Optional[float] = typer.Option(None, "--max-budget-usd", min=0.0, metavar="USD",
+                                                   help="The most a prompt may spend, in dollars (else MAX_BUDGET_USD)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
-    options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw, permissions=permissions)
-    return run_chat(ChatLine(options, tuple(prompt or ()), transcript, as_json, debug))
+    options = ChatOptions(config_path=config, new=new, mode=mode, model=model, raw=raw, permissions=permissions,
+                          max_turns=max_turns, max_budget_usd=max_budget_usd)
+    return run_chat(ChatLine(options, tuple(prompt or ()), transcript, as_json, debug, output_format))

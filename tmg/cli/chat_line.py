@@ -10,6 +10,7 @@ text and every usage error. tests/cli/test_chat_line.py keeps the two option tab
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -17,7 +18,12 @@ from tmg.session.options import ChatOptions
 
 # Option name -> field, for the options taking a value and for the flags.
 VALUE_OPTIONS = {"-c": "config_path", "--config": "config_path", "--mode": "mode", "-m": "model", "--model": "model",
-                 "--permissions": "permissions"}
+                 "--permissions": "permissions",
+                 # -- issue 25, the scripting contract --
+                 "--output-format": "output_format", "--max-turns": "max_turns", "--max-budget-usd": "max_budget_usd"}
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # --output-format (tmg.ui.json_events writes the JSON ones)
+# The values that are numbers, with the least each may be: anything else is typer's usage error.
+_NUMBERS = {"max_turns": (int, 1), "max_budget_usd": (float, 0.0)}
 FLAGS = {"--new": "new", "-r": "raw", "--raw": "raw", "-t": "transcript", "--transcript": "transcript",
          "--json": "as_json", "--debug": "debug"}
 
@@ -31,11 +37,12 @@ class ChatLine:
     transcript: bool = False
     as_json: bool = False
     debug: bool = False
+    output_format: str = "text"  # --output-format: text, json or stream-json (a one-shot's stdout)
 
 
 def parse_chat_line(args: Sequence[str]) -> ChatLine | None:
     """``args`` as a chat command line, or None for typer to read (see the module's docstring)."""
-    values: dict[str, str] = {}
+    values: dict[str, object] = {}
     flags: set[str] = set()
     words: list[str] = []
     i = 0
@@ -54,14 +61,26 @@ def parse_chat_line(args: Sequence[str]) -> ChatLine | None:
                         return None
                     i += 1
                     value = args[i]
-                values[VALUE_OPTIONS[name]] = value  # given twice: the last one counts, as in click
+                field = VALUE_OPTIONS[name]
+                if field in _NUMBERS:
+                    kind, least = _NUMBERS[field]
+                    try:
+                        number = kind(value)
+                    except ValueError:
+                        return None
+                    if not number >= least:  # typer says what is wrong with it
+                        return None
+                    values[field] = number
+                else:
+                    values[field] = value  # given twice: the last one counts, as in click
             elif name in FLAGS and not eq:
                 flags.add(FLAGS[name])
             else:
                 return None
         i += 1
-    options = ChatOptions(new="new" in flags, raw="raw" in flags, **values)
-    return ChatLine(options, tuple(words), "transcript" in flags, "as_json" in flags, "debug" in flags)
+    output_format = str(values.pop("output_format", "text"))
+    options = ChatOptions(new="new" in flags, raw="raw" in flags, **values)  # type: ignore[arg-type]
+    return ChatLine(options, tuple(words), "transcript" in flags, "as_json" in flags, "debug" in flags, output_format)
 
 
 def run_chat(line: ChatLine) -> int:
@@ -76,6 +95,13 @@ def run_chat(line: ChatLine) -> int:
 
         if permissions not in PERMISSION_MODES:
             raise UsageError(f"--permissions {permissions!r} is not a mode; use one of: {', '.join(PERMISSION_MODES)}")
+    budget = line.options.max_budget_usd
+    if budget is not None and not math.isfinite(budget):
+        from tmg.errors import UsageError
+
+        raise UsageError(f"--max-budget-usd {budget} is not an amount; give dollars, e.g. --max-budget-usd 0.50")
+    if line.output_format != "text":
+        _check_one_shot_only(line, envr.interactive)
     if line.transcript:
         from tmg.cli.transcript import show_transcript
 
@@ -90,4 +116,18 @@ def run_chat(line: ChatLine) -> int:
         return start_repl(line.options, envr)
     from tmg.cli.oneshot import run_oneshot
 
-    return run_oneshot(line.options, envr, list(line.words))
+    return run_oneshot(line.options, envr, list(line.words), output_format=line.output_format)
+
+
+def _check_one_shot_only(line: ChatLine, interactive: bool) -> None:
+    """--output-format is a one-shot's: a usage error with -t, or where the chat would start."""
+    from tmg.errors import UsageError
+
+    if line.output_format not in OUTPUT_FORMATS:
+        raise UsageError(f"--output-format {line.output_format!r} is not a format; use one of: "
+                         f"{', '.join(OUTPUT_FORMATS)}")
+    if line.transcript:
+        raise UsageError("--output-format goes with a one-shot, not -t (for a session as JSON: tmg -t --json)")
+    if not line.words and interactive:
+        raise UsageError(f"--output-format {line.output_format} is for a one-shot: give a prompt "
+                         f'(tmg --output-format {line.output_format} "question") or pipe one in')

@@ -11,12 +11,15 @@ import time
 from tmg.compose import load_live_config, open_session
 from tmg.config.live import LiveConfig
 from tmg.context.validator import check_prompt_size
+from tmg.engine.events import EngineEvents, FanOut
 from tmg.environment import Environment
 from tmg.errors import UsageError
+from tmg.redaction import process_redactor
 from tmg.session.signals import ending_signals
 from tmg.session.options import ChatOptions
 from tmg.ui.answer import make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
+from tmg.ui.json_events import JsonEvents, NoAnswer
 from tmg.ui.notices import Notices
 
 
@@ -77,23 +80,49 @@ def _read_to_end(raw, notices: Notices | None) -> bytes:
         chunks.append(chunk)
 
 
-def run_oneshot(options: ChatOptions, envr: Environment, words: list[str]) -> int:
+def run_oneshot(options: ChatOptions, envr: Environment, words: list[str], output_format: str = "text") -> int:
+    """``output_format`` json or stream-json: stdout is JSON only (tmg.ui.json_events), and
+    whatever ends the run, a failure too, ends it with the result object."""
     notices = Notices(envr.stderr, color=False)
+    if output_format == "text":
+        return _run(options, envr, words, notices, None)
+    machine = JsonEvents(envr.stdout, stream=output_format == "stream-json", redact=process_redactor())
+    try:
+        code = _run(options, envr, words, notices, machine)
+    except BaseException as exc:
+        machine.finish(exc)  # the result says why; run_guarded says it on stderr and exits with its code
+        raise
+    machine.finish()
+    return code
+
+
+def _run(options: ChatOptions, envr: Environment, words: list[str], notices: Notices,
+         machine: JsonEvents | None) -> int:
     prompt = gather_prompt(words, envr, notices)
     live = load_live_config(options, envr, notices)
     # Before any session opens: a prompt that can never be sent is kept nowhere.
     check_prompt_size(prompt, live.get().max_history_tokens)
-    answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw, no_color=envr.no_color)
+    if machine is None:
+        answer = make_answer_sink(envr.stdout, terminal=bool(envr.stdout_isatty), raw=options.raw,
+                                  no_color=envr.no_color)
+        screen: EngineEvents = ConsoleEvents(answer, notices)
+    else:  # tool lines and notices stay on stderr; the answer goes into the JSON
+        screen = FanOut(ConsoleEvents(NoAnswer(), notices), machine)
     # Memory learns from the argument only: piped text is material, never the user's teaching.
-    return asyncio.run(_answer_once(options, envr, live, notices, ConsoleEvents(answer, notices), prompt,
-                                    " ".join(words).strip()))
+    return asyncio.run(_answer_once(options, envr, live, notices, screen, prompt, machine, " ".join(words).strip()))
 
 
 async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices,
-                       screen: ConsoleEvents, prompt: str, typed: str = "") -> int:
+                       screen: EngineEvents, prompt: str, machine: JsonEvents | None = None,
+                       typed: str = "") -> int:
     session = await open_session(options, envr, live, notices, screen)
-    # Text already written to a pipe or file cannot be taken back: no retry after it.
-    session.engine.retry_after_partial = bool(envr.stdout_isatty)
+    # Text already written to a pipe or file cannot be taken back: no retry after it (json
+    # writes nothing before the end, so it may retry).
+    session.engine.retry_after_partial = bool(envr.stdout_isatty) or (machine is not None and not machine.streams)
+    if machine is not None:
+        spec = session.gateways.spec_for(live.get())
+        machine.start(session_id=session.ref.id, model=spec.model, provider=spec.name, mode=live.get().mode,
+                      cwd=str(envr.cwd), permission_mode=session.gate.mode() if session.gate else "default")
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
 

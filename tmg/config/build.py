@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tmg.config.model import CompactionConfig, Config, McpServerConfig, MemoryConfig, PermissionsConfig, ProviderConfig
+from tmg.config.model import (CompactionConfig, Config, HookSpec, McpServerConfig, MemoryConfig, PermissionsConfig,
+                              ProviderConfig, SyncConfig)
 from tmg.config.schema import SCHEMA
 
 if TYPE_CHECKING:
@@ -16,9 +17,10 @@ if TYPE_CHECKING:
 
 def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[str, str] | None = None,
                  trust: ProjectTrust | None = None, withheld: tuple[Withheld, ...] = (),
-                 user_permissions: PermissionsConfig | None = None) -> Config:
+                 user_permissions: PermissionsConfig | None = None, user_hooks: tuple[HookSpec, ...] = ()) -> Config:
     """The typed Config from a validated key tree (see :func:`validate_block`); a project's
-    config carries the user's own rules beside (``user_permissions``, tmg.config.layering)."""
+    config carries the user's own rules and hooks beside (``user_permissions``, ``user_hooks``,
+    tmg.config.layering)."""
     providers = {
         name: ProviderConfig(
             name=name,
@@ -56,6 +58,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         for name, s in clean.get("MCP_SERVERS", {}).items()
     }
     m = clean.get("MEMORY", {})
+    sync = m.get("SYNC", {})
     memory = MemoryConfig(
         enabled=m.get("ENABLED", SCHEMA["MEMORY"].fields["ENABLED"].default) and m.get("SERVER", "plur") in servers,
         server=m.get("SERVER", "plur"),
@@ -63,6 +66,8 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         learn=m.get("LEARN", "full"),
         scope=m.get("SCOPE", ""),
         max_learns_per_session=m.get("MAX_LEARNS_PER_SESSION", 3),
+        sync=SyncConfig(remote=sync.get("REMOTE", "").strip(), type=sync.get("TYPE", "personal"),
+                        when=sync.get("WHEN", "session-end")),
     )
     c = clean.get("COMPACTION", {})
     compaction = CompactionConfig(
@@ -78,6 +83,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         selected_provider=clean.get("SELECTED_PROVIDER", ""),
         failover_order=tuple(clean.get("FAILOVER_ORDER", [])),
         max_turns=clean.get("MAX_TURNS", 200),
+        max_budget_usd=float(clean["MAX_BUDGET_USD"]) if clean.get("MAX_BUDGET_USD") is not None else None,
         max_history_tokens=clean.get("MAX_HISTORY_TOKENS", 120_000),
         max_history_turns=clean.get("MAX_HISTORY_TURNS", 0),
         context_window=clean.get("CONTEXT_WINDOW", 0),
@@ -88,6 +94,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
         memory=memory,
         permissions=permissions,
         user_permissions=user_permissions,
+        hooks=_unique(hook_specs(clean.get("HOOKS", {}), source) + user_hooks),
         source=source,
         values=clean,
         origins=dict(origins or {}),
@@ -104,3 +111,21 @@ def permissions_config(block: Mapping[str, Any], source: Path | None = None) -> 
         deny=tuple(block.get("DENY", [])),
         source=source,
     )
+
+
+def hook_specs(block: Mapping[str, Any], source: Path | None) -> tuple[HookSpec, ...]:
+    """The HOOKS tree (as tmg.config.hook_schema leaves it) as hook specs, in file order."""
+    return tuple(HookSpec(event, h["COMMAND"], h["MATCHER"], h["TIMEOUT"], str(source or ""))
+                 for event, entries in block.items() for h in entries)
+
+
+def _unique(specs: tuple[HookSpec, ...]) -> tuple[HookSpec, ...]:
+    """Each (event, matcher, command) once: the same hook in the user's and the project's file runs
+    once, as Claude Code runs identical commands once."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for spec in specs:
+        if (spec.event, spec.matcher, spec.command) not in seen:
+            seen.add((spec.event, spec.matcher, spec.command))
+            out.append(spec)
+    return tuple(out)

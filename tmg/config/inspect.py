@@ -72,6 +72,8 @@ def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str
             for entry, block in entries.items():
                 lines.append(f"{pad}  {entry}:")
                 _render_block(config, key.fields, block, f"{path}.{entry}", depth + 2, lines)
+        elif key.kind == "hooks":
+            lines.extend(_hook_lines(config, pad, name, path))
         elif key.kind == "str_map" and value:
             lines.append(_with_comment(f"{pad}{name}:", config.origin(path)))
             for item, text in value.items():
@@ -81,6 +83,18 @@ def _render_block(config: Config, fields: Mapping[str, Key], values: Mapping[str
             hidden = isinstance(value, str) and (key.secret or looks_secret(value))
             shown = mask(value) if hidden else _scalar(_masked_urls(value))
             lines.append(_with_comment(f"{pad}{name}: {shown}", _note(config, path, config.origin(path))))
+
+
+def _hook_lines(config: Config, pad: str, name: str, path: str) -> list[str]:
+    """The hooks that run (the user's own beside a project's among them), one line each."""
+    if not config.hooks:
+        return [_with_comment(f"{pad}{name}: {{}}", config.origin(path))]
+    lines = [f"{pad}{name}:"]
+    for h in config.hooks:
+        where = f"{h.event} {h.matcher}" if h.matcher else h.event
+        lines.append(_with_comment(f"{pad}  - {where}: {_scalar(h.command)}",
+                                   f"timeout {h.timeout:g} s, file {h.source}" if h.source else f"timeout {h.timeout:g} s"))
+    return lines
 
 
 def _note(config: Config, path: str, origin: str) -> str:

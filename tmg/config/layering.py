@@ -1,16 +1,17 @@
 """A project's config over the user's own. A project's ./tmg.yaml takes the place of the user's file
 as the config, but not of the user's PERMISSIONS: its rules hold in every folder (merged with the
 project's by the permission engine: deny beats ask beats allow, wherever a rule was written), and
-its MODE unless the project sets one it may set."""
+its MODE unless the project sets one it may set. Nor of the user's HOOKS: they run in every
+folder, after the project's own (which run only once the folder is trusted)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Mapping
 
-from tmg.config.build import permissions_config
+from tmg.config.build import hook_specs, permissions_config
 from tmg.config.discovery import UserFile, exists
-from tmg.config.model import PermissionsConfig
+from tmg.config.model import HookSpec, PermissionsConfig
 from tmg.config.origins import key_lines, locate
 from tmg.config.overrides import expand
 from tmg.config.schema import SCHEMA, Findings, validate_block
@@ -77,3 +78,27 @@ def _take_user_mode(clean: dict[str, Any], origins: dict[str, str], theirs: str 
         return
     block["MODE"] = theirs
     origins["PERMISSIONS.MODE"] = f"file {path}"
+
+
+def user_hooks(user: UserFile, env: Mapping[str, str]) -> tuple[tuple[HookSpec, ...], list[str]]:
+    """The HOOKS of the user's own config file, for a project's session, and warnings. Invalid,
+    they are an error, as anywhere else: the user's guard hooks must not vanish in a folder that
+    has a tmg.yaml."""
+    path = user.path
+    if not exists(path):
+        return (), []
+    text, raw = user.read()
+    if not isinstance(raw, dict):
+        return (), []  # _user_permissions has said what is wrong with the file
+    wanted = {k: v for k, v in raw.items() if str(k).upper() == "HOOKS"}  # the shell expands their $VARs
+    if not wanted:
+        return (), []
+    findings = Findings()
+    clean = validate_block(wanted, {"HOOKS": SCHEMA["HOOKS"]}, "", findings)
+    if findings.errors:
+        lines = key_lines(text)
+        problems = [f"line {line}: {m}" if (line := locate(p, lines)) is not None else m
+                    for m, p in zip(findings.errors, findings.error_paths)]
+        raise ConfigError(f"invalid config in {path}: {'; '.join(problems)} (your HOOKS run in every folder, "
+                          "a project's too); fix them there")
+    return hook_specs(clean.get("HOOKS", {}), path), [f"{path}: {w}" for w in findings.warnings]

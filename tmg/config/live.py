@@ -1,7 +1,7 @@
 """The live config: one immutable Config at a time, swapped atomically on reload.
 
-Readers call :meth:`LiveConfig.get` at phase boundaries; command-line overrides (``--mode``)
-are applied to every config swapped in, so a reload never undoes them.
+Readers call :meth:`LiveConfig.get` at phase boundaries; command-line overrides (``--mode``,
+``--max-turns``, ``--max-budget-usd``) are applied to every config swapped in, so a reload never undoes them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class LiveConfig:
         if not self._overrides:
             return config
         origins = dict(config.origins)
-        origins.update({name.upper(): f"--{name}" for name in self._overrides})
+        origins.update({name.upper(): f"--{name.replace('_', '-')}" for name in self._overrides})
         return replace(config, **self._overrides, origins=origins)
 
     @property

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 
 from tmg.config.build import build_config
 from tmg.config.discovery import UserFile, discover_config_path, project_folder
-from tmg.config.layering import user_rules
+from tmg.config.layering import user_hooks, user_rules
 from tmg.config.model import Config
 from tmg.config.origins import UNSET, collect_origins, invalid_config
 from tmg.config.overrides import apply_env_overrides, expand
@@ -94,7 +94,10 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
     collect_origins(raw, SCHEMA, "", "file", env, origins)
     if borrowed is not None:  # the user's providers, standing in for the project's withheld ones
         collect_origins({k: raw[k] for k in BORROWED if k in raw}, SCHEMA, "", f"file {borrowed}", env, origins)
-    raw = expand(dict(raw), env)
+    # HOOKS are shell commands run as written: their $VARs are the shell's, at run time
+    # (${TMG_PROJECT_DIR}, ${CLAUDE_PROJECT_DIR}), not the loader's.
+    hooks = {k: v for k, v in raw.items() if str(k).upper() == "HOOKS"}
+    raw = {**expand(dict(raw), env), **hooks}
     if not any(str(k).upper() == "PROVIDERS" for k in raw):
         raw["PROVIDERS"] = expand(DEFAULT_PROVIDERS, env)
         collect_origins({"PROVIDERS": DEFAULT_PROVIDERS}, SCHEMA, "", "default", env, origins)
@@ -107,11 +110,12 @@ def _parse(raw: Any, env: Mapping[str, str], source: Path | None, text: str | No
     _cross_check(clean, findings, shipped_missing)
     if findings.errors:
         raise invalid_config(findings, origins, text, source)
-    rules = None
-    if project:  # a project's file: the user's rules still hold
+    rules, mine = None, ()
+    if project:  # a project's file: the user's rules and hooks still hold
         rules, user_warnings = user_rules(clean, origins, user, env, trust.trusted)
-        findings.warnings.extend(user_warnings)
-    return build_config(clean, source, origins, trust, tuple(withheld), rules), findings.warnings
+        mine, hook_warnings = user_hooks(user, env)
+        findings.warnings.extend(user_warnings + hook_warnings)
+    return build_config(clean, source, origins, trust, tuple(withheld), rules, mine), findings.warnings
 
 
 def _quoted(text: str) -> str:

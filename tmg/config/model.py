@@ -8,6 +8,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 LEARN_TIERS = ("off", "capture", "batch", "full")
+# MEMORY.SYNC (docs/memory-sync.md): what the git remote is for (PLUR's remote_type), and when
+# tmg syncs by itself (at a session's end, in the memory broker; or only on `tmg memory sync`).
+SYNC_TYPES = ("personal", "shared")
+SYNC_WHEN = ("session-end", "manual")
 # A mode names a folder of sessions: a plain name, never a path.
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
@@ -81,6 +85,22 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
+class SyncConfig:
+    """MEMORY.SYNC: the git remote PLUR syncs the store with (empty: no automatic sync)."""
+
+    remote: str = ""
+    type: str = "personal"
+    when: str = "session-end"
+
+    def __repr__(self) -> str:  # a remote URL may carry a password
+        return f"SyncConfig(type={self.type!r}, when={self.when!r})"
+
+    @property
+    def automatic(self) -> bool:
+        return bool(self.remote) and self.when == "session-end"
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     enabled: bool = False
     server: str = "plur"
@@ -88,6 +108,7 @@ class MemoryConfig:
     learn: str = "full"
     scope: str = ""
     max_learns_per_session: int = 3
+    sync: SyncConfig = field(default_factory=SyncConfig)
 
 
 @dataclass(frozen=True)
@@ -118,6 +139,17 @@ class SandboxConfig:
 
 
 @dataclass(frozen=True)
+class HookSpec:
+    """One command hook of HOOKS (tmg.hooks): run on ``event`` when ``matcher`` matches."""
+
+    event: str  # PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, PreCompact
+    command: str  # run by /bin/sh -c, as written
+    matcher: str = ""  # "" or "*": every tool (or source, trigger); else a name, a|b, or a regex
+    timeout: float = 60.0  # seconds, then it is killed
+    source: str = ""  # the config file it is written in (the user's own file's beside a project's)
+
+
+@dataclass(frozen=True)
 class Config:
     mode: str = "default"
     person: str = ""
@@ -125,6 +157,7 @@ class Config:
     selected_provider: str = ""
     failover_order: tuple[str, ...] = ()
     max_turns: int = 200
+    max_budget_usd: float | None = None  # the most one prompt may spend (MAX_BUDGET_USD); None: no cap
     max_history_tokens: int = 120_000
     max_history_turns: int = 0
     context_window: int = 0  # 0: from the provider, else known models, else MAX_HISTORY_TOKENS
@@ -137,6 +170,9 @@ class Config:
     # The PERMISSIONS of the user's own config file when this config is a project's: the user's
     # rules hold in every folder, beside the project's (tmg.config.loader, user_permissions).
     user_permissions: PermissionsConfig | None = None
+    # HOOKS: the config file's own (a project's only when its folder is trusted), then the user's
+    # own file's beside a project's, which hold in every folder (tmg.config.hooks).
+    hooks: tuple[HookSpec, ...] = ()
     source: Path | None = None  # the file it came from, None for defaults + environment
     # The validated key tree this config was built from (reload compares and merges it) and,
     # per key path, where each value came from: "file", "env TMG_X", "default", "--mode".
@@ -178,6 +214,7 @@ class Config:
             entries.extend((f"{key}.HEADERS.{h}", v) for h, v in _header_secrets(server.headers))
             entries.extend(e for i, arg in enumerate(server.args) for e in _inside(f"{key}.ARGS[{i}]", arg))
             entries.extend(_inside(f"{key}.URL", server.url))
+        entries.extend(_inside("MEMORY.SYNC.REMOTE", self.memory.sync.remote))
         return [(path, value.strip()) for path, value in entries if value and value.strip()]
 
     def secrets(self) -> list[str]:

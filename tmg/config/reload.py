@@ -26,7 +26,8 @@ def merge_fixed(session: Config, new: Config) -> tuple[Config, list[str]]:
         return new, []
     origins = {p: o for p, o in new.origins.items() if not any(_under(p, c) for c in changed)}
     origins.update({p: o for p, o in session.origins.items() if any(_under(p, c) for c in changed)})
-    return build_config(merged, new.source, origins, new.trust, new.withheld, new.user_permissions), changed
+    user_hooks = tuple(h for h in new.hooks if h.source != str(new.source or ""))  # the user's file's, beside a project's
+    return build_config(merged, new.source, origins, new.trust, new.withheld, new.user_permissions, user_hooks), changed
 
 
 def _under(path: str, prefix: str) -> bool:

@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES
+from tmg.config.hook_schema import validate_hooks
+from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
 
 
 @dataclass(frozen=True)
 class Key:
     """One key of the schema. ``kind`` is str, url, int, number, bool, str_list, str_map, choice,
-    block (a nested schema) or blocks (a map of names to nested schemas)."""
+    block (a nested schema), blocks (a map of names to nested schemas) or hooks (HOOKS, checked
+    by tmg.config.hook_schema)."""
 
     kind: str
     default: Any = None
@@ -79,6 +81,12 @@ MEMORY = {
     "LEARN": Key("choice", "full", choices=LEARN_TIERS),
     "SCOPE": Key("str", ""),
     "MAX_LEARNS_PER_SESSION": Key("int", 3, minimum=0, maximum=10_000),
+    # Keeping the store in a git remote through PLUR's plur_sync (docs/memory-sync.md).
+    "SYNC": Key("block", {}, fields={
+        "REMOTE": Key("str", "", example="git@github.com:you/tmg-memory.git"),
+        "TYPE": Key("choice", "personal", choices=SYNC_TYPES),
+        "WHEN": Key("choice", "session-end", choices=SYNC_WHEN),
+    }),
 }
 
 COMPACTION = {
@@ -123,6 +131,11 @@ SCHEMA: dict[str, Key] = {
     "MEMORY": Key("block", {}, fields=MEMORY),
     "PERMISSIONS": Key("block", {}, fields=PERMISSIONS),
     "SANDBOX": Key("block", {}, fields=SANDBOX, example="{MODE: off}"),
+    # -- issue 25: the one-shot's spend cap and command hooks --
+    # The most one prompt may spend in USD (its model calls, priced by the price map); unset: no cap.
+    "MAX_BUDGET_USD": Key("number", None, minimum=0.0, maximum=1_000_000.0, example="0.50"),
+    # Command hooks in Claude Code's protocol (docs/hooks.md); a project's run only once it is trusted.
+    "HOOKS": Key("hooks", {}),
 }
 
 # Used when the config names no provider at all: the usual hosted APIs, keyed from the env.
@@ -359,6 +372,8 @@ def validate_block(raw: Any, fields: dict[str, Key], path: str, out: Findings) -
             continue  # `KEY:` with nothing after it means "use the default" (or "required")
         if key.kind == "block":
             clean[name] = validate_block(value, key.fields, where, out)
+        elif key.kind == "hooks":
+            clean[name] = validate_hooks(value, where, out)
         elif key.kind == "blocks":
             if not isinstance(value, dict):
                 out.error(where, f"{where} must be a mapping of names to settings")

@@ -5,10 +5,12 @@ where prompts and keys go are withheld, each named in one line:
 - every ``MCP_SERVERS`` entry (a COMMAND runs code; a URL receives tool calls; SAMPLING lends
   the user's model and tokens), and a
   ``MEMORY.SERVER`` naming one of them (memory falls back to the default server);
+- ``MEMORY.SYNC`` (its REMOTE would receive the user's whole memory; docs/memory-sync.md);
 - every ``PROVIDERS`` entry with a ``URL``, ``HEADERS`` or ``API_KEY`` (the endpoint and the
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
   choosing is the leak). When none of the file's providers is left, the providers of the
   user's own config file are used, else the environment's keys as with no config;
+- ``HOOKS``: every command hook runs a command (the user's own HOOKS run in every folder);
 - ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default, plan or read-only (its DENY and
   ASK rules apply: they only ever ask more). The user's own PERMISSIONS rules apply in every
   project, trusted or not (tmg.config.layering adds them);
@@ -80,13 +82,32 @@ def screen(raw: Any, env: Mapping[str, str], user: UserFile | None = None) -> tu
             withheld.append(Withheld("MEMORY.SERVER", f"would keep memories with {_shown(memory[server_key])}"))
             del memory[server_key]
             raw[memory_key] = memory
+    _screen_sync(raw, withheld)
     borrow = _screen_providers(raw, withheld)
+    _screen_hooks(raw, withheld)
     _screen_permissions(raw, withheld)
     _screen_words_and_sandbox(raw, withheld)
     _screen_variables(raw, withheld)
     # After the variable screen: the user's own file may read the environment.
     borrowed = _borrow_user_providers(raw, user or UserFile(env)) if borrow else None
     return raw, withheld, borrowed
+
+
+def _screen_sync(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
+    """An untrusted file may not choose where the user's memory is pushed: a MEMORY.SYNC of its
+    choosing would send every engram to a remote of its choosing at each session's end."""
+    memory_key = _key(raw, "MEMORY")
+    if memory_key is None or not isinstance(raw[memory_key], dict):
+        return
+    memory = dict(raw[memory_key])
+    sync_key = _key(memory, "SYNC")
+    if sync_key is None:
+        return
+    block = memory.pop(sync_key)
+    remote = _key(block, "REMOTE") if isinstance(block, dict) else None
+    where = f"to {_shown(block[remote])}" if remote is not None and block[remote] else "with a git remote"
+    withheld.append(Withheld("MEMORY.SYNC", f"would sync your memory {where}"))
+    raw[memory_key] = memory
 
 
 def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
@@ -123,6 +144,23 @@ def _screen_providers(raw: dict[Any, Any], withheld: list[Withheld]) -> bool:
         return False
     del raw[providers_key]
     return True
+
+
+def _screen_hooks(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
+    """Withhold HOOKS whole: each hook is a command tmg would run at an event the model triggers."""
+    key = _key(raw, "HOOKS")
+    if key is None:
+        return
+    hooks = raw.pop(key)
+    commands = []
+    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            entries = group.get(_key(group, "HOOKS"), [group]) if isinstance(group, dict) else []
+            for entry in entries if isinstance(entries, list) else []:
+                command = entry.get(_key(entry, "COMMAND")) if isinstance(entry, dict) else None
+                if command is not None:
+                    commands.append(_shown(command))
+    withheld.append(Withheld("HOOKS", f"would run: {'; '.join(commands)}" if commands else "would run hook commands"))
 
 
 def _screen_permissions(raw: dict[Any, Any], withheld: list[Withheld]) -> None:

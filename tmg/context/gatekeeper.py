@@ -17,7 +17,7 @@ then refuses a request over the window in one clear line).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from tmg.config.model import Config
 from tmg.context.incremental import SeenPrefix
@@ -50,10 +50,12 @@ class BudgetGatekeeper:
     priority = 80
 
     def __init__(self, estimator: TokenEstimator, summary_model: SummaryModel | None = None,
-                 announce: Callable[[str], None] = lambda _text: None) -> None:
+                 announce: Callable[[str], None] = lambda _text: None,
+                 before_summary: Callable[[str, str], Awaitable[None]] | None = None) -> None:
         self.estimator = estimator
         self._summary_model = summary_model
         self._announce = announce  # said before a summary request: it can take a while
+        self._before_summary = before_summary  # (trigger "auto" or "manual", focus): the PreCompact hooks
         self._seen = SeenPrefix()
         self._body_raw = 0
         self._summarised_in: int | None = None  # the prompt that had its one summary
@@ -87,7 +89,7 @@ class BudgetGatekeeper:
         if ctx.prompt_id in (self._summarised_in, self._tripped_in) or self._summary_model is None:
             return  # the final validator says whether the request still fits
         self._summarised_in = ctx.prompt_id
-        made = await self.summarise(ctx.messages, cfg, ctx.provider, keep, ctx.meta)
+        made = await self.summarise(ctx.messages, cfg, ctx.provider, keep, ctx.meta, trigger="auto")
         if made is None:
             self._tripped_in = ctx.prompt_id
             return
@@ -108,7 +110,8 @@ class BudgetGatekeeper:
                                   summary_tokens_before=pending.info["tokens"])
 
     async def summarise(self, messages: list[Message], cfg: Config, provider: ProviderSpec | None, keep: int,
-                        meta: dict[str, Any], focus: str = "") -> tuple[list[Message], PendingSummary] | None:
+                        meta: dict[str, Any], focus: str = "",
+                        trigger: str = "manual") -> tuple[list[Message], PendingSummary] | None:
         """Summarise what comes before the recent ``keep`` tokens of ``messages`` (as sent, system
         message first): the new list and the summary, or None (nothing to summarise, or it failed;
         ``meta["budget"]["summary_failed"]`` says why)."""
@@ -130,6 +133,8 @@ class BudgetGatekeeper:
         count = sum(1 for m in older if not _is_summary_pair(m))
         tokens = self.estimator.scale(older_tokens)
         try:
+            if self._before_summary is not None:  # a hook saying "continue": false stops this summary
+                await self._before_summary(trigger, focus)
             call, window = self._summary_model(cfg, provider)  # a bad SUMMARY_MODEL is said, not fatal
             self._announce(f"context: summarising {count} earlier messages (about {tokens:,} tokens)…")
             summary = await summarise(older, call, window, focus)

@@ -1,5 +1,6 @@
-"""Priority 9: what the MCP servers whose tools are offered say about using them (the
-`instructions` of their initialize answer), after the persona in the system message.
+"""Priority 11: what the MCP servers whose tools are offered say about using them (the
+`instructions` of their initialize answer), in the system message after the persona, the
+instruction files (9) and the skills (10).
 
 A server's text is capped (`MAX_CHARS_PER_SERVER`): it rides every request, and it is the
 server's words, not the user's. The text changes only when a server becomes ready or goes away,
@@ -17,7 +18,7 @@ MAX_CHARS_PER_SERVER = 2000
 
 class ServerInstructionsTransformer:
     name = "server-instructions"
-    priority = 9
+    priority = 11
 
     def __init__(self, instructions: Callable[[], list[tuple[str, str]]]) -> None:
         self._instructions = instructions  # (server, text) of the servers ready now (the engine waited for them)

@@ -11,11 +11,14 @@ from tmg.context.pipeline import Pipeline, TurnContext
 from tmg.context.validator import check_prompt_size
 from tmg.engine.events import EngineEvents
 from tmg.engine.hooks import HookSet
+from tmg.engine.intercept import Interceptor, run_tool_call
+from tmg.engine.limits import check_limits
 from tmg.engine.loops import CORRECTION, LoopDetector
 from tmg.engine.phases import Phase
 from tmg.engine.recovery import RetryPolicy
+from tmg.engine.records import assistant_message
 from tmg.engine.turn import Turn, last_answer
-from tmg.errors import TmgError, TurnLimitError
+from tmg.errors import TmgError
 from tmg.llm.gateway import (
     Completion,
     CompletionRequest,
@@ -67,13 +70,14 @@ class PhaseEngine:
         retry_after_partial: bool = True,
         failover_for: FailoverFor | None = None,
         budget: Any = None,
+        interceptor: Interceptor | None = None,
     ) -> None:
         """``retry_after_partial`` False: a stream that fails after text reached the user is not
         retried (text already written to a pipe cannot be taken back, and a retry would write
         the answer twice); the prompt fails with a clear error instead.
 
         ``budget`` (the pipeline's BudgetGatekeeper) learns the provider's real token counts and
-        runs ``/compact``; None: neither."""
+        runs ``/compact``; None: neither. ``interceptor``: the command hooks (tmg.engine.intercept)."""
         self._config = config
         self._pipeline = pipeline
         self.history = history
@@ -87,6 +91,7 @@ class PhaseEngine:
         self.retry_after_partial = retry_after_partial
         self._failover_for = failover_for
         self._budget = budget
+        self._intercept = interceptor
         # The provider this prompt failed over to: its later turns stay with it.
         self._fallback: tuple[ProviderSpec, ModelGateway] | None = None
         self._prompt_id = 0
@@ -128,11 +133,7 @@ class PhaseEngine:
                 turn = Turn(self._prompt_id, index, user_text, self.session_id, cfg.mode,
                             typed_text=typed_text, previous_answer=previous)
                 await self._enter(Phase.GUARD, turn)
-                if index > cfg.max_turns:
-                    raise TurnLimitError(
-                        f"stopped after MAX_TURNS ({cfg.max_turns}) model calls for this prompt without a "
-                        "final answer; raise MAX_TURNS in the config if the task really needs more"
-                    )
+                check_limits(index, cfg, result.cost, self._events.on_notice)  # MAX_TURNS, MAX_BUDGET_USD
                 await self._hooks.before_turn(turn)
                 error: BaseException | None = None
                 try:
@@ -141,7 +142,7 @@ class PhaseEngine:
                     if completion.tool_calls:
                         await self._enter(Phase.EXECUTING, turn)
                         cfg = self._config()  # a long tool loop sees a changed MAX_TURNS from here on
-                        tool_messages, ended = await self._execute(completion, loops, cfg)
+                        tool_messages, ended = await self._execute(completion, loops, cfg, turn)
                     await self._enter(Phase.PERSISTING, turn)
                     self._persist(turn, completion, tool_messages)
                     self._events.on_usage(completion.usage, turn)
@@ -154,9 +155,12 @@ class PhaseEngine:
                     self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
                 if not completion.tool_calls or ended:
-                    result.text = completion.text
-                    result.meta = turn.meta
-                    return result
+                    # a tool that ends the prompt (exit_plan_mode) ends it; else a Stop hook may go on
+                    more = await self._intercept.before_stop(turn) if self._intercept and not ended else None
+                    if more is None:
+                        result.text, result.meta = completion.text, turn.meta
+                        return result
+                    self.history.append({"role": "user", "content": more, "meta": {"from": "Stop hook"}})  # go on
         except asyncio.CancelledError:
             self._keep_interrupted(turn)
             raise
@@ -349,8 +353,8 @@ class PhaseEngine:
                                f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
         return True
 
-    async def _execute(self, completion: Completion, loops: LoopDetector,
-                       cfg: Config) -> tuple[list[dict[str, Any]], bool]:
+    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config,
+                       turn: Turn) -> tuple[list[dict[str, Any]], bool]:
         """The tool messages, and whether a result ends the prompt."""
         repeated = loops.is_repeat(completion.tool_calls)
         messages, ended = [], False
@@ -358,7 +362,7 @@ class PhaseEngine:
             if repeated:
                 result = ToolResult(CORRECTION, is_error=True)
             else:
-                result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
+                result = await run_tool_call(self._tools, self._intercept, call, turn, cfg.tool_timeout)
             self._events.on_tool(call.name, call.arguments, result)
             ended = ended or result.ends_prompt
             message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "content": result.content}
@@ -368,21 +372,7 @@ class PhaseEngine:
         return messages, ended
 
     def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:
-        # "" rather than null beside tool calls: OpenAI accepts both, llama.cpp's server rejects null.
-        message: dict[str, Any] = {"role": "assistant", "content": completion.text}
-        if completion.tool_calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in completion.tool_calls
-            ]
-        meta = {"turn": turn.index, "model": turn.model, "provider": turn.provider, **turn.meta}
-        usage = completion.usage
-        if usage.reported:
-            meta["usage"] = {"in": usage.prompt_tokens, "out": usage.completion_tokens, "cost": usage.cost}
-        else:  # unknown, not zero
-            meta["usage"] = {"in": None, "out": None, "cost": None}
-        message["meta"] = meta
-        turn.stored.append(self.history.append(message))
+        turn.stored.append(self.history.append(assistant_message(turn, completion)))
         for m in tool_messages:
             turn.stored.append(self.history.append(m))
         self.history.sync()  # the turn is durable before the next one starts

@@ -63,25 +63,26 @@ class PlurClient:
         self.surface = ToolSurface.detect(caller.tool_names)
         self.on_result = on_result
 
-    async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T]) -> CallResult[T]:
-        """Route, bound and judge one call. All the public methods go through here."""
-        outcome = await self._call(tool, payload, parse)
+    async def call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T], *,
+                   timeout: float | None = None) -> CallResult[T]:
+        """Route, bound and judge one call. All the public methods go through here. `timeout`
+        overrides the client's bound for a call known to be slow (a sync talks to a git remote)."""
+        outcome = await self._call(tool, payload, parse, self.timeout if timeout is None else timeout)
         if self.on_result is not None:
             self.on_result(outcome)
         return outcome
 
-    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T]) -> CallResult[T]:
+    async def _call(self, tool: str, payload: dict[str, Any], parse: Callable[[Any], T],
+                    timeout: float) -> CallResult[T]:
         try:
             name, arguments = self.surface.route(tool, payload)
         except ToolUnavailable as exc:
             return CallResult(tool, False, failure="unavailable", error=str(exc))
         try:
             # Our own bound too: a caller that ignores its timeout argument must not hang a turn.
-            outcome = await asyncio.wait_for(
-                self.caller.call_tool(name, arguments, timeout=self.timeout), self.timeout + 0.1
-            )
+            outcome = await asyncio.wait_for(self.caller.call_tool(name, arguments, timeout=timeout), timeout + 0.1)
         except asyncio.TimeoutError:
-            return CallResult(tool, False, failure="timeout", error=f"{tool}: no answer in {self.timeout:g} s")
+            return CallResult(tool, False, failure="timeout", error=f"{tool}: no answer in {timeout:g} s")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - any raise is a failed call, by contract
@@ -98,6 +99,23 @@ class PlurClient:
             return CallResult(tool, False, failure="bad_result",
                               error=f"{tool}: unreadable result ({type(exc).__name__}: {exc})")
         return CallResult(tool, True, value=value)
+
+    async def detach(self, tool: str, payload: dict[str, Any], answer_file: Any, by: str,
+                     env: dict[str, str] | None = None) -> bool | None:
+        """Have the memory broker make this call after the process has gone, on a server of its
+        own (`env` added to this one's), its answer written to `answer_file` (tmg.broker:
+        `tmg/detach`). True: taken; False: one is still running; None: not possible here (no
+        broker on this connection, or the broker did not take it)."""
+        detach = getattr(self.caller, "detach", None)
+        if detach is None:
+            return None
+        try:
+            name, arguments = self.surface.route(tool, payload)
+            return await detach(name, arguments, answer_file, by, env)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - fail open: the caller says it could not be detached
+            return None
 
     async def inject(self, task: str, budget: int, scope: str = "") -> CallResult[results.InjectResult]:
         """Recall for a task (callers skip an empty task: no call is made for it)."""

@@ -3,9 +3,7 @@
 wants gone (an answer that quoted a secret the scrubber missed), so tmg removes it from PLUR's own
 file, `<storage_root>/episodes.yaml`, the way PLUR itself writes that file:
 
-- under PLUR's own lock: `episodes.yaml.lock`, created exclusively and holding
-  `<host>:<pid>:<ms>:<n>` (PLUR's `withLock`: a writer that finds it held by a live process
-  waits and retries; one held by a dead process is taken over, as PLUR does);
+- under PLUR's own lock: `episodes.yaml.lock` (`tmg.memory.plur_lock`);
 - the file is edited as text: only the lines of that one episode go, every other byte stays
   as PLUR wrote it; the result is parsed and must equal the old list without that episode, or
   nothing is written;
@@ -19,21 +17,17 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tmg.memory.plur_lock import LOCK_WAIT_S, StoreBusy
+from tmg.memory.plur_lock import plur_lock as _plur_lock
+
 EPISODES_FILE = "episodes.yaml"
-LOCK_WAIT_S = 2.0
-_POLL_S = 0.05
-# PLUR's own rule for a lock whose holder cannot be checked (another host): stale after 60 s.
-_STALE_S = 60.0
 # A top-level item of the list PLUR dumps: `- id: EP-...` at column 0; its other lines are indented.
 _ITEM_START = re.compile(r"^-(?: |$)", re.MULTILINE)
-_UNSAFE = re.compile(r"[^\w.-]")
 
 
 class EpisodeError(Exception):
@@ -111,79 +105,9 @@ def _replace(path: Path, text: str) -> None:
 
 @contextmanager
 def plur_lock(path: Path, wait: float = LOCK_WAIT_S) -> Iterator[None]:
-    """Hold PLUR's own lock on `path` (`<path>.lock`, its `withLock` protocol) for a block.
-
-    Raises:
-        EpisodeError: another process held it for `wait` seconds.
-    """
-    lock = path.with_name(path.name + ".lock")
-    token = f"{socket.gethostname()}:{os.getpid()}:{int(time.time() * 1000)}:0"
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            holder = _holder(lock)
-            if holder is not None and _stale(lock, holder):
-                _take_over(lock, holder, token)
-                continue
-            if time.monotonic() >= deadline:
-                pid = holder.split(":")[1] if holder and holder.count(":") >= 1 else "?"
-                raise EpisodeError(f"PLUR's {path.name} is being written by process {pid}; try again in a moment") \
-                    from None
-            time.sleep(_POLL_S)
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(token)
-        break
+    """PLUR's own lock on `path` for a block; EpisodeError when another process held it for `wait`."""
     try:
-        yield
-    finally:
-        if _holder(lock) == token:
-            lock.unlink(missing_ok=True)
-
-
-def _holder(lock: Path) -> str | None:
-    try:
-        return lock.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None  # released meanwhile
-
-
-def _stale(lock: Path, holder: str) -> bool:
-    """PLUR's `holderIsAlive`: a holder on this host whose process is gone; one on another host
-    (or unreadable) only past 60 s."""
-    parts = holder.split(":")
-    if len(parts) >= 2 and parts[0] == socket.gethostname() and parts[1].isdigit() and int(parts[1]) > 0:
-        try:
-            os.kill(int(parts[1]), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-    try:
-        return time.time() - lock.stat().st_mtime > _STALE_S
-    except OSError:
-        return False
-
-
-def _take_over(lock: Path, holder: str, token: str) -> None:
-    """PLUR's `stealLockSync`: claim the stale lock by renaming it, and drop it only if it still
-    holds what we judged stale (a live writer that took it meanwhile gets it back)."""
-    claim = lock.with_name(f"{lock.name}.steal.{_UNSAFE.sub('_', token)}")
-    try:
-        os.rename(lock, claim)
-    except OSError:
-        return
-    try:
-        current = claim.read_text(encoding="utf-8").strip()
-        if current != holder:
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(current)
-            except OSError:
-                pass
-    finally:
-        claim.unlink(missing_ok=True)
+        with _plur_lock(path, wait):
+            yield
+    except StoreBusy as exc:
+        raise EpisodeError(str(exc)) from None

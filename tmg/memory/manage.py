@@ -53,14 +53,18 @@ def _newest_first(episodes: Sequence[Episode]) -> list[Episode]:
     return sorted(episodes, key=lambda e: e.timestamp or "", reverse=True)
 
 
-async def list_memory(client: PlurClient) -> Outcome:
+async def list_memory(client: PlurClient, shared_from: Callable[[Engram], Path | None] = lambda _e: None) -> Outcome:
     """The pinned set (the standing instructions injected for every prompt) with each one's
-    scope, the latest episodes, and the store's size."""
+    scope, and for those shared with a team the repository file they come from (`shared_from`),
+    the latest episodes, and the store's size."""
     pinned = await client.pinned()
     if not pinned.ok or pinned.value is None:
         return Outcome((f"memory: could not list the pinned engrams ({pinned.error})",), False)
     lines = [f"standing instructions (pinned, injected for every prompt): {len(pinned.value)}"]
-    lines += [f"  {_line(e.id, e.statement, e.scope)}" for e in pinned.value]
+    for e in pinned.value:
+        source = shared_from(e)
+        where = f"{e.scope} · shared, from {source}" if source is not None else e.scope
+        lines.append(f"  {_line(e.id, e.statement, where)}")
     since = (datetime.now(timezone.utc) - timedelta(days=EPISODE_DAYS)).strftime("%Y-%m-%dT%H:%M:%SZ")
     recent = await client.timeline(since=since)
     if recent.ok and recent.value is not None:

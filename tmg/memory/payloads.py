@@ -181,3 +181,43 @@ def timeline_payload(search: str | None = None, since: str | None = None) -> dic
     if since:
         payload["since"] = since
     return payload
+
+
+def sync_payload(remote: str | None = None, remote_type: str = "personal") -> dict[str, Any]:
+    """`plur_sync {remote?, remote_type}`: the remote only where PLUR adds it (its first push)."""
+    payload: dict[str, Any] = {"remote_type": remote_type}
+    if remote:
+        payload["remote"] = remote
+    return payload
+
+
+def stores_add_payload(path: str, scope: str) -> dict[str, Any]:
+    """`plur_stores_add {path, scope, shared, readonly}` for a repository's team store: read-only,
+    so PLUR never rewrites it (tmg edits it; a teammate's git pull changes it)."""
+    return {"path": path, "scope": scope, "shared": True, "readonly": True}
+
+
+_TYPES = ("behavioral", "terminological", "procedural", "architectural")
+_COMMITMENTS = ("exploring", "leaning", "decided", "locked", "draft")
+
+
+def relearn_item(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """One `plur_learn_batch` engram that adds back an engram PLUR stored (a store record: its
+    statement, type, scope, domain, tags, rationale, source, pinned, commitment); None for a
+    record that is not an active engram with a statement."""
+    statement = record.get("statement")
+    if record.get("status", "active") != "active" or not isinstance(statement, str) or not statement.strip():
+        return None
+    item: dict[str, Any] = {"statement": cut_utf8(statement, STATEMENT_MAX_BYTES)}
+    for key in ("scope", "domain", "rationale", "source"):
+        if isinstance(record.get(key), str) and record[key]:
+            item[key] = record[key]
+    if record.get("type") in _TYPES:
+        item["type"] = record["type"]
+    if record.get("commitment") in _COMMITMENTS:
+        item["commitment"] = record["commitment"]
+    if isinstance(record.get("tags"), list):
+        item["tags"] = [str(t) for t in record["tags"]]
+    if record.get("pinned") is True:
+        item["pinned"] = True
+    return item

@@ -45,6 +45,7 @@ class SessionMemory:
         redact: Callable[[str], str] = lambda s: s,
         project: Project | None = None,
         session_dir: Path | None = None,
+        trusted: Callable[[Path], bool] | None = None,
         written: Callable[[int, str, str, str], None] | None = None,
     ) -> None:
         """Args:
@@ -64,6 +65,8 @@ class SessionMemory:
             project: the project the session runs in (what is taught about it stays in its
                 scope, and another project's memories stay out of its requests).
             session_dir: the session's folder (its learn count is kept there).
+            trusted: whether a folder is trusted (`tmg trust`): only a trusted project's team
+                file (`.plur/engrams.yaml`, tmg.memory.team_store) is loaded; None: none is.
             written: told of each learn and capture that landed (the checkpoint log: a rewind
                 retracts them).
         """
@@ -88,6 +91,15 @@ class SessionMemory:
             clients: ClientSource = runtime
         else:
             clients = runtime.for_session(self.report.record)
+        self.team = None
+        if project is not None and trusted is not None and runtime.spec is not None:
+            from tmg.memory.team_store import Registering, point
+
+            self.team = point(project, home, trusted)
+            if self.team is not None:
+                from tmg.memory.runtime import plur_store_path
+
+                clients = Registering(clients, self.team, plur_store_path(runtime.spec.env), warn)
         self._clients = clients
         self.runtime = runtime
         self.lock = WriteLock(lock_path, debug=debug)
@@ -105,7 +117,19 @@ class SessionMemory:
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
             report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,
+            sync=self._end_sync(config, clients, home, debug),
         )
+
+    def _end_sync(self, config: Callable[[], Config], clients: ClientSource, home: Path,
+                  debug: Callable[[str], None]) -> Any:
+        """The session end's sync step for the server's store (None: no server, nothing to sync)."""
+        if self.runtime.spec is None:
+            return None
+        from tmg.memory.runtime import plur_store_path
+        from tmg.memory.sync_end import EndSync
+
+        return EndSync(config=config, clients=clients, report=self.report,
+                       store=plur_store_path(self.runtime.spec.env), home=home, debug=debug)
 
     def start(self) -> None:
         """Start the memory server in the background (idempotent); call on the session's event loop."""

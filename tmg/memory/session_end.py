@@ -12,7 +12,9 @@
    are counted as write failures and kept in the quarantine with the server's reasons;
 3. read the write report, so the flush's own outcome is in it, and hand its notice (if any write
    failed) to the sink: stderr and the transcript;
-4. close the memory server without waiting for it to exit by itself.
+4. the memory sync, when MEMORY.SYNC asks for one at the session end (`tmg.memory.sync_end`: the
+   broker runs it once this process has gone);
+5. close the memory server without waiting for it to exit by itself.
 `steps()` gives these as `SessionEnd` steps; a failing step does not stop the next.
 """
 
@@ -75,6 +77,7 @@ class MemoryEnd:
         debug: Callable[[str], None] = lambda _m: None,
         drain_wait: float = DRAIN_WAIT_S,
         client_wait: float = FLUSH_CLIENT_WAIT_S,
+        sync: Any = None,
     ) -> None:
         self.session_id = session_id
         self._config = config
@@ -90,6 +93,7 @@ class MemoryEnd:
         self._drain_wait = drain_wait
         self._client_wait = client_wait
         self.last_flush: FlushOutcome | None = None
+        self._sync = sync  # a tmg.memory.sync_end.EndSync, or None (no store to sync)
 
     def steps(self, notify: Callable[[str], None]) -> list[tuple[str, Callable[[], Awaitable[Any] | Any]]]:
         """The SessionEnd steps, in order. `notify` shows a line on stderr and in the transcript."""
@@ -98,6 +102,8 @@ class MemoryEnd:
             (FLUSH_STEP, self.flush),
             ("report memory write failures", lambda: self.notify(notify)),
         ]
+        if self._sync is not None:
+            steps.append(("sync memory", lambda: self._sync.run(notify)))
         if self._runtime is not None:
             steps.append(("close the memory server", self._runtime.close))
         return steps

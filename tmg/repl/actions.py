@@ -140,6 +140,7 @@ async def _memory(repl: Repl, arg: str) -> None:
     describe = getattr(memory, "describe", None)
     if describe is None:
         repl.screen.say(MEMORY_OFF)
+        instruction_files(repl)
         return
     verb, _, rest = arg.partition(" ")
     if verb == "forget":  # `/memory forget N|ID`: item N of the last request, or an id
@@ -149,6 +150,16 @@ async def _memory(repl: Repl, arg: str) -> None:
     else:
         lines = await describe()
     for line in lines:
+        repl.screen.say(line)
+    instruction_files(repl)
+
+
+def instruction_files(repl: Repl) -> None:
+    """The instruction files each prompt sends (AGENTS.md ...), a line each with its path."""
+    from tmg.context.instruction_files import listing
+
+    envr = repl.envr
+    for line in listing(envr.env, envr.cwd):
         repl.screen.say(line)
 
 

@@ -6,7 +6,7 @@ hand it, and keeps its record: each prompt in the transcript, then what the engi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from tmg.checkpoints.log import CheckpointLog
 from tmg.config.live import LiveConfig
@@ -30,6 +30,14 @@ if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-
     from tmg.memory.session import SessionMemory
 
 
+class PromptHooks(Protocol):
+    """What runs as a prompt is submitted (the command hooks' SessionStart and UserPromptSubmit)."""
+
+    async def before_prompt(self, prompt: str) -> str:
+        """Context to send with ``prompt`` ("" for none); raises TmgError to refuse the prompt."""
+        ...
+
+
 @dataclass
 class ChatSession:
     """An open session: its engine, and the one path that ends it."""
@@ -49,6 +57,7 @@ class ChatSession:
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
     checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
     todos: TodoList | None = None  # the model's todo list
+    hooks: PromptHooks | None = None  # the command hooks run as a prompt is submitted
 
     async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the
@@ -56,12 +65,15 @@ class ChatSession:
         model choosing it), the MCP resources it names (`@server:uri`) read and attached.
         ``typed``: what the user typed, when ``text`` holds more (a one-shot's piped stdin)."""
         self.transcript.prompt(text)
+        added = await self.hooks.before_prompt(text) if self.hooks is not None else ""  # may refuse it
         if self.skills is not None:
             self.skills.leading_invocation(text)
         sent, images = text, []
         if self.mcp is not None:
             text, attached = await self.mcp.attach_resources(text, self.live.get().tool_timeout)
             sent, images = attached.text(text), attached.images
+        if added:  # what the prompt's hooks add rides with it, as its attachments do
+            sent = f"{sent}\n\n{added}"
         await self.engine.run_prompt(text, sent_text=sent, images=images, typed_text=typed)
 
     def start(self, watcher_delay: float = 0.0) -> None:
