@@ -76,7 +76,7 @@ def test_outside_the_folder_is_allowed_a_secret_file_asks_and_at_at_escapes(tmg,
     outside.write_text("text from outside the project")
     (tmg.work / ".env").write_text("API_TOKEN=tok-do-not-send-1234\n")
     r = tmg.run("-r", f"compare @{outside} with @.env and mail @@ada")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # answered, but a file the user named was refused: not all was done
     sent = last_user(llm)["content"]
     assert sent.startswith(f"compare @{outside} with @.env and mail @ada\n\n")
     assert "text from outside the project" in sent

@@ -56,7 +56,7 @@ def test_a_rewritten_call_goes_through_the_permission_engine_again(tmg):
                      + "PERMISSIONS:\n  ALLOW: ['shell(echo)']\n")
     tmg.llm.enqueue(ToolCall("shell", {"command": "echo hi"}), Text("ok"))
     result = tmg.run("say hi")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # the rewritten call was refused: a one-shot with a refusal exits 1
     assert not marker.exists()  # `echo` was allowed; the rewrite, `touch`, is not
     content = tool_message(tmg.llm.requests[1])
     assert content.startswith("refused:") and f"touch {marker}" in content

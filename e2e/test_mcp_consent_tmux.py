@@ -34,14 +34,14 @@ def test_the_repl_asks_before_a_server_uses_the_model_showing_its_words(term, tm
     llm.enqueue(ToolCall(TRIGGER, {"prompt": "name a colour", "maxTokens": 20}), Text("teal"), Text("it said teal"))
     launch(term, tmg)
     term.ask("sample something")
-    screen = term.wait_for(r"allow\? \[y/a/n/m\]")
+    screen = term.wait_for(r"allow\? \[y/s/a/n/m\]")
     assert ("tmg asks: sampling_everything wants to ask your model (an MCP server's use of your model asks by "
             "default)") in screen
     assert "user: Resource trigger-sampling-request context: name a colour" in screen
     assert "(answer of at most 20 tokens, sent back to the server)" in screen
-    assert "[a] yes always: sampling_everything" in screen
+    assert '"this session" and "always" allow: sampling_everything' in screen
     assert len(llm.requests) == 1  # nothing goes to the model before the answer
-    term.ask("y")
+    term.type("y")  # one key answers
     term.wait_for("it said teal")
     assert llm.requests[1]["messages"][-1]["content"] == "Resource trigger-sampling-request context: name a colour"
     assert '"text": "teal"' in tool_message(llm.requests[2])["content"]

@@ -37,7 +37,7 @@ def test_a_sampling_request_in_a_one_shot_without_a_rule_is_refused_in_one_line(
     tmg.write_config("MCP_SERVERS:\n" + sampling_server() + f"PERMISSIONS:\n  ALLOW: [{TRIGGER}]\n")
     llm.enqueue(ToolCall(TRIGGER, {"prompt": "name a colour"}), Text("no colour"))
     r = run(tmg)
-    assert r.code == 0 and r.out == "no colour\n", r.err
+    assert r.code == 1 and r.out == "no colour\n", r.err  # a refused call: the run exits 1
     assert len(llm.requests) == 2  # the model was never asked on the server's behalf
     lines = [line for line in r.err.splitlines() if "sampling_everything" in line]
     assert lines == ["tmg: refused sampling_everything (an MCP server's use of your model asks by default; no "
@@ -59,6 +59,6 @@ def test_tools_of_a_server_allowed_whole_do_not_allow_its_sampling(tmg, llm):
     tmg.write_config("MCP_SERVERS:\n" + sampling_server() + "PERMISSIONS:\n  ALLOW: [mcp_everything_*]\n")
     llm.enqueue(ToolCall(TRIGGER, {"prompt": "x"}), Text("fine"))
     r = run(tmg)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     assert len(llm.requests) == 2 and "refused sampling_everything" in r.err
     assert json.dumps(llm.requests[1]).count("the user did not allow it") == 1

@@ -52,12 +52,12 @@ def test_stream_json_events_are_valid_and_stdout_is_only_them(tmg):
 
 def test_json_is_one_result_object(tmg):
     priced(tmg)
-    tmg.llm.enqueue(ToolCall("shell", {"command": "echo hi"}), Text("four", usage=(50, 1)))
+    tmg.llm.enqueue(ToolCall("shell", {"command": "touch made.txt"}), Text("four", usage=(50, 1)))
     result = tmg.run("--output-format", "json", "2+2?")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # a refused tool call: what was asked is not done
     (only,) = lines(result.out)
     assert only["type"] == "result" and only["version"] == 1 and only["result"] == "four"
-    assert only["exit_code"] == 0 and only["is_error"] is False and only["model"] == PRICED
+    assert only["exit_code"] == 1 and only["is_error"] is False and only["model"] == PRICED
     assert only["session_id"] == tmg.session_dirs()[0].name
     (call,) = only["tool_calls"]  # refused (a one-shot cannot ask): an error result, said as such
     assert call["name"] == "shell" and call["is_error"] is True and call["output"].startswith("refused:")

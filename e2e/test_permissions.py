@@ -38,7 +38,7 @@ def test_an_mcp_write_tool_is_refused_in_a_one_shot_and_the_model_and_stderr_say
     tmg.write_config(servers())
     llm.enqueue(ToolCall("mcp_echo_scribble", {"path": str(target), "text": "hi"}), Text("I could not write it"))
     r = run(tmg)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # a refused tool: the answer stands, the run did not do what was asked
     assert r.out == "I could not write it\n"
     assert not target.exists()
     refusal = last_tool_message(llm)
@@ -78,7 +78,7 @@ def test_a_deny_rule_beats_yolo_and_an_allow_rule(tmg, llm):
     tmg.write_config(servers() + "PERMISSIONS:\n  ALLOW: [mcp_echo_*]\n  DENY: [mcp_echo_scribble]\n")
     llm.enqueue(ToolCall("mcp_echo_scribble", {"path": str(target), "text": "hi"}), Text("denied"))
     r = run(tmg, "--permissions", "yolo")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     assert not target.exists()
     assert "denied by rule mcp_echo_scribble" in last_tool_message(llm)
     assert "rule mcp_echo_scribble in PERMISSIONS.DENY" in r.err
@@ -99,7 +99,7 @@ def test_read_only_mode_refuses_the_write_tool_and_names_the_mode(tmg, llm):
     tmg.write_config(servers() + "PERMISSIONS:\n  MODE: read-only\n")
     llm.enqueue(ToolCall("mcp_echo_scribble", {"path": str(target), "text": "hi"}), Text("no"))
     r = run(tmg)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     assert not target.exists()
     assert "read-only mode (PERMISSIONS.MODE)" in r.err
 
@@ -109,7 +109,7 @@ def test_a_requires_consent_servers_tools_are_offered_and_every_call_is_refused_
     tmg.write_config(servers(extra="    REQUIRES_CONSENT: true\n") + "PERMISSIONS:\n  ALLOW: [mcp_echo_*]\n")
     llm.enqueue(ToolCall("mcp_echo_echo", {"text": "hello"}), Text("refused"))
     r = run(tmg)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     offered = {t["function"]["name"] for t in llm.requests[0]["tools"]}
     assert {"mcp_echo_echo", "mcp_echo_scribble"} <= offered
     refusal = last_tool_message(llm)
@@ -121,7 +121,7 @@ def test_with_the_working_folder_at_root_reading_proc_self_environ_is_refused(tm
     llm.enqueue(ToolCall("read_file", {"path": "proc/self/environ"}), Text("could not"))
     proc = subprocess.run(tmg_command() + ["read my environment"], stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=60, cwd="/", env=tmg.env())
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     refusal = last_tool_message(llm)
     # The path as the tool names it (/proc/self/environ, or resolved to /proc/<pid>/environ).
     assert refusal.startswith("refused:") and "/environ" in refusal
@@ -155,7 +155,7 @@ def test_a_saved_decision_holds_only_in_its_folder(tmg, llm):
     tmg.write_config(servers())
     llm.enqueue(ToolCall("mcp_echo_scribble", {"path": str(target), "text": "hi"}), Text("no"))
     r = run(tmg)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     assert not target.exists()
 
 
@@ -177,7 +177,7 @@ def test_the_users_deny_rule_holds_in_a_trusted_project_folder_with_its_own_tmg_
     assert tmg.run("trust", env=env).code == 0
     llm.enqueue(ToolCall("shell", {"command": "touch x"}), Text("I may not create it"))
     r = tmg.run("--permissions", "yolo", "create x", env=env)
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err
     assert r.out == "I may not create it\n"
     assert not (tmg.work / "x").exists()
     assert llm.requests[0]["messages"][0]["content"].startswith("the project's helper")  # the project's config

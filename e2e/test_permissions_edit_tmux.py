@@ -28,12 +28,12 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
         llm.enqueue(*edit("x = 1", "x = 2"), Text("edited once"))
         first.start_tmg(tmg, prompt=PROMPT)
         first.ask("set x to 2")
-        screen = first.wait_for(r"allow\? \[y/a/n/m\]")
+        screen = first.wait_for(r"allow\? \[y/s/a/n/m\]")
         assert flat(f"tmg asks: edit_file wants to change {app} (changing files asks by default)") in flat(screen)
         assert re.search(r"^\s+-x = 1$", screen, re.M) and re.search(r"^\s+\+x = 2$", screen, re.M), screen
-        assert flat(f"[a] yes always: edit_file({tmg.work}/**)") in flat(screen)  # however it wraps
+        assert flat(f'"this session" and "always" allow: edit_file({tmg.work}/**)') in flat(screen)  # however it wraps
         assert app.read_text() == "x = 1\n"
-        first.ask("a")
+        first.type("a")
         first.wait_for("edited once")
         assert app.read_text() == "x = 2\n"
         first.ask("/exit")
@@ -51,8 +51,8 @@ def test_an_edit_asks_with_its_diff_always_persists_and_a_revoke_asks_again(tmg,
         again.wait_for(lambda s: flat(f"revoked: allow edit_file({tmg.work}/**)") in flat(s))
         llm.enqueue(*edit("x = 3", "x = 4"), Text("not edited"))
         again.ask("set x to 4")
-        again.wait_for(r"allow\? \[y/a/n/m\]")
-        again.ask("n")
+        again.wait_for(r"allow\? \[y/s/a/n/m\]")
+        again.type("n")
         again.wait_for("not edited")
         assert app.read_text() == "x = 3\n"
         again.ask("/exit")

@@ -19,12 +19,13 @@ def allow(tmg, *rules: str) -> None:
 def test_touch_is_refused_the_model_is_told_and_stderr_names_how_to_allow_it(tmg, llm):
     llm.enqueue(ToolCall("shell", {"command": "touch x"}), Text("I was not allowed to"))
     r = tmg.run("make x")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # the model's answer is printed, but what was asked was not done
     assert not (tmg.work / "x").exists()
     refusal = tool_message(llm)
     assert refusal.startswith("refused:") and "touch x" in refusal
     (line,) = [line for line in r.err.splitlines() if "PERMISSIONS.ALLOW" in line]
-    assert line.startswith("tmg: refused shell `touch x`") and "shell(touch)" in line and "--permissions yolo" in line
+    assert line.startswith("tmg: refused shell `touch x`") and "shell(touch x)" in line and "--permissions yolo" in line
+    assert "no terminal to ask" in line  # stdin is not a terminal here: true
 
 
 def test_touch_runs_with_a_rule(tmg, llm):
@@ -48,7 +49,7 @@ def test_an_allowed_prefix_does_not_carry_a_second_command_or_a_substitution(tmg
     for command in ("git status && rm -rf y", "echo $(rm -rf y)"):
         llm.enqueue(ToolCall("shell", {"command": command}), Text("refused"))
         r = tmg.run("clean up")
-        assert r.code == 0, r.err
+        assert r.code == 1, r.err
         assert llm.requests[-1]["messages"][-1]["content"].startswith("refused:")
         assert (tmg.work / "y").is_dir()
 

@@ -75,7 +75,7 @@ def test_an_allowed_page_reaches_the_model_as_text(tmg, llm, page):
 def test_without_a_rule_a_one_shot_refuses_the_loopback_address(tmg, llm, page):
     llm.enqueue(ToolCall("web_fetch", {"url": page.url}), Text("I could not read it."))
     r = tmg.run("-r", "--permissions", "yolo", "read the kestrel manual")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # a refused tool call: what was asked was not done
     assert page.headers == []  # nothing was fetched
     refusal = llm.requests[1]["messages"][-1]["content"]
     assert refusal.startswith("refused:") and "127.0.0.1 is a loopback address" in refusal
@@ -90,9 +90,9 @@ def test_the_repl_asks_before_fetching_and_yes_fetches(tmg, llm, page):
         llm.enqueue(ToolCall("web_fetch", {"url": page.url}), Text("The manual says: kestrel.toml."))
         term.start_tmg(tmg, prompt=r"^default · openai/mock-model")
         term.ask("read the kestrel manual")
-        screen = term.wait_for(r"allow\? \[y/a/n/m\]")
+        screen = term.wait_for(r"allow\? \[y/s/a/n/m\]")
         assert "tmg asks: web_fetch wants to fetch (127.0.0.1 is a loopback address: fetching it asks first)" in screen
-        assert f"GET {page.url}" in screen and f"[a] yes always: {page.rule}" in screen
+        assert f"GET {page.url}" in screen and f"\"this session\" and \"always\" allow: {page.rule}" in screen
         assert page.headers == []
         term.ask("y")
         term.wait_for("The manual says: kestrel.toml.")

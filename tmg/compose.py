@@ -59,7 +59,7 @@ from tmg.tools.attach import FileAttacher
 from tmg.tools.mcp_tools import McpTools
 from tmg.tools.plan import ExitPlanModeTool, PlanReview
 from tmg.tools.registry import Tool
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 from tmg.tools.todo import TodoList, TodoWriteTool
 from tmg.session.toolbox import Checkpoints, build_tools
 from tmg.ui.notices import Notices
@@ -112,7 +112,8 @@ def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Con
     return PermissionEngine(
         config, cwd=str(envr.cwd), env=envr.env, store=DecisionStore.for_env(envr.env), mode=options.permissions,
         asker=asker, record=transcript.permission, refused=notices.notice,
-        warn=lambda text: _warn_and_record(text, notices, transcript))
+        warn=lambda text: _warn_and_record(text, notices, transcript),
+        unasked="a one-shot does not ask (run tmg without a prompt to be asked)" if envr.stdin_isatty else None)
 
 
 async def open_session(

@@ -23,6 +23,7 @@ from tmg.session.history import History
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.registry import ToolRegistry
 from tests.doubles.model import FakeModel, text, tool_call
+from tests.support.gates import ALLOW
 
 SPEC = ProviderSpec(name="fake", model="fake/model")
 
@@ -72,7 +73,7 @@ def make_engine(tmp_path, model: FakeModel, config: Config | None = None, hooks:
         pipeline=build_pipeline(budget=budget),
         budget=budget,
         history=History(tmp_path / "history.jsonl"),
-        tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path])), ListFolderTool(RootGuard([tmp_path]))]),
+        tools=ToolRegistry([ReadFileTool(RootGuard([tmp_path])), ListFolderTool(RootGuard([tmp_path]))], gate=ALLOW),
         hooks=hooks or HookSet(),
         events=events,
         gateway_for=lambda cfg: (SPEC, model),

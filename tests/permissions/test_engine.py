@@ -16,14 +16,14 @@ from tmg.config.trust import ProjectTrust
 from tmg.permissions.action import ToolAction
 from tmg.permissions.engine import Answer, PermissionEngine, Question
 from tmg.permissions.store import DecisionStore
-from tmg.tools.registry import ToolRegistry, ToolResult
+from tmg.tools.registry import Tool, ToolRegistry, ToolResult
 
 
 def cfg(allow=(), ask=(), deny=(), mode="default") -> Config:
     return Config(permissions=PermissionsConfig(mode, tuple(allow), tuple(ask), tuple(deny)))
 
 
-class Shell:
+class Shell(Tool):
     name = "shell"
     description = "run a command"
     parameters = {"type": "object", "properties": {"command": {"type": "string"}}}
@@ -39,7 +39,7 @@ class Shell:
         return ToolResult(done.stdout + done.stderr, done.returncode != 0)
 
 
-class WriteFile:
+class WriteFile(Tool):
     name = "write_file"
     description = "write a file"
     parameters = {"type": "object"}
@@ -92,10 +92,11 @@ async def test_touch_is_refused_without_a_terminal_and_the_model_and_the_user_ar
     rig = Rig(tmp_path, cfg())
     result = await rig.shell("touch x")
     assert result.is_error and result.content.startswith("refused:")
-    assert "touch x" in result.content and "shell(touch)" in result.content
+    assert "touch x" in result.content and "shell(touch x)" in result.content
     assert not (rig.work / "x").exists()
     (line,) = rig.refusals
-    assert "shell(touch)" in line and "PERMISSIONS.ALLOW" in line and "--permissions yolo" in line
+    assert "shell(touch x)" in line and "PERMISSIONS.ALLOW" in line and "--permissions yolo" in line
+    assert rig.engine.refusals == 1  # a one-shot exits 1 after it
     assert rig.records == ["shell `touch x` refused (running a command asks by default; no terminal to ask)"]
 
 
@@ -118,7 +119,7 @@ async def test_an_allowed_prefix_does_not_carry_what_follows_it(tmp_path):
     assert (await rig.shell("echo `rm -rf y`")).content.startswith("refused:")
     assert (await rig.shell("git status; bash -c 'rm -rf y'")).content.startswith("refused:")
     assert (rig.work / "y").is_dir()
-    assert "shell(rm)" in rig.refusals[0]  # what "always" would save: the part not yet allowed
+    assert "shell(rm -rf y)" in rig.refusals[0]  # what "always" would save: the part not yet allowed, exactly
 
 
 async def test_a_pipeline_of_allowed_commands_runs(tmp_path):
@@ -146,19 +147,47 @@ async def test_an_allow_for_a_name_does_not_cover_a_program_of_the_same_name_els
     assert rig.engine.judge(ToolAction("shell", "run", command="ls > listing.txt")).decision == "ask"
 
 
-async def test_always_saves_the_rule_the_next_call_runs_without_asking_and_a_revoke_asks_again(tmp_path):
-    rig = Rig(tmp_path, cfg(), answers=[Answer("always"), Answer("once")])
+async def test_always_saves_the_command_seen_the_same_call_runs_without_asking_and_a_revoke_asks_again(tmp_path):
+    rig = Rig(tmp_path, cfg(), answers=[Answer("always"), Answer("once"), Answer("once")])
     assert not (await rig.shell("touch a")).is_error
     (question,) = rig.questions
-    assert question.judgement.proposals == ("shell(touch)",)
-    assert [e.rule for e in rig.store.entries()] == ["shell(touch)"]
-    assert not (await rig.shell("touch b")).is_error
+    assert question.judgement.proposals == ("shell(touch a)",)  # what the user saw, not every touch
+    assert [e.rule for e in rig.store.entries()] == ["shell(touch a)"]
+    assert not (await rig.shell("touch a")).is_error
     assert len(rig.questions) == 1  # not asked again
-    assert rig.records[1].startswith("shell `touch b` allowed by rule shell(touch)")
-    assert [e.rule for e in rig.store.revoke("1")] == ["shell(touch)"]
-    assert not (await rig.shell("touch c")).is_error
-    assert len(rig.questions) == 2
+    assert rig.records[1].startswith("shell `touch a` allowed by rule shell(touch a)")
+    assert not (await rig.shell("touch b")).is_error
+    assert len(rig.questions) == 2  # another file: asked
+    assert [e.rule for e in rig.store.revoke("1")] == ["shell(touch a)"]
+    assert not (await rig.shell("touch a")).is_error
+    assert len(rig.questions) == 3
     assert "accepted once" in rig.records[-1]
+
+
+async def test_yes_for_this_session_holds_in_this_engine_only_and_saves_nothing(tmp_path):
+    rig = Rig(tmp_path, cfg(), answers=[Answer("session")])
+    assert not (await rig.shell("touch a")).is_error
+    assert "accepted for this session (shell(touch a))" in rig.records[0]
+    assert not (await rig.shell("touch a")).is_error
+    assert len(rig.questions) == 1 and rig.store.entries() == []
+    assert "allowed for this session: shell(touch a)" in "\n".join(rig.engine.describe())
+    later = Rig(tmp_path, cfg())  # another tmg: the session's yes is gone
+    assert later.engine.judge(ToolAction("shell", "run", command="touch a")).decision == "ask"
+
+
+async def test_a_command_outside_the_sandbox_asks_every_time_past_rules_yolo_and_a_session_yes(tmp_path):
+    outside = ToolAction("shell", "run", command="touch x", outside_sandbox=True)
+    for config, mode in [(cfg(allow=["shell(touch x)"]), None), (cfg(), "yolo"), (cfg(), "accept-edits")]:
+        judgement = Rig(tmp_path, config, mode=mode).engine.judge(outside)
+        assert judgement.decision == "ask" and "OUTSIDE the OS sandbox" in judgement.reason
+        assert judgement.proposals == ()  # no "session" or "always" to offer
+    assert Rig(tmp_path, cfg(deny=["shell(touch)"])).engine.judge(outside).decision == "deny"  # deny first
+    assert Rig(tmp_path, cfg(allow=["shell(touch x)"]), mode="read-only").engine.judge(outside).decision == "deny"
+    rig = Rig(tmp_path, cfg(), answers=[Answer("session"), Answer("always")])
+    assert rig.engine.judge(ToolAction("shell", "run", command="touch x")).decision == "ask"
+    for _ in range(2):  # a session or always answer is taken as once: the next call asks again
+        assert (await rig.engine.check(outside)).allowed
+    assert len(rig.questions) == 2 and rig.store.entries() == [] and "accepted once" in rig.records[-1]
 
 
 async def test_no_with_a_note_reaches_the_model(tmp_path):

@@ -56,6 +56,15 @@ def test_a_private_address_needs_a_rule_naming_it_even_where_fetching_is_allowed
         "web_fetch", url)
 
 
+def test_a_rule_naming_a_private_address_holds_beside_a_bare_allow_and_always_never_covers_a_denied_site(tmp_path):
+    url = "http://127.0.0.1:8123/page"
+    both = engine(tmp_path, allow=["web_fetch", "web_fetch(127.0.0.1:8123/**)"])
+    assert both.judge(fetch(url)).decision == "allow" and both.rule_names_url("web_fetch", url)
+    denied = engine(tmp_path, deny=["web_fetch(docs.example/private/**)"]).judge(fetch("https://docs.example/x"))
+    assert denied.decision == "ask" and denied.proposals == ()
+    assert "web_fetch(docs.example/private/**)" in denied.why_no_always
+
+
 @pytest.mark.parametrize("mode", ["read-only", "plan"])
 def test_read_only_modes_still_ask_before_a_fetch(tmp_path, mode):
     assert engine(tmp_path, mode=mode).judge(fetch("https://docs.python.org/")).decision == "ask"
@@ -82,3 +91,10 @@ def test_set_mode_switches_and_says_what_switched_it(tmp_path):
     assert records == ["permission mode plan (/plan)", "permission mode accept-edits (the approved plan)"]
     with pytest.raises(ValueError):
         gate.set_mode("anything", "x")
+
+
+async def test_plan_modes_own_refusals_do_not_fail_a_one_shot_but_read_only_ones_do(tmp_path):
+    write = ToolAction("write_file", "write", paths=(str(tmp_path / "x.txt"),))
+    for mode, counted in (("plan", 0), ("read-only", 1)):
+        gate = engine(tmp_path, mode=mode)
+        assert not (await gate.check(write)).allowed and gate.refusals == counted

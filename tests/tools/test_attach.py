@@ -11,7 +11,7 @@ from tmg.llm.gateway import ProviderSpec
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
 from tmg.tools import attach
 from tmg.tools.attach import FileAttacher
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 
 class Gate(PermissionGate):

@@ -8,7 +8,7 @@ import os
 from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 
 def _tools(root):
@@ -82,7 +82,8 @@ async def test_an_edit_describes_itself_with_its_diff(tmp_path):
 async def test_write_file_creates_and_replaces_only_what_was_read(tmp_path):
     read, _, write = _tools(tmp_path)
     action = write.action({"path": "new/dir/n.txt", "content": "one\ntwo\n"})
-    assert action.effect == "write" and action.preview == "new file new/dir/n.txt, 2 lines"
+    assert action.effect == "write" and action.preview.splitlines() == [  # the content the user is asked about
+        "new file new/dir/n.txt, 2 lines:", "--- a/new/dir/n.txt", "+++ b/new/dir/n.txt", "@@ -0,0 +1,2 @@", "+one", "+two"]
     created = await write.run({"path": "new/dir/n.txt", "content": "one\ntwo\n"})
     assert created.content == "created new/dir/n.txt (2 lines)" and (tmp_path / "new/dir/n.txt").read_text() == "one\ntwo\n"
 

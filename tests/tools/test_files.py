@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 from tmg.tools.files import OUTPUT_BUDGET, ListFolderTool, ReadFileTool, RootGuard
-from tmg.tools.registry import MAX_RESULT_CHARS, ToolRegistry
-from tmg.tools.sensitive import SensitivePaths
+from tmg.tools.registry import MAX_RESULT_CHARS, Tool, ToolRegistry
+from tmg.permissions.sensitive import SensitivePaths
+from tests.support.gates import ALLOW
 
 
 async def test_read_file_numbers_the_lines_of_a_file_under_the_root(tmp_path):
@@ -90,14 +91,14 @@ async def test_list_folder_marks_folders(tmp_path):
 
 
 async def test_the_registry_bounds_output_and_reports_bad_calls(tmp_path):
-    registry = ToolRegistry([BigTool()])
+    registry = ToolRegistry([BigTool()], gate=ALLOW)
     result = await registry.call("big", "{}", timeout=5)
     assert "[truncated: 500 more characters not shown]" in result.content
     assert (await registry.call("nope", "{}", timeout=5)).content.startswith("error: there is no tool named 'nope'")
     assert "not a JSON object" in (await registry.call("big", "[1]", timeout=5)).content
 
 
-class BigTool:
+class BigTool(Tool):
     name, description, parameters = "big", "too much", {"type": "object"}
 
     async def run(self, arguments):
@@ -112,9 +113,7 @@ async def test_a_path_no_file_can_have_is_an_error_to_the_model_in_every_file_to
 
     from tmg.session.toolbox import build_tools
     from tmg.environment import Environment
-    from tmg.permissions.action import PermissionGate
-
-    registry = build_tools(Environment(cwd=tmp_path), gate=PermissionGate())
+    registry = build_tools(Environment(cwd=tmp_path), gate=ALLOW)
     calls = [("read_file", {"path": "a\0b"}), ("list_folder", {"path": "x\0"}), ("glob", {"pattern": "*", "path": "\0"}),
              ("grep", {"pattern": "x", "path": "a\0"}), ("write_file", {"path": "n\0.txt", "content": "x"}),
              ("edit_file", {"path": "n\0", "old_string": "a", "new_string": "b"})]

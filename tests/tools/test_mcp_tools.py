@@ -17,7 +17,8 @@ from tmg.mcp.spec import ServerSpec
 from tmg.mcp.server_set import McpToolServers
 from tmg.mcp.tool_server import Connection
 from tmg.tools.mcp_tools import MAX_NAME_CHARS, McpTools, public_name
-from tmg.tools.registry import ToolRegistry, ToolResult
+from tmg.tools.registry import Tool, ToolRegistry, ToolResult
+from tests.support.gates import ALLOW
 
 ECHO_SERVER = Path(__file__).resolve().parents[1] / "support" / "echo_mcp_server.py"
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -78,7 +79,7 @@ class Harness:
         servers = McpToolServers(warn=self.warnings.append, connect=self.connect)
         source = McpTools(servers.for_session(cfg, ready_wait=5.0), cfg)
         servers.start()
-        registry = ToolRegistry(sources=[source])
+        registry = ToolRegistry(sources=[source], gate=ALLOW)
         await registry.settle()
         return registry, servers
 
@@ -111,7 +112,7 @@ async def test_ready_tools_are_offered_with_schema_and_description_and_map_back_
 
 
 async def test_builtin_tools_stay_beside_the_servers_tools():
-    class Builtin:
+    class Builtin(Tool):
         name, description, parameters = "read_file", "reads", {"type": "object"}
 
         async def run(self, arguments: dict[str, Any]) -> ToolResult:
@@ -122,7 +123,7 @@ async def test_builtin_tools_stay_beside_the_servers_tools():
     cfg = config(McpServerConfig(name="echo", command="x"))
     source = McpTools(servers.for_session(cfg, ready_wait=5.0), cfg)
     servers.start()
-    registry = ToolRegistry([Builtin()], sources=[source])
+    registry = ToolRegistry([Builtin()], sources=[source], gate=ALLOW)
     await registry.settle()
     assert names(registry) == ["read_file", "mcp_echo_echo"]
     assert (await registry.call("read_file", "{}", 5)).content == "built-in"
@@ -196,7 +197,7 @@ async def test_a_slow_server_does_not_hold_the_turn_and_joins_later():
     session = servers.for_session(cfg, ready_wait=0.0)
     source = McpTools(session, cfg)
     servers.start()
-    registry = ToolRegistry(sources=[source])
+    registry = ToolRegistry(sources=[source], gate=ALLOW)
     await registry.settle()  # a zero bound: returns at once
     assert names(registry) == []
     gate.set()
@@ -230,7 +231,7 @@ async def echo_registry(echo_entry):
     servers = McpToolServers(warn=warnings.append)
     source = McpTools(servers.for_session(config(echo_entry), ready_wait=30), config(echo_entry))
     servers.start()
-    registry = ToolRegistry(sources=[source])
+    registry = ToolRegistry(sources=[source], gate=ALLOW)
     try:
         await registry.settle()
         yield registry, warnings

@@ -10,7 +10,7 @@ import pytest
 
 from tmg.tools.files import RootGuard
 from tmg.tools.search import MAX_MATCHES, MAX_PATHS, GlobTool, GrepTool
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 RG = shutil.which("rg")  # installed by scripts/bootstrap; the ripgrep leg must not pass without it
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tmg.tools.registry import ToolRegistry
 from tmg.tools.shell import STDOUT_CAP, ShellTool
+from tests.support.gates import ALLOW
 
 BASE = {"PATH": os.environ["PATH"], "HOME": "/home/someone", "LANG": "C.UTF-8"}
 
@@ -81,7 +82,7 @@ async def test_a_cancel_kills_the_whole_process_group(tmp_path):
 
 
 async def test_the_registry_lets_a_longer_timeout_asked_by_the_model_run(tmp_path):
-    registry = ToolRegistry([ShellTool(tmp_path, BASE, default_timeout=lambda: 0.2)])
+    registry = ToolRegistry([ShellTool(tmp_path, BASE, default_timeout=lambda: 0.2)], gate=ALLOW)
     result = await registry.call("shell", '{"command": "sleep 1; echo done", "timeout": 60}', timeout=0.2)
     assert result.content == "exit code: 0\nstdout:\ndone"
     short = await registry.call("shell", '{"command": "sleep 30"}', timeout=0.2)

@@ -292,8 +292,9 @@ class ClientSession:
         try:
             async with asyncio.timeout(deadline) as bound:
                 self.bounds[ident] = bound
-                if cached:  # a view (a string) is part of what the answer is cached under
-                    key = params | {"tmg/view": cached} if isinstance(cached, str) else params
+                if cached:  # by tool and arguments (not `_meta`: a progress token is per call), and view
+                    key = {"name": params.get("name"), "arguments": params.get("arguments")}
+                    key |= {"tmg/view": cached} if isinstance(cached, str) else {}
                     return await self.broker.reads.read((child.spec.store(), child.spec), key,
                                                         lambda: child.call(params))
                 return await child.call(params)

@@ -92,7 +92,7 @@ def run_oneshot(options: ChatOptions, envr: Environment, words: list[str], outpu
     except BaseException as exc:
         machine.finish(exc)  # the result says why; run_guarded says it on stderr and exits with its code
         raise
-    machine.finish()
+    machine.finish(exit_code=code)  # 1 when a tool call was refused: what was asked is not done
     return code
 
 
@@ -143,7 +143,7 @@ async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
         await session.run_prompt(prompt, typed=typed)
-        return 0
+        return 1 if session.gate is not None and session.gate.refusals else 0  # a refused tool: what was asked is not done
     except asyncio.CancelledError:
         session.transcript.notice("interrupted")
         raise KeyboardInterrupt from None

@@ -7,13 +7,14 @@ to the one PermissionGate, and the call runs only when the gate allows it (SPEC 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 # read: looks only (allowed by default); write: changes files; run: executes a command;
 # unknown: an MCP tool without annotations (asks by default); sample: an MCP server asks the
 # session's model for a completion (asks by default: it spends the user's tokens on the server's words);
+# widen: a reloaded config would let tools do more (the engine's own question: tmg.permissions.widening);
 # network: fetches a URL (asks by default: what the model sends out, and what it reads, are the user's call).
-Effect = Literal["read", "write", "run", "unknown", "sample", "network"]
+Effect = Literal["read", "write", "run", "unknown", "sample", "widen", "network"]
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,30 @@ class ToolAction:
 
 
 @dataclass(frozen=True)
+class Judgement:
+    decision: Literal["allow", "ask", "deny"]
+    reason: str  # for the transcript and the prompt: "allowed by rule shell(ls)", "running a command asks by default"
+    proposals: tuple[str, ...] = ()  # rules that "yes, always" would save (none: "always" is not offered)
+    how_to_allow: str = ""  # the one line for a refusal without a terminal
+    why_no_always: str = ""  # when a question offers no "always": why
+
+
+@dataclass(frozen=True)
 class Verdict:
     allowed: bool
     reason: str  # what decided, in words for the transcript ("allowed by rule 'git status'", "denied: read-only mode")
     note: str = ""  # for the model when refused: why, and (one-shot) what would allow it
 
 
-class PermissionGate:
-    """Judges one action. This base allows everything (the behaviour before the engine); the
-    permission engine (tmg/permissions/engine.py) replaces it in the composition root."""
+class PermissionGate(Protocol):
+    """Judges one action: the permission engine (tmg/permissions/engine.py) in a session."""
+
+    async def check(self, action: ToolAction) -> Verdict: ...
+
+
+class RefuseEverything:
+    """The gate of a registry given none: nothing runs that nobody judged."""
 
     async def check(self, action: ToolAction) -> Verdict:
-        return Verdict(True, "allowed (no permission engine)")
+        return Verdict(False, "no permission engine judges tool calls here",
+                       "this tool registry has no permission engine, so no tool may run; tell the user")

@@ -1,53 +1,49 @@
 """The permission engine: allow, ask or deny for every tool call, built-in or MCP (SPEC §7).
 
-The order: rules (the user's PERMISSIONS.DENY/ASK/ALLOW, a project's beside them when a ./tmg.yaml
-is the config (an untrusted one's ALLOW withheld), and the user's saved "always" decisions), then the mode (`--permissions` or PERMISSIONS.MODE), then defaults
-(reads allowed; writes, commands, fetching a URL and unannotated MCP tools ask; files that hold
-secrets ask). Plan mode is read-only until the user approves the model's plan (`set_mode`). A URL
-that names a loopback or private address needs a rule naming it, or the user's answer, in every mode.
-Deny beats ask beats allow. A shell command is judged part by part (tmg.permissions.shell):
-every simple command in it must be allowed, one denied part denies the whole, and a line that
-cannot be read part by part asks. A server marked REQUIRES_CONSENT asks on every call.
+The order, first match decides:
+1. deny: a rule of PERMISSIONS.DENY (the user's, a project's beside them when a ./tmg.yaml is the
+   config, and saved decisions), wherever the command stands in the line (tmg.permissions.lines);
+2. the mode's limits: `read-only` refuses whatever writes or runs, whatever a rule allows (a
+   command that only reads still runs), and so does `plan` until the user approves the model's
+   plan (`set_mode`); then a command to run outside the OS sandbox asks every time;
+3. tmg's control files (its config, trust and permission stores, TMG_HOME, .git/hooks, skills:
+   tmg.permissions.control): a change asks in every mode, yolo too, unless a rule names the file;
+4. a server marked REQUIRES_CONSENT, then an ask rule: asks;
+5. a line that cannot be read part by part: asks (yolo runs it);
+6. allow: config rules, saved "always" answers and this session's "yes for this session", each
+   covering every part of the call (a command that may run hidden code or names a secret file
+   needs a rule naming all of it; a bare tool rule does not reach secret files);
+7. the mode: yolo runs it; accept-edits runs a built-in file edit inside the working folder;
+8. defaults: reads run, and so do commands that only read (`git status`, `ls`); writes, commands,
+   fetching a URL, secret files and MCP tools not annotated read-only ask. A URL of a loopback or
+   private address needs a rule naming it, or the user's answer, in every mode.
 
-"Ask" goes to the asker (the REPL's prompt); without one (a one-shot, no terminal) it is a
-refusal: the model is told why, stderr gets one line naming the rule or flag that would allow it.
-Every decision goes to `record` (the transcript).
+"Ask" goes to the asker (the REPL's prompt); without one (a one-shot) it is a refusal: the model
+is told why, stderr gets one line naming the rule or flag that would allow it. Every decision
+goes to `record` (the transcript).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal, Protocol
 
-from tmg.permissions.action import PermissionGate, ToolAction, Verdict
-from tmg.permissions.rules import (RANK, Decision, Rule, RuleError, command_matches, parse_rule, path_candidates,
-                                   path_matches, url_matches, url_target)
+from tmg.permissions.action import Judgement, PermissionGate, ToolAction, Verdict
+from tmg.permissions.control import ControlFiles
+from tmg.permissions.places import Places
+from tmg.permissions.rules import Rule, parse_rule
+from tmg.permissions.rulesets import config_rules, saved_rules
+from tmg.permissions.sensitive import SensitivePaths
 from tmg.permissions.store import DecisionStore
-from tmg.tools.sensitive import SensitivePaths
 
 MODES = ("default", "accept-edits", "read-only", "plan", "yolo")
 Mode = Literal["default", "accept-edits", "read-only", "plan", "yolo"]
-# The modes in which nothing that writes or runs happens.
-_READ_ONLY = ("read-only", "plan")
-# Tools whose first argument is usually a subcommand: "always" for `git status -s` saves
-# `git status`, not every git command.
-_SUBCOMMANDED = {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "podman", "kubectl", "pip", "pip3", "uv",
-                 "poetry", "apt", "apt-get", "brew", "gh", "systemctl", "dotnet", "mvn", "gradle", "bundle",
-                 "make", "just", "npx", "bun", "deno", "rustup", "conda", "helm", "terraform"}
-
-
-@dataclass(frozen=True)
-class Judgement:
-    decision: Decision
-    reason: str  # for the transcript and the prompt: "allowed by rule shell(ls)", "running a command asks by default"
-    proposals: tuple[str, ...] = ()  # rules that "yes, always" would save (none: "always" is not offered)
-    how_to_allow: str = ""  # the one line for a refusal without a terminal
 
 
 @dataclass(frozen=True)
 class Answer:
-    kind: Literal["once", "always", "no"]
+    kind: Literal["once", "session", "always", "no"]
     note: str = ""  # the user's words to the model, with "no"
 
 
@@ -60,41 +56,6 @@ class Question:
 
 class Asker(Protocol):
     async def __call__(self, question: Question) -> Answer: ...
-
-
-@dataclass
-class _Target:
-    kind: Literal["command", "path", "url", "call"]
-    words: tuple[str, ...] = ()
-    url: str = ""
-    paths: tuple[str, ...] = ()  # the candidates of one path (as written, as it really is)
-    judged_only: bool = False
-    rule: Rule | None = None
-
-
-@dataclass
-class RuleSet:
-    rules: list[Rule] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # rules that do not parse, said once
-
-
-def config_rules(config: Any) -> RuleSet:
-    """The rules of `config`'s PERMISSIONS block and, when it is a project's, of the user's own
-    config file (with where each came from). Which file a rule is in does not rank it: deny
-    beats ask beats allow across both."""
-    out = RuleSet()
-    for block in (getattr(config, "user_permissions", None), getattr(config, "permissions", None)):
-        if block is None:
-            continue
-        source = block.source or getattr(config, "source", None)
-        where = f" in {source}" if source else ""
-        for decision, texts in (("deny", block.deny), ("ask", block.ask), ("allow", block.allow)):
-            for text in texts:
-                try:
-                    out.rules.append(parse_rule(text, decision, f"PERMISSIONS.{decision.upper()}{where}"))
-                except RuleError as exc:
-                    out.problems.append(f"PERMISSIONS.{decision.upper()}{where}: {exc}")
-    return out
 
 
 class PermissionEngine(PermissionGate):
@@ -110,10 +71,12 @@ class PermissionEngine(PermissionGate):
         record: Callable[[str], None] = lambda _t: None,
         refused: Callable[[str], None] = lambda _t: None,
         warn: Callable[[str], None] = lambda _t: None,
+        unasked: str | None = None,
     ) -> None:
         self._config = config
         self._cwd = os.path.realpath(cwd)
         self._home = os.path.expanduser("~") if not env.get("HOME") else env["HOME"]
+        self._env = {**env, "HOME": self._home}
         self._store = store
         self._mode_flag = mode
         self._mode_said = "--permissions"  # what set the mode flag: the command line, /plan, an approved plan
@@ -121,18 +84,46 @@ class PermissionEngine(PermissionGate):
         self._record = record
         self._refused = refused
         self._warn = warn
-        self._sensitive = SensitivePaths({**env, "HOME": self._home})  # the tools' own classifier: one list of secret files
-        self._rules_key: tuple[Any, int] | None = None  # (the config, the store's generation) they came from
+        self._unasked = unasked or "no terminal to ask"  # why nobody is asked (a one-shot on a terminal says so)
+        self._sources: tuple[Any, ...] | None = None  # the config files in use, when _places was made
+        self._rules_key: tuple[Any, int, int] | None = None  # (the config, the store's generation, session rules)
         self._rules: list[Rule] = []
+        self._indexes: dict[str, Any] = {}  # tool -> its rules, indexed (tmg.permissions.lines.RuleIndex)
+        self._places: Places | None = None
+        self._session: list[Rule] = []  # "yes for this session"
         self._told: set[str] = set()
+        self.refusals = 0  # calls refused so far, plan mode's own refusals aside (a one-shot with any exits 1)
+        self._in_force: Any = None  # the config whose PERMISSIONS hold (a widening reload waits: widening.py)
+        self._held: Any = None  # a newer config that would allow more, until the user says yes
+        self._held_why: list[str] = []
+        self._declined: set[int] = set()  # configs the user said no to (by id while held)
+        self._acted = False  # a tool that writes or runs was allowed: a reload may be the model's doing
 
     # -- what holds now ----------------------------------------------------------------------
 
+    def config(self) -> Any:
+        """The config whose PERMISSIONS hold: the live one, unless a reload that would let tools
+        do more came after a tool ran (then the one before it, until the user says yes)."""
+        from tmg.permissions.widening import widened
+
+        live = self._config()
+        if self._in_force is None or live is self._in_force:
+            self._in_force = self._in_force or live
+            return self._in_force
+        if live is self._held:
+            return self._in_force
+        more = widened(self._in_force, live) if self._acted else []
+        if not more:
+            self._in_force, self._held = live, None
+            return live
+        self._held, self._held_why = live, more
+        where = live.source or "your config"
+        self._say_once(f"PERMISSIONS in {where} changed while tools were running and would allow more "
+                       f"({'; '.join(more)}): not applied until you say yes at a prompt (or restart tmg)")
+        return self._in_force
+
     def mode(self) -> str:
-        if self._mode_flag:
-            return self._mode_flag
-        block = getattr(self._config(), "permissions", None)
-        return getattr(block, "mode", "default") or "default"
+        return self._mode_flag or self.config().permissions.mode or "default"
 
     def set_mode(self, mode: str, source: str) -> None:
         """Switch the mode for the rest of the session (/plan, an approved plan); ``source``
@@ -150,13 +141,15 @@ class PermissionEngine(PermissionGate):
     def describe(self) -> list[str]:
         """What holds now, for /permissions: the mode, the config's rules, the saved decisions."""
         lines = [f"permissions: mode {self.mode()} ({self.mode_source()})"]
-        config = self._config()
-        layered = getattr(config, "user_permissions", None) is not None  # the user's file and a project's
+        config = self.config()
+        layered = config.user_permissions is not None  # the user's file and a project's
         for decision in ("deny", "ask", "allow"):
             rules = [r.text + (f" ({r.origin.partition(' in ')[2]})" if layered else "")
                      for r in config_rules(config).rules if r.decision == decision]
             if rules:
                 lines.append(f"  {decision}: {', '.join(rules)}")
+        if self._session:
+            lines.append(f"  allowed for this session: {', '.join(r.text for r in self._session)}")
         if self._store is not None:
             lines.extend(self._store.listing())
         return lines
@@ -164,133 +157,64 @@ class PermissionEngine(PermissionGate):
     def mode_source(self) -> str:
         if self._mode_flag:
             return self._mode_said
-        origin = getattr(self._config(), "origin", lambda _p: "")("PERMISSIONS.MODE")
+        origin = self.config().origin("PERMISSIONS.MODE")
         # The user's own file, when a project's tmg.yaml is the config (tmg.config.loader).
         return f"PERMISSIONS.MODE in {origin[5:]}" if origin.startswith("file /") else "PERMISSIONS.MODE"
 
     def rules(self) -> list[Rule]:
-        """The config's rules and the saved decisions that hold in this folder (cached until
-        either changes: a reload, a revoke)."""
-        config = self._config()
-        saved = self._saved()
-        generation = self._store.generation if self._store is not None else 0
-        if self._rules_key is None or self._rules_key[0] is not config or self._rules_key[1] != generation:
+        """The config's rules, the saved decisions that hold in this folder and this session's
+        (cached until one changes: a reload, a revoke, an answer)."""
+        config = self.config()
+        entries = self._saved()  # a stat of the file when it has not changed
+        key = (config, self._store.generation if self._store is not None else 0, len(self._session))
+        if self._rules_key is None or self._rules_key[0] is not key[0] or self._rules_key[1:] != key[1:]:
             found = config_rules(config)
             for problem in found.problems:
-                if problem not in self._told:
-                    self._told.add(problem)
-                    self._warn(f"{problem}; the rule is ignored")
-            rules = found.rules
-            for entry in saved:
-                if entry.applies_in(self._cwd):
-                    try:
-                        rules.append(parse_rule(entry.rule, "allow" if entry.decision == "allow" else "deny",
-                                                f"your saved decisions ({self._store.path})"))
-                    except RuleError:
-                        pass
-            self._rules, self._rules_key = rules, (config, generation)
+                self._say_once(f"{problem}; the rule is ignored")
+            saved = saved_rules(entries, self._cwd, self._store.path if self._store else "", self._say_once)
+            self._rules = found.rules + saved + self._session
+            self._indexes = {}
+            sources = (config.source, config.user_permissions.source if config.user_permissions else None)
+            if sources != self._sources:
+                self._sources = sources
+                self._places = Places(self._cwd, self._home, SensitivePaths(self._env, sources),
+                                      ControlFiles(self._env, self._cwd, sources))
+            self._rules_key = key
         return self._rules
 
     def _saved(self) -> list:
         if self._store is None:
-            return _NO_SAVED
+            return []
         try:
             return self._store.entries()
         except Exception as exc:  # noqa: BLE001 - a damaged file is said once; the config's rules still hold
-            text = str(exc)
-            if text not in self._told:
-                self._told.add(text)
-                self._warn(text)
-            return _NO_SAVED
+            self._say_once(str(exc))
+            return []
+
+    def _say_once(self, text: str) -> None:
+        if text not in self._told:
+            self._told.add(text)
+            self._warn(text)
 
     # -- judging -----------------------------------------------------------------------------
 
     def judge(self, action: ToolAction) -> Judgement:
-        mode = self.mode()
-        rules = [r for r in self.rules() if r.names(action.tool)]
-        problem: str | None = None
-        if action.command is not None:
-            from tmg.permissions.shell import split_command
+        from tmg.permissions.judging import judge
+        from tmg.permissions.lines import RuleIndex
 
-            split = split_command(action.command)
-            targets = [_Target("command", c.words, judged_only=c.judged_only) for c in split.commands]
-            problem = split.problem
-            if split.writes and problem is None:
-                problem = f"it writes to {', '.join(split.writes)} by redirection"
-        elif action.paths:
-            targets = [_Target("path", paths=path_candidates(p, self._cwd, self._home)) for p in action.paths]
-        elif action.url is not None:
-            targets = [_Target("url", url=action.url)]
-        else:
-            targets = [_Target("call")]
-        for target in targets:
-            target.rule = _strongest(rules, target, self._cwd, self._home)
-
-        denied = next((t.rule for t in targets if t.rule is not None and t.rule.decision == "deny"), None)
-        if denied is not None:
-            return Judgement("deny", f"denied by rule {denied.text} ({denied.origin})",
-                             how_to_allow=f"rule {denied.text} in {denied.origin} denies it")
-        if mode == "plan" and action.effect in ("write", "run", "unknown"):
-            return self._mode_denies(action)  # not even an allow rule: the plan comes first
-        if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
-            return _outside_sandbox(mode, self._mode_denies(action))
-        sensitive = action.sensitive or next(
-            (r for t in targets for p in t.paths if (r := self._sensitive.reason(p))), None)
-        if action.requires_consent:
-            if mode in _READ_ONLY and action.effect != "read":
-                return self._mode_denies(action)
-            return Judgement("ask", f"MCP server {action.server} requires consent for every call",
-                             how_to_allow=f"MCP server {action.server} has REQUIRES_CONSENT: true; run tmg "
-                                          "in a terminal to be asked, or set REQUIRES_CONSENT: false for it")
-        asked = next((t.rule for t in targets if t.rule is not None and t.rule.decision == "ask"), None)
-        if asked is not None:
-            return Judgement("ask", f"rule {asked.text} ({asked.origin}) asks",
-                             how_to_allow=f"rule {asked.text} in {asked.origin} asks first; run tmg in a "
-                                          "terminal to be asked")
-        if problem is not None:
-            if mode == "yolo":
-                return Judgement("allow", "allowed by yolo mode")
-            if mode in _READ_ONLY:
-                return self._mode_denies(action)
-            return Judgement("ask", f"the command cannot be checked part by part: {problem}",
-                             how_to_allow=f"the command cannot be checked part by part ({problem}); run tmg "
-                                          "in a terminal to be asked, or --permissions yolo")
-        needing = [t for t in targets if not t.judged_only and (t.rule is None or t.rule.decision != "allow")]
-        # A file that holds secrets, or a URL of a private address, needs a rule naming it (a
-        # glob): `read_file` or `web_fetch` allowed whole, to quiet the prompts, does not reach
-        # into ~/.ssh or the user's local services.
-        guarded = sensitive or action.private
-        broad = guarded and any(t.rule is not None and t.rule.spec is None for t in targets)
-        if not needing and not broad and any(not t.judged_only for t in targets):
-            used = sorted({t.rule.text for t in targets if t.rule is not None})
-            return Judgement("allow", f"allowed by rule {', '.join(used)}")
-        if mode == "yolo" and not action.private:
-            return Judgement("allow", "allowed by yolo mode")
-        if mode in _READ_ONLY and action.effect != "network":  # a fetch changes nothing here: it asks
-            if action.effect == "read" and not sensitive:
-                return Judgement("allow", f"reads are allowed in {mode} mode")
-            return self._mode_denies(action)
-        if mode == "accept-edits" and action.effect == "write" and not sensitive:
-            return Judgement("allow", "allowed by accept-edits mode")
-        if action.effect == "read" and not sensitive:
-            return Judgement("allow", "reads are allowed by default")
-        proposals = tuple(dict.fromkeys(self._proposal(action, t, bool(sensitive))
-                                      for t in (needing or [t for t in targets if not t.judged_only])))
-        if action.private:
-            why = f"{action.private}: fetching it asks first"
-        elif sensitive:
-            why = f"{sensitive}: reading it asks first" if action.effect == "read" else f"{sensitive}: changing it asks first"
-        else:
-            why = {"write": "changing files asks by default", "run": "running a command asks by default",
-                   "network": "fetching from the web asks by default",
-                   "sample": "an MCP server's use of your model asks by default"}.get(
-                action.effect, "the tool's server does not say it only reads, so it asks by default")
-        return Judgement("ask", why, proposals, how_to_allow=self._how_to_allow(proposals))
+        rules = self.rules()
+        index = self._indexes.get(action.tool)
+        if index is None:  # the tool's rules, indexed once per change of the rules
+            index = self._indexes[action.tool] = RuleIndex([r for r in rules if r.names(action.tool)])
+        assert self._places is not None
+        return judge(action, index, self.mode(), self._places, self._mode_denies)
 
     def rule_names_url(self, tool: str, url: str) -> bool:
         """A rule naming this URL allows ``tool`` to fetch it (a bare `web_fetch` does not): what
         a fetch needs for a host that resolves to, or redirects to, a private address."""
-        best = _strongest([r for r in self.rules() if r.names(tool)], _Target("url", url=url), self._cwd, self._home)
+        from tmg.permissions.judging import strongest_url_rule
+
+        best = strongest_url_rule([r for r in self.rules() if r.names(tool)], url)
         return best is not None and best.decision == "allow" and best.spec is not None
 
     def _mode_denies(self, action: ToolAction) -> Judgement:
@@ -302,45 +226,28 @@ class PermissionEngine(PermissionGate):
                          how_to_allow=f"read-only mode ({self.mode_source()}) allows nothing that writes or runs; "
                                       "use --permissions default to be asked")
 
-    def _proposal(self, action: ToolAction, target: _Target, sensitive: bool) -> str:
-        if target.kind == "command":
-            words = target.words
-            keep = 2 if (words[0] in _SUBCOMMANDED and len(words) > 1 and not words[1].startswith("-")) else 1
-            import shlex
-
-            return f"{action.tool}({shlex.join(words[:keep])})"
-        if target.kind == "url":
-            found = url_target(target.url)
-            where = found[1].partition("/")[0] if found else target.url
-            return f"{action.tool}({where}/**)"
-        if target.kind == "path":
-            path = target.paths[0]
-            if sensitive or action.effect == "read":
-                return f"{action.tool}({path})"
-            return f"{action.tool}({os.path.dirname(path)}/**)"
-        return action.tool
-
-    def _how_to_allow(self, proposals: tuple[str, ...]) -> str:
-        rules = ", ".join(proposals)
-        return (f"to allow it, add {rules} to PERMISSIONS.ALLOW in your config, answer \"always\" in an "
-                "interactive tmg, or run with --permissions yolo")
-
     # -- the gate ----------------------------------------------------------------------------
 
     async def check(self, action: ToolAction) -> Verdict:
+        self.config()
+        if self._held is not None and id(self._held) not in self._declined and self.asker is not None:
+            await self._confirm_widening()
         judgement = self.judge(action)
         what = _what(action)
         if judgement.decision == "allow":
+            self._acted = self._acted or action.effect != "read"
             self._record(f"{what} {judgement.reason}")
             return Verdict(True, judgement.reason)
         if judgement.decision == "deny":
+            self.refusals += self.mode() != "plan"  # plan mode refusing a write is the mode at work, not a failure
             self._record(f"{what} {judgement.reason}")
             self._refused(f"refused {what}: {judgement.how_to_allow}")
             return Verdict(False, judgement.reason, _model_note(what, judgement.reason, judgement.how_to_allow))
         if self.asker is None:
-            self._record(f"{what} refused ({judgement.reason}; no terminal to ask)")
-            self._refused(f"refused {what} ({judgement.reason}; no terminal to ask): {judgement.how_to_allow}")
-            return Verdict(False, f"{judgement.reason}; no terminal to ask",
+            self.refusals += 1
+            self._record(f"{what} refused ({judgement.reason}; {self._unasked})")
+            self._refused(f"refused {what} ({judgement.reason}; {self._unasked}): {judgement.how_to_allow}")
+            return Verdict(False, f"{judgement.reason}; {self._unasked}",
                            _model_note(what, f"{judgement.reason}, and this run cannot ask the user",
                                        judgement.how_to_allow))
         answer = await self.asker(Question(action, judgement, self.mode()))
@@ -349,48 +256,34 @@ class PermissionEngine(PermissionGate):
             self._record(f"{what} asked ({judgement.reason}) and declined{said}")
             note = f"the user declined {what}" + (f" and says: {answer.note}" if answer.note else "")
             return Verdict(False, "declined by the user", note)
-        if answer.kind == "always" and judgement.proposals and self._store is not None:
-            for rule in judgement.proposals:
-                self._store.add(rule, self._cwd)
-            self._record(f"{what} asked ({judgement.reason}) and accepted always "
-                         f"(saved {', '.join(judgement.proposals)})")
-            return Verdict(True, f"accepted always ({', '.join(judgement.proposals)})")
+        self._acted = self._acted or action.effect != "read"
+        if answer.kind in ("always", "session") and judgement.proposals:
+            saved = ", ".join(judgement.proposals)
+            if answer.kind == "always" and self._store is not None:
+                for rule in judgement.proposals:
+                    self._store.add(rule, self._cwd)
+                self._record(f"{what} asked ({judgement.reason}) and accepted always (saved {saved})")
+                return Verdict(True, f"accepted always ({saved})")
+            self._session.extend(parse_rule(r, "allow", "this session") for r in judgement.proposals)
+            self._record(f"{what} asked ({judgement.reason}) and accepted for this session ({saved})")
+            return Verdict(True, f"accepted for this session ({saved})")
         self._record(f"{what} asked ({judgement.reason}) and accepted once")
         return Verdict(True, "accepted once")
 
-
-_NO_SAVED: list = []
-
-
-def _strongest(rules: list[Rule], target: _Target, cwd: str, home: str) -> Rule | None:
-    best: Rule | None = None
-    for rule in rules:
-        if best is not None and RANK[rule.decision] <= RANK[best.decision]:
-            continue
-        if rule.spec is None:
-            hit = True
-        elif target.kind == "command":
-            hit = command_matches(rule, target.words, loose_name=rule.decision != "allow")
-        elif target.kind == "path":
-            hits = [path_matches(rule, p, cwd, home) for p in target.paths]
-            hit = all(hits) if rule.decision == "allow" else any(hits)
-        elif target.kind == "url":
-            hit = url_matches(rule, target.url)
-        else:
-            hit = False
-        if hit:
-            best = rule
-    return best
-
-
-def _outside_sandbox(mode: str, read_only: Judgement) -> Judgement:
-    if mode == "read-only":
-        return read_only
-    return Judgement("ask", "it would run OUTSIDE the OS sandbox, able to write anywhere you can and to use the "
-                            "network (asked every time)",
-                     how_to_allow="a command outside the sandbox is asked about every time; run tmg in a terminal "
-                                  "to be asked, or add the folder it needs to SANDBOX.WRITABLE (SANDBOX.NETWORK: "
-                                  "true for the network)")
+    async def _confirm_widening(self) -> None:
+        """Ask the user whether the held config's wider PERMISSIONS may apply."""
+        assert self.asker is not None and self._held is not None
+        held, where = self._held, str(self._held.source or "your config")
+        action = ToolAction(where, "widen", paths=(where,), preview="\n".join(self._held_why))
+        question = Question(action, Judgement("ask", "it changed while tools were running; yes applies it now"),
+                            self.mode())
+        answer = await self.asker(question)
+        if answer.kind == "no":
+            self._declined.add(id(held))
+            self._record(f"PERMISSIONS in {where} would allow more ({'; '.join(self._held_why)}); kept the old ones")
+            return
+        self._in_force, self._held = held, None
+        self._record(f"PERMISSIONS in {where} now allow more ({'; '.join(self._held_why)}): the user said yes")
 
 
 def _what(action: ToolAction) -> str:

@@ -1,14 +1,17 @@
 """Permission rules as users write them: a tool name, optionally with what it acts on.
 
-    shell(git status)     a command prefix: `git status`, `git status -s`, not `git stash`
+    shell(git status)     a command prefix: `git status`, `git -C . status -s`, not `git stash`
+    shell(rm build)       a destructive program's arguments: exactly `rm build`, nothing more
+    shell(chmod +x *)     ...unless it ends with `*`: then any words may follow
     write_file(src/**)    a path glob (relative to the working folder, `~` for home)
     web_fetch(docs.python.org/**)  a URL glob: host[:port]/path, scheme optional
     mcp_github_*          every tool of one MCP server (names are globs)
     read_file             every call of a tool
 
-A rule with a command matches a simple command whose words begin with the rule's words; a rule
-with a path matches an action whose every path it covers; a rule with a URL matches the URLs its
-glob covers (a host alone covers every page of it). A bare name matches every call of the
+A rule with a command matches a simple command whose words begin with the rule's words, the
+program's global options skipped (tmg.permissions.programs: `git -C . push` is `git push`); a
+rule with a path matches an action whose every path it covers; a rule with a URL matches the URLs
+its glob covers (a host alone covers every page of it). A bare name matches every call of the
 tools it names. Verdicts rank deny > ask > allow.
 """
 
@@ -41,7 +44,12 @@ class Rule:
 
     @property
     def words(self) -> tuple[str, ...]:
-        return _words(self.spec or "")
+        return _words(self.spec or "")[0]
+
+    @property
+    def open_ended(self) -> bool:
+        """Written with a trailing `*`: any words may follow (for a command that would otherwise need all of them)."""
+        return _words(self.spec or "")[1]
 
     def names(self, tool: str) -> bool:
         return _tool_matches(self.tool, tool)
@@ -66,9 +74,11 @@ def parse_rule(text: str, decision: Decision, origin: str = "") -> Rule:
 
 
 @lru_cache(maxsize=1024)
-def _words(spec: str) -> tuple[str, ...]:
+def _words(spec: str) -> tuple[tuple[str, ...], bool]:
     words = tuple(shlex.split(spec))
-    return words[:-1] if words and words[-1] == "*" else words  # `git status *` means the prefix, as written elsewhere
+    if words and words[-1] == "*":  # `git status *` means the prefix, as written elsewhere
+        return words[:-1], True
+    return words, False
 
 
 @lru_cache(maxsize=1024)
@@ -76,16 +86,50 @@ def _tool_matches(pattern: str, tool: str) -> bool:
     return fnmatch.fnmatchcase(tool, pattern)
 
 
-def command_matches(rule: Rule, words: tuple[str, ...], loose_name: bool) -> bool:
-    """`words` begin with the rule's words. ``loose_name`` (for deny and ask) also lets `/bin/rm`
-    match a rule about `rm`; an allow about `ls` never covers `./ls`, a program of the model's."""
+# Programs that destroy what their arguments name: an allow with arguments means exactly those.
+DESTRUCTIVE = frozenset({"rm", "rmdir", "unlink", "mv", "cp", "chmod", "chown", "chgrp", "dd", "truncate", "shred",
+                         "ln", "install", "rsync", "srm", "wipe"})
+
+
+def command_matches(rule: Rule, words: tuple[str, ...], literal: tuple[bool, ...], loose_name: bool) -> bool:
+    """`words` begin with the rule's words (read past the program's global options). For deny and
+    ask (``loose_name``) `/bin/rm` is `rm` and any reading of an unknown option counts; an allow
+    about `ls` never covers `./ls` (a program of the model's), holds only for a certain reading,
+    and its words match only words without expansions."""
+    from tmg.permissions.programs import readings
+
     want = rule.words
-    if not want or len(words) < len(want):
+    if not want or not words:
         return False
     first = words[0]
     if first != want[0] and not (loose_name and "/" in first and first.rsplit("/", 1)[-1] == want[0]):
         return False
-    return words[1:len(want)] == want[1:]
+    if len(want) == 1:
+        return True
+    exact = not loose_name and not rule.open_ended and want[0] in DESTRUCTIVE
+    if want[1].startswith("-"):  # the rule names global options itself: its words as written
+        found = [tuple(range(len(words)))]
+    else:
+        found, certain = readings(words)
+        if not certain and not loose_name:
+            return False
+    for places in found:
+        if len(places) < len(want) or (exact and len(places) != len(want)) or (exact and len(words) != len(want)):
+            continue
+        if all(_word_is(words, literal, places[k], want[k], k, loose_name) for k in range(1, len(want))):
+            return True
+    return False
+
+
+def _word_is(words: tuple[str, ...], literal: tuple[bool, ...], at: int, want: str, k: int, loose: bool) -> bool:
+    from tmg.permissions.programs import subcommand_name
+
+    if not (literal[at] if at < len(literal) else True):
+        # `rm $f` is not `rm notes.txt`, whatever $f holds; but `git $X` may well be `git push`
+        return loose
+    if k == 1:
+        return subcommand_name(words[0], words[at]) == subcommand_name(words[0], want)
+    return words[at] == want
 
 
 def path_candidates(path: str, cwd: str, home: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from tmg.tools.mcp_tools import McpTools
 from tmg.tools.registry import Tool, ToolRegistry
 from tmg.tools.sandbox import Sandbox
 from tmg.tools.search import GlobTool, GrepTool
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 from tmg.tools.shell import ShellTool
 from tmg.tools.web_fetch import WebFetchTool
 

@@ -11,10 +11,10 @@ from typing import Any
 from tmg.permissions.action import ToolAction
 from tmg.skills.session import SessionSkills
 from tmg.skills.transformer import ACTIVATE_TOOL
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import ToolResult, ToolSource
 
 
-class SkillTools:
+class SkillTools(ToolSource):
     def __init__(self, skills: SessionSkills) -> None:
         self._skills = skills
 

@@ -33,7 +33,7 @@ from tmg.llm.tool_images import takes_images
 from tmg.mcp.resource_refs import Attached
 from tmg.permissions.action import PermissionGate, ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 MAX_FILES = 8
 MAX_FILE_CHARS = 20_000

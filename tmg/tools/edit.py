@@ -18,7 +18,7 @@ from tmg.permissions.action import ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind
 from tmg.tools.files import MAX_TRACKED_BYTES, RootGuard, invalid_path
 from tmg.tools.ledger import ReadLedger, state_of
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import Tool, ToolResult
 
 PREVIEW_LINES = 200  # a longer diff is cut in the consent prompt (the change itself is whole)
 _CODEC = ("utf-8", "surrogateescape")
@@ -60,7 +60,7 @@ def _read_existing(path: Path) -> bytes | str:
     return data
 
 
-class _FileChanger:
+class _FileChanger(Tool):
     """What write_file and edit_file share: the guard, the ledger, the label a diff shows."""
 
     def __init__(self, guard: RootGuard, ledger: ReadLedger) -> None:
@@ -101,8 +101,8 @@ class WriteFileTool(_FileChanger):
             before = _read_existing(path) if path.is_file() else None
         except OSError:
             before = None
-        if before is None:
-            preview = f"new file {self._label(path)}, {_lines(content)}"
+        if before is None:  # the whole new content, as a diff from nothing (bounded like one)
+            preview = f"new file {self._label(path)}, {_lines(content)}:\n" + unified_diff("", content, self._label(path))
         elif isinstance(before, str):
             preview = f"replace {self._label(path)} ({before}) with {_lines(content)}"
         else:

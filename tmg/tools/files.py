@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from tmg.permissions.action import Effect, ToolAction
+from tmg.permissions.sensitive import SensitivePaths
 from tmg.tools.content import SNIFF_BYTES, binary_kind, summary
 from tmg.tools.ledger import FileState, ReadLedger
-from tmg.tools.registry import ToolResult
-from tmg.tools.sensitive import SensitivePaths
+from tmg.tools.registry import Tool, ToolResult
+
 
 MAX_ENTRIES = 500
 READ_LIMIT = 2000        # lines read_file shows by default
@@ -136,7 +137,7 @@ def _read_page(path: Path, offset: int, limit: int) -> _Page | str:
     return page
 
 
-class ReadFileTool:
+class ReadFileTool(Tool):
     name = "read_file"
     description = ("Read a text file under the working directory. Lines are numbered (number, tab, text); "
                    "a long file comes in pages, each ending with how to read on (offset/limit).")
@@ -188,7 +189,7 @@ class ReadFileTool:
         return ToolResult(text)
 
 
-class ListFolderTool:
+class ListFolderTool(Tool):
     name = "list_folder"
     description = "List the entries of a folder under the working directory (folders end with /)."
     parameters = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from tmg.permissions.action import ToolAction
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import Tool, ToolResult
 
 GO_ON = ('plan mode: the plan is above; to carry it out run  tmg --permissions accept-edits "go ahead with the plan"  '
          "(or --permissions default to be asked before each change); to change it, say so in plan mode")
@@ -33,7 +33,7 @@ class PlanReview(Protocol):
     async def __call__(self, plan: str) -> PlanDecision: ...
 
 
-class ExitPlanModeTool:
+class ExitPlanModeTool(Tool):
     name = "exit_plan_mode"
     description = ("In plan mode only: present your plan to the user for approval, in Markdown (the steps, the files "
                    "you would change, how you would check the result). Once the user approves it, plan mode ends "

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tmg.permissions.action import PermissionGate, ToolAction
+from tmg.permissions.action import PermissionGate, RefuseEverything, ToolAction
 from tmg.media import Image
 from tmg.tools.tool_offer import MAX_TOOLS
 
@@ -27,7 +27,8 @@ class ToolResult:
 
 
 class Tool(Protocol):
-    """A callable the model can ask for. ``parameters`` is a JSON schema object."""
+    """A callable the model can ask for. ``parameters`` is a JSON schema object. A tool that
+    subclasses this gets the defaults below."""
 
     name: str
     description: str
@@ -36,8 +37,13 @@ class Tool(Protocol):
     async def run(self, arguments: dict[str, Any]) -> ToolResult: ...
 
     def action(self, arguments: dict[str, Any]) -> ToolAction:
-        """What this call would do, for the permission gate (a tool without it counts as `unknown`)."""
-        ...
+        """What this call would do, for the permission gate (by default `unknown`: it asks)."""
+        return ToolAction(self.name, "unknown")
+
+    def time_limit(self, arguments: dict[str, Any]) -> float | None:
+        """How long this call may run when the tool bounds itself (shell: the model may ask for
+        longer); None: the registry's timeout."""
+        return None
 
 
 class ToolSource(Protocol):
@@ -60,8 +66,15 @@ class ToolSource(Protocol):
         ...
 
     def action(self, name: str, arguments: dict[str, Any]) -> ToolAction:
-        """What this call would do, for the permission gate."""
-        ...
+        """What this call would do, for the permission gate (by default `unknown`: it asks)."""
+        return ToolAction(name, "unknown")
+
+    def over_limit(self, dropped: list[str], limit: int) -> None:
+        """Told which of its tools were left out of a request (a provider takes at most `limit`)."""
+
+    def call_limit(self, name: str, timeout: float) -> float:
+        """How long a call may take when the source extends it (MCP progress); by default `timeout`."""
+        return timeout
 
 
 # A source bounds its own calls by the timeout; the registry's bound is only a backstop.
@@ -69,13 +82,14 @@ _SOURCE_SLACK_S = 2.0
 
 
 class ToolRegistry:
-    """Looks tools up by name and runs them bounded, never letting one crash the turn."""
+    """Looks tools up by name and runs them bounded, never letting one crash the turn. Every call
+    is judged by the gate first; without one, nothing runs."""
 
     def __init__(self, tools: list[Tool] | None = None, sources: list[ToolSource] | None = None,
                  gate: PermissionGate | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._sources: list[ToolSource] = list(sources or [])
-        self._gate = gate or PermissionGate()
+        self._gate: PermissionGate = gate if gate is not None else RefuseEverything()
         for tool in tools or []:
             self.add(tool)
 
@@ -97,9 +111,7 @@ class ToolRegistry:
             offered = [s for s in source.schemas() if s["function"]["name"] not in self._tools]
             room = max(MAX_TOOLS - len(own), 0)
             if len(offered) > room:  # a provider rejects the whole request past the limit
-                tell = getattr(source, "over_limit", None)
-                if tell is not None:
-                    tell([s["function"]["name"] for s in offered[room:]], MAX_TOOLS)
+                source.over_limit([s["function"]["name"] for s in offered[room:]], MAX_TOOLS)
                 offered = offered[:room]
             own.extend(offered)
         return own
@@ -118,7 +130,7 @@ class ToolRegistry:
                 raise ValueError("arguments must be a JSON object")
         except ValueError as exc:
             return ToolResult(f"error: the arguments are not a JSON object ({exc}); send valid JSON", is_error=True)
-        action = _describe(name, tool, source, arguments)
+        action = tool.action(arguments) if tool is not None else source.action(name, arguments)
         if action.refusal is not None:
             return ToolResult(f"error: {name} failed: {action.refusal}", is_error=True)
         verdict = await self._gate.check(action)
@@ -128,14 +140,13 @@ class ToolRegistry:
             if tool is not None:
                 # A tool that bounds itself (shell: the model may ask for longer) gets its own
                 # limit, with the registry's bound as a backstop just past it.
-                own = getattr(tool, "time_limit", None)
-                bound = own(arguments) + _SOURCE_SLACK_S if own is not None else timeout
+                own = tool.time_limit(arguments)
+                bound = own + _SOURCE_SLACK_S if own is not None else timeout
                 result = await asyncio.wait_for(tool.run(arguments), bound)
             else:
                 assert source is not None
                 # A source that bounds its own calls (progress extends an MCP call) says how far.
-                limit = getattr(source, "call_limit", None)
-                bound = limit(name, timeout) if limit is not None else timeout
+                bound = source.call_limit(name, timeout)
                 result = await asyncio.wait_for(source.call(name, arguments, timeout), bound + _SOURCE_SLACK_S)
         except asyncio.TimeoutError:
             return ToolResult(f"error: {name} did not finish within {timeout:g} s", is_error=True)
@@ -147,9 +158,3 @@ class ToolRegistry:
             result = ToolResult(cut + note, result.is_error, result.images, result.ends_prompt)
         return result
 
-
-def _describe(name: str, tool: Tool | None, source: ToolSource | None, arguments: dict[str, Any]) -> ToolAction:
-    describe = getattr(tool if tool is not None else source, "action", None)
-    if describe is None:
-        return ToolAction(name, "unknown")
-    return describe(arguments) if tool is not None else describe(name, arguments)

@@ -3,7 +3,7 @@
 grep runs ripgrep when `rg` is on PATH and a Python search otherwise; both yield the same
 matches in the same format (`path:line:text`, sorted by path then line), so the model never
 needs to know which ran. Binary files are skipped. A file that holds secrets by nature (.env,
-keys; see sensitive.py) is skipped by a search of its folder: naming it as the path asks consent.
+keys; see tmg/permissions/sensitive.py) is skipped by a search of its folder: naming it as the path asks consent.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 from tmg.permissions.action import ToolAction
 from tmg.tools.content import SNIFF_BYTES, binary_kind
 from tmg.tools.files import OUTPUT_BUDGET, RootGuard
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import Tool, ToolResult
 from tmg.tools.walk import Listing, files_under, glob_matcher
 
 MAX_PATHS = 200          # glob lists at most this many paths
@@ -32,7 +32,7 @@ MATCH_CHARS = 300        # a matching line is cut here
 _LINE_READ = 1 << 16
 
 
-class GlobTool:
+class GlobTool(Tool):
     name = "glob"
     description = (f"List files whose path matches a glob pattern ('*.py' matches names at any depth, "
                    f"'src/**/*.ts' paths), sorted, at most {MAX_PATHS}; .gitignore'd files are left out.")
@@ -86,7 +86,7 @@ class Found:
     skipped_secret: int = 0   # files skipped because they hold secrets
 
 
-class GrepTool:
+class GrepTool(Tool):
     name = "grep"
     description = (f"Search file contents for a regular expression; prints path:line:text, sorted, "
                    f"at most {MAX_MATCHES} lines. .gitignore'd and binary files are skipped.")

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from tmg.permissions.action import ToolAction
 from tmg.private_files import private_opener
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import Tool, ToolResult
 
 TODOS_FILE = "todos.jsonl"
 STATES = ("pending", "in_progress", "completed")
@@ -74,7 +74,7 @@ class TodoList:
                 + "\n".join(self.lines()) + "]")
 
 
-class TodoWriteTool:
+class TodoWriteTool(Tool):
     name = "todo_write"
     description = ("Keep a todo list for a task of several steps: send the whole list each time, every item with "
                    "its status (pending, in_progress, completed). Mark an item in_progress before you start it and "

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from tmg.permissions.action import ToolAction
 from tmg.permissions.rules import url_target
-from tmg.tools.registry import ToolResult
+from tmg.tools.registry import Tool, ToolResult
 
 CACHE_TTL_S = 15 * 60
 CACHE_PAGES = 32
@@ -41,7 +41,7 @@ def normalise(raw: str) -> str:
     return raw if "://" in raw else f"https://{raw}"
 
 
-class WebFetchTool:
+class WebFetchTool(Tool):
     name = "web_fetch"
     description = ("Fetch a web page (http or https) and read it as Markdown: the page's main text, headings, "
                    "lists, code and links, without its scripts or menus. Long pages come in parts: pass start "

@@ -23,6 +23,22 @@ def one_line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+SHOWN_OUTPUT_LINES = 8  # of what a shell command printed, under its line on stderr
+
+
+def _printed(result: ToolResult) -> str:
+    """What a command printed, the first lines of it, indented and with control characters
+    escaped (its output cannot redraw the terminal): the user sees what the model sees."""
+    lines = [line for line in result.content.splitlines()[1:] if line != "stdout:"]
+    if not lines or lines == ["(no output)"]:
+        return ""
+    shown = ["    " + "".join(c if c.isprintable() or c == "\t" else "?" for c in line[:200]) for line in
+             lines[:SHOWN_OUTPUT_LINES]]
+    if len(lines) > SHOWN_OUTPUT_LINES:
+        shown.append(f"    [... {len(lines) - SHOWN_OUTPUT_LINES} more lines]")
+    return "\n" + "\n".join(shown)
+
+
 def _ok(result: ToolResult) -> str:
     """'ok', saying what came back when it was not text: images, a lone note ('[audio: ...]'), nothing."""
     if result.images:
@@ -81,6 +97,8 @@ class ConsoleEvents:
         args = one_line(arguments, 80)
         if result.is_error and result.content.startswith("refused:"):
             status = "refused"  # the permission engine's own line says why and what would allow it
+        elif name == "shell" and result.content.startswith(("exit code:", "timed out")):
+            status = result.content.split("\n", 1)[0] + _printed(result)
         else:
             status = "failed: " + one_line(result.content, 100) if result.is_error else _ok(result)
         self._notices.tool(f"{name} {args} {status}")

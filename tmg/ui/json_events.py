@@ -64,12 +64,14 @@ class JsonEvents:
         self._emit({"type": "init", "version": VERSION, "session_id": session_id, "model": model,
                     "provider": provider, "mode": mode, "cwd": cwd, "permission_mode": permission_mode})
 
-    def finish(self, error: BaseException | None = None) -> None:
-        """The ``result``: success, or what stopped the run (``error``) with the exit code it gets."""
+    def finish(self, error: BaseException | None = None, exit_code: int = 0) -> None:
+        """The ``result``: success (``exit_code`` 1 when a tool call was refused, as the process
+        exits), or what stopped the run (``error``) with the exit code it gets."""
         if self._finished:
             return
         self._finished = True
         subtype, code = _outcome(error)
+        code = code or exit_code
         self._write({
             "type": "result", "version": VERSION, "subtype": subtype, "is_error": error is not None,
             "exit_code": code, "result": self._answer, "error": self._redact(_message(error)) if error else None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tmg.tools.sensitive import SensitivePaths
+from tmg.permissions.sensitive import SensitivePaths
 
 
 def test_secret_bearing_paths_are_named_with_a_reason(tmp_path):

@@ -28,50 +28,53 @@ _PROC_SECRETS = frozenset({"environ", "mem", "auxv"})
 
 
 class SensitivePaths:
-    """Tells whether a path holds secrets by nature, and why (for the consent prompt)."""
+    """Tells whether a path holds secrets by nature, and why (for the consent prompt). Plain
+    string work: the permission engine asks it about every word of a shell line."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str], configs: Iterable[Path | str | None] = ()) -> None:
         home = Path(env.get("HOME") or Path.home())
-        self._dirs: list[tuple[Path, str]] = [(_real(home / d), f"~/{d} holds credentials") for d in _HOME_SECRET_DIRS]
+        self._dirs: list[tuple[str, str]] = [(_real(home / d), f"~/{d} holds credentials") for d in _HOME_SECRET_DIRS]
         self._dirs.append((_real(user_config_dir(env)), "tmg's own config folder (provider keys)"))
         self._dirs.append((_real(tmg_home(env)), "TMG_HOME (tmg's sessions and memory)"))
-        self._files: dict[Path, str] = {_real(home / f): f"~/{f} holds credentials" for f in _HOME_SECRET_FILES}
-        self._files.update({Path(f): f"{f} holds password hashes" for f in _SYSTEM_SECRETS})
-        if env.get("TMG_CONFIG"):
-            self._files[_real(Path(env["TMG_CONFIG"]))] = "tmg's config file (provider keys)"
+        self._files: dict[str, str] = {_real(home / f): f"~/{f} holds credentials" for f in _HOME_SECRET_FILES}
+        self._files.update({f: f"{f} holds password hashes" for f in _SYSTEM_SECRETS})
+        for config in (env.get("TMG_CONFIG"), *configs):  # the config in use, whatever its path
+            if config:
+                self._files[_real(Path(config))] = "tmg's config file (provider keys)"
 
-    def reason(self, path: Path | str) -> str | None:
-        """Why ``path`` needs consent to read, or None. Symlinks are resolved: a link named
-        `notes.txt` to `.env` is `.env`."""
-        raw = Path(path)
-        for candidate in {raw, _real(raw)}:
-            found = self._reason(candidate)
-            if found:
-                return found
-        return None
+    def reason(self, path: Path | str, real: str | None = None) -> str | None:
+        """Why ``path`` needs consent to read, or None. Symlinks are resolved (or `real` is what
+        the caller resolved it to): a link named `notes.txt` to `.env` is `.env`."""
+        plain = str(path)
+        found = self._reason(plain)
+        if found:
+            return found
+        real = real if real is not None else _real(plain)
+        return self._reason(real) if real != plain else None
 
     def any(self, paths: Iterable[Path | str]) -> str | None:
         """The first reason among ``paths``, or None."""
         return next((r for r in map(self.reason, paths) if r), None)
 
-    def _reason(self, path: Path) -> str | None:
-        name = path.name
+    def _reason(self, path: str) -> str | None:
+        name = path.rsplit("/", 1)[-1]
         if name.startswith(".env"):
             return f"{name} files hold secrets (environment variables, keys)"
-        if len(path.parts) >= 3 and path.parts[:2] == ("/", "proc") and name in _PROC_SECRETS:
+        if path.startswith("/proc/") and name in _PROC_SECRETS:
             return f"{path} exposes a process's environment or memory"
         if name in _KEY_NAMES or name.endswith(_KEY_SUFFIXES):
             return f"{name} looks like key material"
-        if path in self._files:
-            return self._files[path]
+        why = self._files.get(path)
+        if why:
+            return why
         for folder, why in self._dirs:
-            if path == folder or folder in path.parents:
+            if path == folder or path.startswith(folder + "/"):
                 return why
         return None
 
 
-def _real(path: Path) -> Path:
+def _real(path: Path | str) -> str:
     try:
-        return Path(os.path.realpath(path.expanduser()))
+        return os.path.realpath(os.path.expanduser(str(path)))
     except (OSError, ValueError):
-        return path
+        return str(path)
