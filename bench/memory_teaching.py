@@ -51,7 +51,8 @@ from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 
-PARTS = {"heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
+PARTS = {"heldout3": ROOT / "bench" / "data" / "teaching_heldout3.json",
+         "heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
          "heldout": ROOT / "bench" / "data" / "teaching_heldout.json",
          "tune": ROOT / "bench" / "data" / "teaching_tune.json",
          "old": ROOT / "e2e" / "data" / "memory_sessions.json"}
@@ -231,7 +232,7 @@ def cost() -> str:
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("heldout2", "heldout", "tune", "old", "all"), default="all")
+    parser.add_argument("--part", choices=(*PARTS, "all"), default="all")
     parser.add_argument("--server", choices=("fake", "real"), default="fake")
     parser.add_argument("--misses", action="store_true", help="list what was missed or wrongly written")
     args = parser.parse_args()
