@@ -176,6 +176,36 @@ def test_corrections_of_the_previous_answer(text, previous) -> None:
     assert teaching.kind == "correction" and not teaching.standing and teaching.context
 
 
+@pytest.mark.parametrize("text, previous", [
+    # a flat denial, its verb left out, and what is right after it
+    ("it isn't, the timeout defaults to 30 seconds", "The timeout defaults to 60 seconds."),
+    ("Is not correct, Python 3 has no xrange anymore.", "Use `xrange()` in Python 3."),
+    # the answer's word under a contrastive "not", without a comma
+    ("the capital is Bern not Zurich", "The capital of Switzerland is Zurich."),
+    # the answer said again with another value, no word of contradiction
+    ("Herman Melville wrote it.", "Mark Twain wrote it in 1851."),
+    ("str.removeprefix(). strip takes characters", "Use `str.strip('v')` to drop the prefix."),
+    ("that does nothing. its `git commit --amend`", "Run `git fix-commit`."),
+    ("thats the median, the mean is 4.2", "The mean of the sample is 3."),
+    # one clause of a short reply shares the answer's words, another says what is right
+    ("Soft keeps the changes! You mean --hard.", "`git reset --soft` discards your changes."),
+])
+def test_corrections_without_a_trigger_word(text, previous) -> None:
+    assert might_teach(text, previous)
+    (teaching,) = find_teachings(text, previous)
+    assert teaching.kind == "correction" and not teaching.standing and teaching.statement == text
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("the files are actually in /srv/data on my box", "Look in `/var/lib/data`."),
+    ("ok it works now, Ubuntu just needed a reboot", "Restart the `snapd` service."),
+    ("that fixed it. 3 tests still fail though", "Pin `pytest<8`."),
+    ("Thanks! Octavia Butler is great.", "Octavia Butler wrote Kindred in 1979."),
+])
+def test_replies_that_say_another_value_but_correct_nothing(text, previous) -> None:
+    assert taught(text, previous) == []
+
+
 def test_a_correction_needs_an_answer_to_correct() -> None:
     assert taught("It's 42.") == [] and taught("The default is 8080, not 8000.") == []
 
@@ -251,6 +281,7 @@ def test_the_gate_lets_through_every_prompt_that_teaches(corpus) -> None:
 
 
 def test_the_gate_spares_most_questions_the_scorer() -> None:
+    assert not might_teach("len(x).", "") and not might_teach("thats 42?", ANSWER)
     for question in ["how do I undo the last git commit?", "what's the capital of Australia?",
                      "explain TCP vs UDP briefly", "show pods in all namespaces", "q"]:
         assert not might_teach(question, ANSWER), question

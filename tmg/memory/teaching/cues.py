@@ -228,9 +228,21 @@ def imperative(words: Words, anywhere: bool = True) -> bool:
             return False
         start = max((b for b in words.breaks if b <= index), default=0)
         start = max([start] + [i + 1 for i in range(start, index) if words[i] in _CONJUNCTIONS])
-        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]):
+        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]) and not _heads_subject(words, index):
             return True  # (a subject is looked for since the last comma or "so", "and" ...)
     return False
+
+
+_FINITE = frozenset("is are was were has have does do doesn't don't isn't aren't wasn't hasn't".split())
+
+
+def _heads_subject(words: Words, index: int) -> bool:
+    """"default client has no timeout", "test files are in tests/": the word starts a subject
+    (a finite verb follows it or the noun after it), it is no imperative."""
+    after = words[index + 1:index + 3]
+    if after[:1] and after[0] in _FINITE:
+        return index + 1 not in words.breaks
+    return len(after) == 2 and after[1] in _FINITE and after[0] not in _SUBJECTS and index + 2 not in words.breaks
 
 
 _WANT = Phrases("i (only|just|really|) (want|need|expect|like)")

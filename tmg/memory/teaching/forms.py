@@ -107,9 +107,20 @@ def reported(words: Words) -> bool:
         return True
     for index in SPEECH.finditer(words):
         before = words[max(0, index - 3):index]
-        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before):
+        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before) and _quotes_after(words, index):
             return True
     return False
+
+
+_PRONOUN_OBJECTS = frozenset("it that this so them him her one".split())
+
+
+def _quotes_after(words: Words, index: int) -> bool:
+    """Whether a speech verb goes on to what was said: "Ben says you should never ...", not an
+    attribution with nothing said after it ("..., our security team insists", "Le Guin wrote it")."""
+    end = min([b for b in words.breaks if b > index] + [len(words)])
+    after = words[index + SPEECH.match_at(words, index):end]
+    return bool(after) and not (len(after) == 1 and after[0] in _PRONOUN_OBJECTS)
 
 
 ASIDE = Phrases(
@@ -175,7 +186,7 @@ CONTRA = Phrases(
     " (is|are)", "(it's|its) actually", "should be", "(is|are|was) (deprecated|removed|outdated|wrong|incorrect)",
     "you mean", "wrong", "mistake", "sondern", "sino", "stimmt nicht", "(you're|you are|youre) (confusing|mixing)",
     "out of date", "obsolete", "outdated", "deprecated",
-    "you (confused|mixed)")
+    "you (confused|mixed)", "(mix-up|mixup|mix up|mixed up|typo|slip|confusion|confused|mixing up)")
 
 
 def contradiction(body: str, words: Words) -> bool:
@@ -187,6 +198,35 @@ def contradiction(body: str, words: Words) -> bool:
     return "pas" in words and "mais" in words[words.index("pas"):]
 
 
+AUXILIARIES = frozenset("is are was were do does did has have had can could will would should must am be 's".split())
+_DENIAL_SUBJECTS = frozenset("it that this they he she there which".split())
+_NEGATED = frozenset("""
+doesn't don't didn't isn't aren't wasn't weren't won't can't cannot hasn't haven't wouldn't shouldn't ain't
+""".split())
+DENIAL_PHRASES = Phrases(
+    "(it's|its|it is|is|that's|that is|this is|was|it was|that was|isn't|ain't|not) (not|) (true|right|correct|so"
+    "|the case|how it works)")
+
+
+def denial(words: Words) -> int:
+    """A flat denial the reply opens with, its verb left out ("it doesn't,", "they aren't.",
+    "is not true, ...": the answer's claim is what it denies); the length of that lead, or 0."""
+    at = 1 if words and words[0] in _DENIAL_SUBJECTS else 0
+    length = 0
+    if at < len(words) and words[at] in _NEGATED:
+        length = at + 1
+    elif at + 1 < len(words) and words[at] in AUXILIARIES and words[at + 1] == "not":
+        length = at + 2
+    if length and (length == len(words) or length in words.breaks):
+        return length
+    return DENIAL_PHRASES.match_at(words, 0)
+
+
+# How a reply says what is right instead: "it's :q!", "c'est `df -h`", "is Canberra".
+COPULA_LEAD = Phrases(
+    "(it's|its|it is|that's|it was|should be|it should be|the answer is|c'est|ce sont|es ist|das ist|es|son|is|are"
+    "|they're|they are)")
+HEDGE = Phrases("i (think|believe|guess|suppose|reckon)", "i'm (pretty|fairly|quite) sure")
 # A gentle correction that says what is right straight away ("i think its def", "pretty sure its 27017").
 SOFT_LEAD = Phrases(
     "(i think|i believe|pretty sure|i'm pretty sure|im pretty sure|i'm fairly sure|surely) (it's|its|it is|that's|thats)")

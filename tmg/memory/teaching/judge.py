@@ -112,7 +112,7 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         words = Words(body)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    question = body.endswith("?") or "¿" in body or forms.question_start(words)
+    question = body.endswith("?") or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
