@@ -85,6 +85,22 @@ def test_instructions_however_they_start(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # an interjection opens the clause and changes nothing
+    "omg stop apologising in every reply", "welp, from now on answer in bullet points",
+    # a tag on a statement does not make it a question
+    "you'll answer in Spanish from now on, ok?", "From now on no more emojis, deal?",
+    # typed without punctuation: the main clause starts after the subordinate one
+    "whenever you write sql for me use uppercase keywords",
+    "when you give me bash dont add comments to it",
+    "every time you suggest a library could you link its docs",
+    "i read these on a kindle so please no wide code blocks",
+])
+def test_instructions_typed_as_people_type(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
     "remember that our staging cluster is called blue",
     "note that I'm colour blind, so don't rely on red/green in charts",
     "Can you remember that my dog is called Rex?",
@@ -225,6 +241,17 @@ def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing
 def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
     assert taught("From now on, use these settings for the app:") == []
     assert taught("Please remember:\nmy name is Priya") == ["my name is Priya"]
+
+
+def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it() -> None:
+    assert taught("Keep in mind: the office closes at 6, and the VPN drops at midnight.") == [
+        "Keep in mind: the office closes at 6, and the VPN drops at midnight."]
+    assert taught("drop the 'Hope this helps!' line, from now on never end with it") == [
+        "drop the 'Hope this helps!' line, from now on never end with it"]
+    reply = "Thanks for that, but there's a small mix-up: Jupiter has 95 known moons. Hope that's useful!"
+    assert taught(reply, "Jupiter has 79 known moons.") == [
+        "for that, but there's a small mix-up: Jupiter has 95 known moons."]
+    assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
 
 
 def test_a_short_clause_keeps_what_it_points_back_to() -> None:

@@ -21,8 +21,14 @@ DISCOURSE = Phrases(
     "ok", "okay", "k", "kk", "alright", "all right", "also", "and", "so", "btw", "by the way", "oh", "ah", "well",
     "hey", "hmm", "hmmm", "right", "fine", "great", "cool", "lovely", "perfect", "good", "yes", "yeah", "yep", "sure",
     "thanks", "thank you (so much|)", "one more thing (for the future|)", "another thing", "ps", "p.s", "plus",
+    "(new|one|a|another|house|golden|general|standing|simple) rule (for you|)",
     "then", "now", "just", "tmg", "important", "reminder", "rule", "i told you (already|)", "i said", "again",
-    "d'accord", "bon", "alors", "aussi", "und", "noch etwas", "vale", "bueno", "además")
+    "d'accord", "bon", "alors", "aussi", "und", "noch etwas", "vale", "bueno", "además",
+    # interjections, the closed class that opens a clause and carries nothing of it
+    "eh", "meh", "huh", "hm", "hmmm", "welp", "whoa", "wow", "oops", "lol", "lmao", "omg", "ffs", "jeez", "gosh",
+    "damn", "dammit", "argh", "ahh", "ohh", "yo", "dude", "bro", "listen", "honestly", "seriously", "anyway",
+    "anyways", "um", "umm", "uh", "er", "erm", "ugh", "oh well", "ok so", "okay so", "so yeah", "ah well", "boh",
+    "ecco", "allora", "bem", "olha", "pronto", "tja", "naja", "also gut", "bah", "ben", "euh", "pues", "oye")
 POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il te (plaît|plait)",
                  "s'il vous (plaît|plait)", "stp", "svp")
 
@@ -310,13 +316,14 @@ _NOT_PROHIBITED = frozenset(
 
 
 def prohibition(words: Words) -> bool:
-    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons": not
-    "no thanks", "no, I meant"."""
-    for index in sorted(words.breaks):
+    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons", "so
+    please no tables": not "no thanks", "no, I meant"."""
+    for index in sorted(words.breaks | {i + 1 for i in POLITE.finditer(words)}):
         length = _PROHIBITION.match_at(words, index)
         end = index + length
+        segment_end = min([b for b in words.breaks if b > index] + [len(words)])
         if length and end < len(words) and end not in words.breaks and words[end] not in _NOT_PROHIBITED \
-                and len(words) - index <= 8:
+                and segment_end - index <= 8:  # a short ban, to its comma ("no tables or box drawing, lists are fine")
             return True
     return False
 

@@ -61,6 +61,20 @@ REQUEST = Phrases(
     "puedes", "podrías", "podrias")
 
 
+TAG = Phrases("okay", "ok", "k", "right", "yeah", "yes", "alright", "all right", "deal", "got it", "understood",
+              "agreed", "cool", "fine", "sounds good", "ja", "oui", "vale", "d'accord", "non", "no", "eh", "capisce")
+
+
+def asks(clause: str) -> bool:
+    """A clause that asks: it ends with "?", and not only as a tag on a statement
+    ("I'll call you Ziggy from now on, okay?")."""
+    if not clause.endswith("?"):
+        return False
+    words = Words(clause)
+    last = max(words.breaks)
+    return not (last > 0 and TAG.match_at(words, last) == len(words) - last)
+
+
 def question_start(words: Words) -> bool:
     return bool(words) and (words[0] in _QUESTION_WORDS or QUESTION_HEADS.starts(words))
 
@@ -96,7 +110,7 @@ SPEECH = Phrases(
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
     "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
     "meint", "schreibt", "dice", "dijo", "escribió", "piensa")
-REPORTED = Phrases("according to", "i (read|heard)", "apparently", "selon", "laut", "según", "segun")
+REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
 
@@ -139,6 +153,18 @@ ONE_OFF = Phrases(
     "just once", "this one", f"(in|for|on|of) (this|that) ({_TASK_THINGS})",
     f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
     "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
+
+# Politeness around what is said: a clause of only this is not part of a teaching.
+COURTESY = Phrases(
+    "thanks", "thank (you|u)", "(many|much) thanks", "cheers", "(much|greatly) appreciated", "i appreciate",
+    "(i|) hope", "sorry", "apologies", "no offence", "no offense",
+    "if you (don't|do not) mind", "(with|) (warm|kind|best|warmest|kindest) (regards|wishes)", "regards",
+    "best wishes", "have a (good|nice|great|lovely)", "merci", "danke", "gracias")
+
+
+def courtesy(words: Words) -> bool:
+    return COURTESY.starts(words)
+
 
 # About this project, or about the user wherever they are.
 _PLACES = "repo|repository|project|codebase|code base|monorepo|workspace|folder|directory|dir"

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms
+from tmg.memory.teaching import cues, forms, syntax
 from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
@@ -79,7 +79,7 @@ def find_teachings(typed: str, previous_answer: str = "",
         judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
     verdicts: list[Verdict | None] = [None] * len(clauses)
     # A prompt that asks something: what it states is context for the question, not a rule to keep.
-    asks = any(c.masked.endswith("?") for c in clauses)
+    asks = any(forms.asks(c.masked) for c in clauses)
     # A short reply that opens by contradicting the answer corrects it: its "no X" is no ban.
     contradicting = bool(reply and answer.text and forms.CONTRA_LEAD.match_at(Words(clauses[0].masked), 0))
     for index in judged:
@@ -110,9 +110,10 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     if opener:
         body = " ".join(clause.masked.split()[opener:]) if opener < len(words) else ""
         words = Words(body)
+    syntax.close_subordinate(words)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    question = body.endswith("?") or "¿" in body or (forms.question_start(words) and not forms.denial(words))
+    question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
@@ -231,7 +232,10 @@ def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
             short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
     if short_reply and any(v is not None and v.kind == CORRECTION for v in verdicts):
-        return [list(range(len(clauses)))]  # a short reply that corrects the answer: all of it
+        whole = list(range(len(clauses)))  # a short reply that corrects the answer: all of it,
+        while len(whole) > 1 and verdicts[whole[-1]] is None and forms.courtesy(Words(clauses[whole[-1]].masked)):
+            whole.pop()  # but its closing courtesy ("I hope you don't mind me pointing it out!")
+        return [whole]
     groups: list[list[int]] = []
     for index, verdict in enumerate(verdicts):
         if verdict is None:
@@ -247,9 +251,11 @@ def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
                 and _needs_antecedent(clauses[first], clauses[before], typed):
             group.insert(0, before)
         after = last + 1
-        if after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
-                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])):
+        while after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
+                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])
+                                                 or _in_scope(verdicts[group[0]], clauses[group[0]], clauses[after])):
             group.append(after)
+            after += 1
     return groups
 
 
@@ -278,10 +284,17 @@ def _goes_on(clause: Clause, after: Clause) -> bool:
     return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
 
 
+def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:
+    """A memory request holds for the whole of its sentence ("Remember: the branch is cut on
+    Tuesdays, and the freeze starts the Friday before")."""
+    return head is not None and head.kind == FACT and after.sentence == clause.sentence
+
+
 def _fragment(clause: Clause) -> bool:
     """A verbless tail that completes the clause before it ("Ever.", "One paragraph, max.")."""
     words = clause.masked.rstrip(".!").split()
-    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?")
+    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?") \
+        and not forms.courtesy(Words(clause.masked))  # "With warm regards, Hildegard" is no part of it
 
 
 def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,

@@ -217,10 +217,11 @@ def _lead_colon(line: str) -> int | None:
 def _sentences(typed: str, start: int, end: int) -> list[tuple[int, int]]:
     out = []
     cursor = start
+    quoted = [m.span() for m in _QUOTED.finditer(typed, start, end)]
     for match in _SENTENCE_END.finditer(typed, start, end):
         head = typed[cursor:match.start()]
-        if _ABBREVIATION.search(head[-8:].lower()):
-            continue
+        if _ABBREVIATION.search(head[-8:].lower()) or any(a < match.start() - 1 < b - 1 for a, b in quoted):
+            continue  # ("never say 'Great question!' again": a quotation's end is not the sentence's)
         out.append((cursor, match.start() + len(match.group(0).rstrip())))  # with its closing quote
         cursor = match.end()
     out.append((cursor, end))
