@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms, syntax
+from tmg.memory.teaching import cues, forms, manner, syntax
 from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
@@ -168,8 +168,8 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
         "change of habit": cues.habit_change(words, _ends(words, cues.ADDRESSED_MODAL, forms.REQUEST)),
         "preference": directive["preference"],
         "when ..., do": cues.conditional(words),
-        "every answer": cues.generic(words),
-        "style": cues.style(words),
+        "every answer": manner.generic(words),
+        "style": manner.style(words),
         "project rule": project,
         "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
     }
