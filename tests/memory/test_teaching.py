@@ -101,6 +101,31 @@ def test_instructions_typed_as_people_type(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # an imperative by its place, whatever its verb
+    "next time just zip the logs before you send them", "whenever I paste a diff, skim it for typos first",
+    "by default, alphabetise the imports",
+    # requests as questions and as wishes
+    "any chance you could always show the SQL too?", "is it possible for you to never use the passive voice?",
+    "It would be great if you could cite the RFC whenever you mention a protocol.",
+    # a habitual want, what the user's words mean
+    "i never want to see `any` in your TypeScript", "when I say ship it, I mean merge and tag",
+    "by 'the box' I mean my home server",
+])
+def test_instructions_by_their_grammar_not_their_verb(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
+    "when the build fails, slack pings me", "next time I'll know better", "whenever it rains, my wifi drops",
+    "when I say this out loud it sounds silly", "it would be great if this worked",
+])
+def test_the_same_shapes_teach_nothing_with_a_subject_of_their_own(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "I'm Prof. Lindqvist in emails, please.",
     "remember that our staging cluster is called blue",
     "note that I'm colour blind, so don't rely on red/green in charts",
     "Can you remember that my dog is called Rex?",

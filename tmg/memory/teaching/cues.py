@@ -81,6 +81,7 @@ def habit_change(words: Words, after: Iterable[int] = ()) -> bool:
 # Preferring: a preference about what the assistant does (standing by itself).
 PREFERENCE = Phrases(
     "i (really|) prefer", "(i'd|i would) (really|much|) (prefer|rather)", "i (really|) like it (better|) when",
+    "i (never|no longer) (want|need|like)", "i (don't|do not) ever want",
     "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
     "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
     "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
@@ -183,10 +184,20 @@ def _heads_subject(words: Words, index: int) -> bool:
 _WANT = Phrases("i (only|just|really|) (want|need|expect|like)")
 
 
+# A request as a wish: "I would be very grateful if ... you could", "it'd be great if you".
+_GLAD_IF = Phrases("(i'd|i would|i'll|i will|i'm|i am|it'd|it would|it will|that'd|that would) be (very|really|so|most"
+                   "|extremely|truly|super|) (grateful|thankful|glad|happy|obliged|great|nice|helpful|lovely|wonderful"
+                   "|ideal|better|good|awesome|amazing) if")
+
+
 def wants_from_assistant(words: Words) -> bool:
-    """"i only want python 3.12 syntax from you": a standing want, addressed."""
+    """"i only want python 3.12 syntax from you", "I'd be grateful if, whenever ..., you could":
+    a standing want, addressed."""
     at = _WANT.find(words)
-    return at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words)))
+    if at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words))):
+        return True
+    at = _GLAD_IF.find(words)
+    return at >= 0 and any(w in ("you", "u") for w in words[at:])
 
 
 _STATE_VERBS = frozenset("""

@@ -56,7 +56,8 @@ QUESTION_HEADS = Phrases(
     "hast du", "por qué")
 _REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
 REQUEST = Phrases(
-    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "pourrais-tu", "peux-tu",
+    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
+    "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)", "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias")
 
@@ -277,7 +278,19 @@ NAMING = Phrases(
     "(your|ur) name", "(you|u) are called", "(you're|youre|u're) called", "u r called", "(call|calling) yourself",
     "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
-USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *")
+USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
+                    "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *")
+# The user saying what their own words mean: "when I say deploy I mean staging", "by 'the box' I mean ...".
+DEFINING = Phrases("(when|whenever|if) (i|we) (say|write|type|mention|use the word) *")
+DEFINED_BY = Phrases("by * (i|we) mean", "by * * (i|we) mean")
+_MEANING = Phrases("(i|we) (mean|want|am talking about|'m talking about)", "(that|it) means")
+
+
+def defines_terms(words: Words) -> bool:
+    at = DEFINING.match_at(words, 0)
+    return DEFINED_BY.starts(words) or (at > 0 and _MEANING.find(words, at) >= 0)
+
+
 ADDRESS_ME = Phrases("(address|call|refer to) me as *")
 SELF_NAME = re.compile(r"\b(?:I am|I'm|my name is|call me|this is|je suis|ich bin|soy|me llamo)\s+"
                        r"((?:[A-Z][\w-]*)(?: [A-Z0-9][\w-]*){0,2})")

@@ -123,6 +123,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         return Verdict(CORRECTION, True, ("assistant's name",))
     if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
         return Verdict(FACT, True, ("user's name",))
+    if forms.defines_terms(words):
+        return Verdict(INSTRUCTION, True, ("what the user's words mean",))
     found = _instruction_cues(words, request, after_project, asks, contradicting)
     if found is not None:
         return Verdict(INSTRUCTION, True, found)
@@ -153,7 +155,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
     negative = cues.negative_imperative(words)
     prohibition = cues.prohibition(words)
     directive = {
-        "imperative": cues.imperative(words),
+        "imperative": cues.imperative(words) or syntax.opened_imperative(words),
         "don't/never": negative,
         "prohibition": prohibition,
         "request": request,

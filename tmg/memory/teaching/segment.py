@@ -34,7 +34,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 # Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|st|z\.b|p\.ej)|\b[A-Za-z])\.$",
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|prof|st|sr|jr|rev|hon|mme|mlle|hr|frau"
+                           r"|z\.b|p\.ej)|\b[A-Za-z])\.$",
 )
 # Clause joints inside a sentence: the parts either side can carry different things (a password,
 # then ", and from now on ...").
