@@ -125,6 +125,17 @@ def test_the_same_shapes_teach_nothing_with_a_subject_of_their_own(text) -> None
 
 
 @pytest.mark.parametrize("text", [
+    "remember it must handle empty lists too", "keep in mind this has to run on Python 3.8",
+])
+def test_what_the_task_at_hand_must_be_is_no_fact_to_keep(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "just so you know, my laptop is an M2 Mac",
+    "I need you to remember that our fiscal year ends in June.",
+    "help me remember: the dentist is on Thursday at 9",
+    "the standup moved to 9:15, keep that for me",
     "I'm Prof. Lindqvist in emails, please.",
     "remember that our staging cluster is called blue",
     "note that I'm colour blind, so don't rely on red/green in charts",
@@ -277,6 +288,8 @@ def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it()
     assert taught(reply, "Jupiter has 79 known moons.") == [
         "for that, but there's a small mix-up: Jupiter has 95 known moons."]
     assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
+    assert taught("For the record, and it matters for everything we write: the product is Acme One.") == [
+        "the product is Acme One."]
 
 
 def test_a_short_clause_keeps_what_it_points_back_to() -> None:

@@ -33,7 +33,7 @@ jetzt sofort nun künftig zukünftig zukunft immer nie niemals mal standardmäß
 ahora adelante futuro siempre nunca jamás jamas vez defecto próxima
 don't dont not stop quit cease no avoid skip omit prefer rather keep stick stay quit
 nobody nothing none nowhere neither nor mix-up mixup typo
-next mean means dr prof professor mr mrs ms mx pronouns
+next mean means dr prof professor mr mrs ms mx pronouns know later
 n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein keine keinen sin
 remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
 merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides apunta conste

@@ -14,6 +14,8 @@ MEMORY = Phrases(
     "remember", "memorize", "memorise", "take note", "make a note", "(keep|bear) (that|this|it|) in mind",
     "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
     "for future reference", "(save|store|remember) this", "write this down", "heads up", "heads-up",
+    "(keep|save|store|file|note|jot|write) (that|this|it|these|those) (down|somewhere|safe|for me|for later|on file"
+    "|handy|around|in memory)",
     "(please|) be (advised|aware)", "note down", "make note",
     "souviens-toi", "rappelle-toi",
     "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
@@ -26,19 +28,32 @@ NOT_MEMORY = Phrases(
     "(do|did) (you|u) (still|) remember", "(can|could) (you|u) remember (what|when|how|where|who|if|my|the|me)",
     "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
     "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
-    "remember to",  # a reminder: judged as an instruction ("remember to always use UTC") or a task "te (acuerdas|recuerdas)", "tu te souviens",
-    "erinnerst du dich")
+    # "remember to": a reminder, judged as an instruction ("remember to always use UTC") or a task
+    "remember to", "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich")
+
+
+# A memory verb another verb governs: "help me to remember:", "I need you to remember that".
+GOVERNING = Phrases("help me (to|)", "(want|need|like|ask|expect) (you|u) to", "try to", "make sure (you|to|)",
+                    "be sure to")
+# What the task at hand must be: "remember it has to be stable" keeps nothing for later.
+_TASK_CONSTRAINT = Phrases("(it|this|that|they|these|those|the code|the function) (has to|have to|must|should"
+                           "|needs to|need to|has got to|must not|can't|cannot|shouldn't)")
 
 
 def memory_request(words: Words) -> bool:
-    """"Remember that ...", "please keep in mind ...", "..., please remember that"."""
+    """"Remember that ...", "please keep in mind ...", "..., please remember that", "keep that
+    somewhere"; not "remember it has to be stable" (the task at hand)."""
     if NOT_MEMORY.find(words) >= 0:
         return False
     for index in MEMORY.finditer(words):
+        content = index + MEMORY.match_at(words, index)
+        content += words[content:content + 1] == ["that"]
+        if _TASK_CONSTRAINT.match_at(words, content):
+            continue
         if index in words.breaks or words[index - 1] in MEMORY_OPENERS:
             return True
         head = REQUEST_HEADS.find(words, max(0, index - 3))
-        if 0 <= head < index:
+        if 0 <= head < index or any(i + GOVERNING.match_at(words, i) == index for i in range(max(0, index - 4), index)):
             return True
     return False
 

@@ -27,7 +27,7 @@ from tmg.memory.teaching import cues, forms, manner, syntax
 from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
-from tmg.memory.teaching.segment import Clause, user_clauses
+from tmg.memory.teaching.segment import Clause, mask, user_clauses
 
 INSTRUCTION, FACT = "instruction", "fact"
 # Of a long prompt only this much of each end is read: a teaching is typed before or after a
@@ -131,13 +131,13 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
 
 
-def _discourse(words: Words) -> int:
+def _discourse(words: list[str]) -> int:
     """How many words at the start only open the clause ("ok so btw")."""
     at = 0
     while at < len(words):
         length = cues.DISCOURSE.match_at(words, at)
-        if not length:
-            break
+        if not length or forms.MEMORY.match_at(words, at) > length:
+            break  # ("just so you know" is no "just" and "so")
         at += length
     return at
 
@@ -308,6 +308,8 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | 
         statement = _words(typed, clauses, carrying)  # without the clauses around it
         if looks_secret(statement) or len(statement) > MAX_STATEMENT_CHARS:
             return None
+    if any("memory request" in v.cues for v in chosen):
+        statement = _announced(statement)
     kinds = {v.kind for v in chosen}
     kind = INSTRUCTION if INSTRUCTION in kinds else FACT if FACT in kinds else CORRECTION
     standing = any(v.standing for v in chosen)
@@ -321,17 +323,26 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | 
                     tuple(dict.fromkeys(c for v in chosen for c in v.cues)))
 
 
+# A memory request before a colon longer than this is a preamble, not part of what it keeps.
+PREAMBLE_WORDS = 4
+
+
+def _announced(statement: str) -> str:
+    """What a memory request announces: a short request stays with it ("Merk dir bitte: unser
+    Release ist ..."), a preamble does not ("Just so you know for later, and this matters a lot
+    for anything you draft: the company is called Northwind" keeps "the company is ...")."""
+    colon = statement.find(": ")
+    lead = Words(mask(statement[:colon])) if colon > 0 else Words("")
+    if len(lead) > PREAMBLE_WORDS and statement[:colon].count("`") % 2 == 0 and forms.memory_request(lead):
+        return statement[colon + 2:].strip() or statement
+    return statement
+
+
 def _words(typed: str, clauses: list[Clause], group: list[int]) -> str:
     """The group's span of the typed text, without the discourse words that open it."""
     text = typed[clauses[group[0]].start:clauses[group[-1]].end].strip()
     spans = [(m.start(), m.group(0).strip(PUNCTUATION).lower().replace("’", "'")) for m in re.finditer(r"\S+", text)]
-    cleaned = [word for _, word in spans]
-    at = 0
-    while at < len(cleaned):
-        length = cues.DISCOURSE.match_at(cleaned, at)
-        if not length:
-            break
-        at += length
+    at = _discourse([word for _, word in spans])
     return text[spans[at][0]:].strip() if 0 < at < len(spans) else text
 
 
