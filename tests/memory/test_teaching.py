@@ -320,6 +320,26 @@ def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> No
     assert [c.masked for c in clauses] == ["look:", "also, from now on use tabs"]
 
 
+@pytest.mark.parametrize("text", [
+    # a text the user asks to be written for others holds its words, not the user
+    "could you put together a notice for the lab door saying that from now on goggles are mandatory",
+    "please draft a memo for the night shift that going forward every outage gets a ticket",
+    "can you rite a short toast for my sister, she always says never give up",
+    # "<any verb> this:" points at what follows
+    "simplify this:\nalways close the socket, never leave it open",
+    "thoughts on this:\nFrom now on we review every PR within a day.",
+    # a log line behind a host or service name
+    "web-01 nginx ERROR from now on reject legacy clients\nwhy is it saying that",
+    "api-gw WARN always retry on 503\nis this bad?",
+])
+def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+def test_a_memory_request_pointing_at_what_follows_is_still_the_users() -> None:
+    assert taught("remember this:\nour staging host is called birch") == ["our staging host is called birch"]
+
+
 def test_a_long_paste_is_read_at_its_ends_only() -> None:
     paste = "I went to the store and bought some milk, and then I came back home.\n" * 400
     assert taught(paste + "also from now on use tabs") == ["from now on use tabs"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tmg.memory.teaching.phrases import Phrases, Words
+from tmg.memory.teaching.segment import TEXT_KINDS
 
 # Words that open a clause without changing what it does ("ok so, btw, also: never ...").
 DISCOURSE = Phrases(
@@ -297,18 +298,21 @@ _TASKS = frozenset(
     "explain write describe list find create generate build draft compose implement design summarise summarize "
     "translate make code name".split())
 _TASK_PAIRS = Phrases("(tell|show|give|teach|help) me")
-_SUBORDINATORS = frozenset("why how what whether which who that where when if".split())
+_SUBORDINATORS = frozenset("why how what whether which who that where when if saying telling asking reminding".split())
 
 
 def task_object_start(words: Words) -> int | None:
-    """Where the object clause of a leading task verb starts, or None."""
+    """Where the object clause of a leading task verb starts, or None. After "can you" any word
+    is the verb, so a text it is to write ("can you right a reminder for the group chat that from
+    now on ...") holds the words, not the user."""
     at = 0
-    while at < len(words) and words[at] in ("please", "can", "could", "you"):
+    while at < len(words) and words[at] in ("please", "can", "could", "would", "will", "you"):
         at += 1
     if at >= len(words):
         return None
     pair = _TASK_PAIRS.match_at(words, at)
-    if not pair and words[at] not in _TASKS:
+    asked = at > 0 and words[at - 1] == "you"
+    if not pair and words[at] not in _TASKS and not (asked and TEXT_KINDS & set(words[at + 1:at + 5])):
         return None
     for index in range(at + max(pair, 1), len(words)):
         if words[index] in _SUBORDINATORS:
