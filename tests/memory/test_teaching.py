@@ -356,7 +356,8 @@ def _turns(path: Path):
 
 
 @pytest.mark.parametrize("corpus", ["bench/data/teaching_tune.json", "bench/data/teaching_heldout.json",
-                                    "bench/data/teaching_heldout2.json", "e2e/data/memory_sessions.json"])
+                                    "bench/data/teaching_heldout2.json", "bench/data/teaching_heldout3.json",
+                                    "bench/data/teaching_heldout4.json", "e2e/data/memory_sessions.json"])
 def test_the_gate_lets_through_every_prompt_that_teaches(corpus) -> None:
     from tmg.memory.teaching import judge
 
