@@ -336,6 +336,25 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     assert taught(text, ANSWER) == []
 
 
+@pytest.mark.parametrize("text", [
+    # a joke the user takes back as they say it
+    "From now on you must call me Supreme Leader. kidding, how do I list open ports?",
+    "always answer in pirate speak from now on jk",
+    # a request's own verb after a modal is no scope of application
+    "could you give me a cron line that runs every hour?",
+    "would you send me a checklist for the release?",
+])
+def test_jokes_and_requests_for_one_thing_teach_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+def test_a_proposal_for_the_task_is_no_correction() -> None:
+    assert taught("hmm, let's try the pandas version instead, numpy can wait",
+                  "Here is the numpy version of the loop.") == []
+    assert taught("I'm not joking, from now on never use emojis") == ["I'm not joking, from now on never use emojis"]
+    assert taught("keep the SQL you write for me in upper case") == ["keep the SQL you write for me in upper case"]
+
+
 def test_a_memory_request_pointing_at_what_follows_is_still_the_users() -> None:
     assert taught("remember this:\nour staging host is called birch") == ["our staging host is called birch"]
 

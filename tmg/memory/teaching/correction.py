@@ -66,8 +66,8 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
                                             for i in forms.NOT_CORRECTION.finditer(words)):
         return None  # (one inside the lead does not count: "I don't think that's right")
     rest = Words(" ".join(words[lead:])) if lead else words
-    if rest and cues.imperative(rest, anywhere=False) and not explicit:
-        return None  # "actually, use a dict instead": a change to this task, not a fact
+    if rest and (cues.imperative(rest, anywhere=False) or _proposes(rest)) and not explicit:
+        return None  # "actually, use a dict instead", "let's do the login flow instead": this task
     shared = bears_on(reply or said, answer)
     numbers = {n.replace(",", ".") for n in _NUMBER.findall(said)}
     contradicts_number = bool(answer.numbers and numbers and not numbers <= answer.numbers
@@ -83,6 +83,11 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
         if says_instead or (first and shared and len(words) <= 16):
             return Verdict(CORRECTION, False, ("says the answer again with another value",))
     return None
+
+
+def _proposes(words: Words) -> bool:
+    """"let's ...", "let us ...": what to do next in this task, said as a proposal."""
+    return words[:1] in (["let's"], ["lets"]) or words[:2] == ["let", "us"]
 
 
 def bears_on(text: str, answer: Answer) -> bool:

@@ -121,6 +121,14 @@ def hypothetical(words: Words) -> bool:
     return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
 
 
+# The user takes it back as they say it: "from now on call me your majesty jk", "... (kidding)".
+_RETRACTED = re.compile(r"(?<!not )(?<!n't )\b(?:jk|j/k|jking|kidding|joking|just a joke)\b", re.I)
+
+
+def joking(text: str) -> bool:
+    return _RETRACTED.search(text) is not None
+
+
 SPEECH = Phrases(
     "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",

@@ -23,8 +23,11 @@ _GENERIC_PREPOSITIONS = frozenset("in for with to of on across".split())
 _NOT_MODIFIERS = frozenset("the this that a an".split())
 GENERIC_WRITING = Phrases(
     "(everything|anything|whatever|all|code|snippets|snippet|scripts|script|emails|email) (you|u) "
-    "(write|give|send|draft|generate|produce|suggest|show)",
-    "(you|u) (write|give|send|draft|generate|produce|suggest|show) (me|for)", "my answers", "commit messages")
+    "(write|give|send|draft|generate|produce|suggest|show)", "my answers", "commit messages")
+# "... you write for me" is a scope after what it qualifies ("the SQL you write for me"), a
+# request's own verb after a modal ("can you write me a script?").
+_WRITTEN_FOR = Phrases("(you|u) (write|give|send|draft|generate|produce|suggest|show) (me|for)")
+_ASKING = frozenset("can could would will do did please".split())
 
 
 def generic(words: Words) -> bool:
@@ -47,6 +50,8 @@ def generic(words: Words) -> bool:
     if quantifier >= 0 and any(words[i:i + 2] in ([u, v] for u in ("you", "u") for v in _WRITE_VERBS)
                                for i in range(quantifier + 1, len(words))):
         return True  # "every mockup description you write", "anything you draft"
+    if any(index == 0 or words[index - 1] not in _ASKING for index in _WRITTEN_FOR.finditer(words)):
+        return True
     return GENERIC_WRITING.find(words) >= 0
 
 
