@@ -161,7 +161,7 @@ def test_a_saved_decision_holds_only_in_its_folder(tmg, llm):
 
 def test_a_bad_permissions_mode_is_a_usage_error(tmg, llm):
     r = tmg.run("--permissions", "yes", "hello")
-    assert r.code == 2 and "--permissions 'yes' is not a mode; use one of: default, accept-edits, read-only, yolo" in r.err
+    assert r.code == 2 and "--permissions 'yes' is not a mode; use one of: default, accept-edits, read-only, plan, yolo" in r.err
 
 
 def test_the_users_deny_rule_holds_in_a_trusted_project_folder_with_its_own_tmg_yaml(tmg, llm):

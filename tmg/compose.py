@@ -7,8 +7,10 @@ makes things and hands them to each other; what they do is theirs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
+from tmg.checkpoints.log import CheckpointLog, PromptKey
+from tmg.checkpoints.tools import PromptTracker, checkpointed, current_prompt
 from tmg.config.live import LiveConfig
 from tmg.config.loader import load_config
 from tmg.config.model import Config
@@ -25,6 +27,7 @@ from tmg.context.repair import RepairTransformer
 from tmg.context.server_instructions import ServerInstructionsTransformer
 from tmg.context.tokens import TokenEstimator
 from tmg.context.validator import FinalValidator
+from tmg.context.work_notes import WorkNotes
 from tmg.engine.engine import PhaseEngine
 from tmg.engine.events import EngineEvents, FanOut
 from tmg.engine.hooks import HookSet
@@ -52,11 +55,14 @@ from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import McpTools
-from tmg.tools.registry import ToolRegistry
+from tmg.tools.plan import ExitPlanModeTool, PlanReview
+from tmg.tools.registry import Tool, ToolRegistry
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.tools.sensitive import SensitivePaths
 from tmg.tools.sandbox import Sandbox
 from tmg.tools.shell import ShellTool
+from tmg.tools.todo import TodoList, TodoWriteTool
+from tmg.tools.web_fetch import WebFetchTool
 from tmg.ui.notices import Notices
 from tmg.ui.waiting import WaitingLine
 
@@ -78,7 +84,8 @@ def load_live_config(options: ChatOptions, envr: Environment, notices: Notices, 
 
 
 def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGatekeeper | None = None,
-                   skills: SessionSkills | None = None, server_instructions: Transformer | None = None) -> Pipeline:
+                   skills: SessionSkills | None = None, server_instructions: Transformer | None = None,
+                   work_notes: Transformer | None = None) -> Pipeline:
     # ``budget`` without a summary model only prunes.
     budget = budget or BudgetGatekeeper(TokenEstimator())
     return Pipeline([
@@ -90,6 +97,7 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
         PersonaTransformer(),
         *([server_instructions] if server_instructions is not None else []),
         budget,
+        *([work_notes] if work_notes is not None else []),
         TransientNotices(),
         PrunerTransformer(),
         FinalValidator(budget.estimator),
@@ -98,9 +106,12 @@ def build_pipeline(memory_injector: Transformer | None = None, budget: BudgetGat
 
 def build_tools(envr: Environment, mcp: McpTools | None = None,
                 config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
-                skills: SessionSkills | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
+                skills: SessionSkills | None = None, checkpoints: _Checkpoints | None = None,
+                more: list[Tool] | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
     """The built-in tools of one session (one ledger of what its model has read), then MCP's and
-    the skills', every call judged by ``gate`` (the permission engine)."""
+    the skills', every call judged by ``gate`` (the permission engine). With ``checkpoints``, what
+    the file tools and shell change is kept first (tmg.checkpoints); ``more``: the session's own
+    tools (todo_write, exit_plan_mode)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
@@ -108,9 +119,26 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
     shell = ShellTool(envr.cwd, envr.env, default_timeout=lambda: current().tool_timeout,
                       secret=lambda value: redact(value) != value, sandbox=Sandbox(envr.cwd, envr.env, current, warn))
     tools = [ReadFileTool(guard, ledger), ListFolderTool(guard), GlobTool(guard), GrepTool(guard),
-             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell]
+             WriteFileTool(guard, ledger), EditFileTool(guard, ledger), shell, _web_fetch(gate)]
+    if checkpoints is not None:
+        tools = checkpointed(tools, checkpoints.log, checkpoints.prompt, guard.locate, checkpoints.say)
+    tools += more or []
     sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
     return ToolRegistry(tools, sources=sources, gate=gate)
+
+
+class _Checkpoints(NamedTuple):
+    log: CheckpointLog
+    prompt: Callable[[], PromptKey | None]  # the prompt running now
+    say: Callable[[str], None]  # a file that could not be kept
+
+
+def _web_fetch(gate: PermissionGate | None) -> WebFetchTool:
+    """web_fetch, asking the session's permission engine what a redirect or a private address needs."""
+    if not isinstance(gate, PermissionEngine):  # no engine (tests): nothing private, no redirect elsewhere
+        return WebFetchTool(names_url=lambda _url: False, allows=lambda _action: False)
+    return WebFetchTool(names_url=lambda url: gate.rule_names_url("web_fetch", url),
+                        allows=lambda action: gate.judge(action).decision == "allow")
 
 
 def build_gate(options: ChatOptions, envr: Environment, config: Callable[[], Config], transcript: Transcript,
@@ -133,6 +161,7 @@ async def open_session(
     mcp_servers: McpToolServers | None = None,
     interactive: bool = False,
     asker: Asker | None = None,
+    plan_review: PlanReview | None = None,
 ) -> ChatSession:
     """Open (or resume) the mode's session, locked (tmg.session.store.lock_session: a one-shot
     that finds it open elsewhere goes to a side session), with its engine wired.
@@ -145,7 +174,8 @@ async def open_session(
     own and closes it at its end. ``mcp_servers`` likewise for the MCP tool servers.
 
     ``asker`` puts a tool call the permission engine would ask about to the user (the REPL's
-    consent prompt); None (a one-shot) refuses it with one line on stderr.
+    consent prompt); None (a one-shot) refuses it with one line on stderr. ``plan_review`` puts
+    the model's plan (plan mode) to the user; None (a one-shot) prints it and ends the run.
     """
     config = live.get()
     # The process's redactor: it grows when a reload brings new secrets, and a secret of an
@@ -160,7 +190,8 @@ async def open_session(
     lock = await lock_session(store, store.resume_or_start(config.mode, new=options.new), interactive, notices.notice)
     end.add_resource("release the session lock", lock.release)
     try:
-        return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker)
+        return _wire(options, envr, live, notices, screen, lock.ref, end, models, memory_servers, mcp_servers, asker,
+                     plan_review)
     except BaseException:
         await end.run()
         raise
@@ -168,7 +199,7 @@ async def open_session(
 
 def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices, screen: EngineEvents,
           ref: SessionRef, end: SessionEnd, models: SessionModels, memory_servers: MemoryServers | None,
-          mcp_servers: McpToolServers | None, asker: Asker | None) -> ChatSession:
+          mcp_servers: McpToolServers | None, asker: Asker | None, plan_review: PlanReview | None) -> ChatSession:
     """The session's parts, each on `end` as it is made. The end stops the config watcher, closes
     network clients, runs memory's end, then closes servers and files, the last made first."""
     config = live.get()
@@ -201,9 +232,14 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
 
     mcp = mcp_servers.for_session(config, tmg_home(envr.env), ready_wait=mcp_ready_wait(envr.env), cwd=envr.cwd,
                                   warn=say)
-    memory = _session_memory(config, watcher, ref, envr, notices, memory_servers)
+    # What each prompt changes is kept for a rewind: files, commands, memory writes (tmg.checkpoints).
+    checkpoint_log = CheckpointLog(ref.dir, warn=say)
+    end.add_resource("close the checkpoint log", checkpoint_log.close)
+    tracker = PromptTracker(checkpoint_log, lambda: history.messages)
+    memory = _session_memory(config, watcher, ref, envr, notices, memory_servers, written=tracker.memory_written)
     skills = open_session_skills(envr.env, envr.cwd, ref.dir, redact=redact, record=transcript.notice, warn=say)
     hooks = HookSet(report=notices.warn)
+    hooks.register(tracker)
     if memory is not None:
         hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
     elif envr.debug:
@@ -218,15 +254,24 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         text = f"permissions: yolo mode ({gate.mode_source()}): every tool call runs without asking"
         notices.notice(text)
         transcript.notice(text)
+    todos = TodoList(ref.dir)
+    session_tools: list[Tool] = [
+        TodoWriteTool(todos, show=lambda lines: _show_todos(lines, notices, transcript)),
+        ExitPlanModeTool(gate.mode, gate.set_mode, _quiet_while_asking(plan_review, waiting) if plan_review else None,
+                         present=lambda plan: _print(envr, plan),
+                         say=lambda text: _say_and_record(text, notices, transcript))]
     mcp.show_on(waiting.progress, waiting.hold)
     mcp.use_sampler(ModelSampler(gate, lambda messages, bound: models.sample(watcher.current(), messages, bound),
                                  consent=mcp.consent))
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,
-                                server_instructions=ServerInstructionsTransformer(mcp.instructions)),
+                                server_instructions=ServerInstructionsTransformer(mcp.instructions),
+                                work_notes=WorkNotes(gate.mode, todos.for_model)),
         history=history,
-        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills, warn=say),
+        tools=build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
+                          checkpoints=_Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
+                          more=session_tools, warn=say),
         hooks=hooks,
         events=FanOut(waiting, screen, TranscriptRecorder(transcript)),  # the waiting line goes before the answer
         gateway_for=models,
@@ -241,10 +286,10 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
         # writes to finish.
         from tmg.memory.session_end import HURRIABLE_STEPS
 
-        for name, step in memory.end_steps(lambda text: _memory_notice(text, notices, transcript)):
+        for name, step in memory.end_steps(lambda text: _say_and_record(text, notices, transcript)):
             end.add(name, step, hurriable=name in HURRIABLE_STEPS)
     return ChatSession(live, ref, engine, transcript, models, end, redact, watcher, memory, mcp_servers, gate,
-                       skills, mcp)
+                       skills, mcp, checkpoint_log, todos)
 
 
 def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
@@ -258,7 +303,8 @@ def _quiet_while_asking(asker: Asker, waiting: WaitingLine) -> Asker:
 
 
 def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, envr: Environment, notices: Notices,
-                    servers: MemoryServers | None) -> SessionMemory | None:
+                    servers: MemoryServers | None, written: Callable[[int, str, str, str], None] | None = None,
+                    ) -> SessionMemory | None:
     """The session's memory; None for a one-shot (no process-wide ``servers``) whose memory is
     off: its server is chosen at the start, so nothing could turn it on before the run ends,
     and such a run need not load memory's code at all. The REPL keeps one either way (/memory)."""
@@ -274,7 +320,7 @@ def _session_memory(config: Config, watcher: ConfigWatcher, ref: SessionRef, env
 
     return SessionMemory(watcher.current, ref.id, home, warn=notices.warn, debug=debug, errlog=errlog,
                          runtime=runtime, ready_wait=_ready_wait(envr), redact=process_redactor(),
-                         project=find_project(envr.cwd), session_dir=ref.dir)
+                         project=find_project(envr.cwd), session_dir=ref.dir, written=written)
 
 
 class _NoMemoryThisRun:
@@ -315,9 +361,25 @@ def _warn_and_record(text: str, notices: Notices, transcript: Transcript) -> Non
             pass
 
 
-def _memory_notice(text: str, notices: Notices, transcript: Transcript) -> None:
-    """The session-end line `memory write failures: ...` (memory.md §6), exactly as specified
-    after tmg's usual `tmg:` prefix on stderr, and as a notice in the transcript."""
+def _show_todos(lines: list[str], notices: Notices, transcript: Transcript) -> None:
+    """The model's todo list as it changes: on stderr (the REPL shows it above the prompt) and in
+    the transcript (`tmg -t`)."""
+    notices.notice("todo list:" if lines else "todo list: cleared")
+    for line in lines:
+        notices.notice(f"  {line}")
+    transcript.notice("todo list: " + (" · ".join(lines) if lines else "cleared"))
+
+
+def _print(envr: Environment, text: str) -> None:
+    """A one-shot's plan (plan mode) on stdout, where its answer would be."""
+    envr.stdout.write(text.rstrip("\n") + "\n")
+    envr.stdout.flush()
+
+
+def _say_and_record(text: str, notices: Notices, transcript: Transcript) -> None:
+    """A line on stderr (after tmg's usual `tmg:` prefix) and as a notice in the transcript: a
+    one-shot plan's next step, and the session-end line `memory write failures: ...` (memory.md
+    §6), exactly as specified."""
     try:
         notices.notice(text)
     finally:

@@ -70,6 +70,24 @@ def compact(
     return run_compact(ChatOptions(config_path=config, mode=mode), Environment(), focus or "")
 
 
+@app.command()
+def rewind(
+    count: int = typer.Argument(1, metavar="N", help="How many of the latest prompts to take back (default 1)."),
+    force: bool = typer.Option(False, "--force", help="Restore files even where they changed since (your changes go)."),
+    listing: bool = typer.Option(False, "--list", help="List the prompts that can be rewound, newest first."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="The mode whose current session to rewind."),
+    config: Optional[str] = ConfigOpt,
+) -> int:
+    """Take back the last N prompts: their file changes are undone, the model no longer sees their
+    exchanges (tmg -t still shows them, marked) and what memory learned from them is retracted.
+    A file you changed since is shown, not overwritten (use --force); shell commands cannot be undone."""
+    from tmg.cli.rewind_cmd import run_rewind
+    from tmg.environment import Environment
+    from tmg.session.options import ChatOptions
+
+    return run_rewind(ChatOptions(config_path=config, mode=mode), Environment(), count, force, listing)
+
+
 @app.command("config")
 def show_config(config: Optional[str] = ConfigOpt) -> int:
     """Print the resolved config (secrets masked) and where it came from."""

@@ -25,6 +25,8 @@ HELP = """Chat with an LLM from the shell, with automatic long-term memory.
   tmg -t [SESSION]             print a session's transcript
   tmg sessions | config | doctor | memory | skills | mcp
   tmg compact                  summarise older turns of the mode's session now
+  tmg rewind [N]               take back the last N prompts: their files, what
+                               the model sees, what memory learned (--list)
   tmg permissions [--revoke N|RULE]  saved "always" answers to tool prompts
   tmg trust [PATH]             let PATH's (default: here) tmg.yaml run its MCP
                                servers and use its providers' URL/HEADERS/API_KEY
@@ -53,7 +55,7 @@ def chat(
     model: Optional[str] = typer.Option(None, "-m", "--model", help="Model id (litellm style) or provider name."),
     raw: bool = typer.Option(False, "-r", "--raw", help="Plain text output, no Markdown rendering."),
     permissions: Optional[str] = typer.Option(None, "--permissions", metavar="MODE",
-                                              help="Tool permissions: default, accept-edits, read-only or yolo (else PERMISSIONS.MODE)."),
+                                              help="Tool permissions: default, accept-edits, read-only, plan or yolo (else PERMISSIONS.MODE)."),
     transcript: bool = typer.Option(False, "-t", "--transcript", help="Print the current (or given) session's transcript."),
     as_json: bool = typer.Option(False, "--json", help="With -t: the session's messages as JSON."),
     debug: bool = typer.Option(False, "--debug", help="Show details: tracebacks on errors, memory's debug lines (as TMG_DEBUG=1)."),

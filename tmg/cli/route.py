@@ -16,7 +16,7 @@ DEBUG = "--debug"  # every command takes it: it is the same switch as TMG_DEBUG=
 # so that routing a prompt imports neither typer nor the subcommands' modules; a test
 # (tests/cli/test_route.py) fails, naming the word, when a subcommand is added without it.
 SUBCOMMANDS = frozenset({"sessions", "config", "doctor", "trust", "memory", "compact", "permissions", "skills",
-                         "mcp"})
+                         "mcp", "rewind"})
 
 
 def first_word(args: Sequence[str], takes_value: Iterable[str]) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tmg.checkpoints.marks import mark_rewound
 from tmg.session.options import ChatOptions
 from tmg.config.loader import load_config
 from tmg.environment import Environment
@@ -28,13 +29,15 @@ def show_transcript(options: ChatOptions, envr: Environment, session: str | None
         history = History(ref.history_path, warn=warnings.append, writable=False)
         for w in warnings:
             envr.stderr.write(f"tmg: warning: {w}\n")
-        json.dump({"session": ref.id, "mode": ref.mode, "messages": history.messages}, out, ensure_ascii=False, indent=2)
+        messages = [{**m, "rewound": True} if history.is_rewound(i) else m for i, m in enumerate(history.messages)]
+        json.dump({"session": ref.id, "mode": ref.mode, "messages": messages}, out, ensure_ascii=False, indent=2)
         out.write("\n")
         return 0
     try:
         text = ref.transcript_path.read_text(encoding="utf-8")
     except FileNotFoundError:
         text = f"# tmg session {ref.id} · mode {ref.mode}\n\n(no transcript yet)\n"
+    text = mark_rewound(text, ref.dir)
     if envr.stdout_isatty and not options.raw:
         from rich.console import Console
         from rich.markdown import Markdown

@@ -60,7 +60,7 @@ def _user_permissions(user: UserFile, env: Mapping[str, str]) -> tuple[tuple[dic
 
 
 # The permission modes, each allowing less than the one before it.
-_LOOSEST_FIRST = ("yolo", "accept-edits", "default", "read-only")
+_LOOSEST_FIRST = ("yolo", "accept-edits", "default", "plan", "read-only")
 
 
 def _take_user_mode(clean: dict[str, Any], origins: dict[str, str], theirs: str | None, path: Path,

@@ -11,7 +11,7 @@ LEARN_TIERS = ("off", "capture", "batch", "full")
 # A mode names a folder of sessions: a plain name, never a path.
 MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
-PERMISSION_MODES = ("default", "accept-edits", "read-only", "yolo")
+PERMISSION_MODES = ("default", "accept-edits", "read-only", "plan", "yolo")
 SANDBOX_MODES = ("auto", "on", "off")
 
 # Env entries of MCP servers are secrets only when their name says so (paths and profiles are not).

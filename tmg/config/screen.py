@@ -9,7 +9,7 @@ where prompts and keys go are withheld, each named in one line:
   credentials are what make the entry; ``${OPENAI_API_KEY}`` sent to a URL of the file's
   choosing is the leak). When none of the file's providers is left, the providers of the
   user's own config file are used, else the environment's keys as with no config;
-- ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default or read-only (its DENY and
+- ``PERMISSIONS.ALLOW`` and a ``PERMISSIONS.MODE`` other than default, plan or read-only (its DENY and
   ASK rules apply: they only ever ask more). The user's own PERMISSIONS rules apply in every
   project, trusted or not (tmg.config.layering adds them);
 - ``PERSON`` (the file would speak to the user's model in the user's name: its system prompt)
@@ -137,7 +137,7 @@ def _screen_permissions(raw: dict[Any, Any], withheld: list[Withheld]) -> None:
         withheld.append(Withheld("PERMISSIONS.ALLOW", f"would allow {_shown(block[allow])} without asking"))
         del block[allow]
     mode = _key(block, "MODE")
-    if mode is not None and block[mode] not in ("default", "read-only"):
+    if mode is not None and block[mode] not in ("default", "plan", "read-only"):
         withheld.append(Withheld("PERMISSIONS.MODE", f"would set permission mode {_shown(block[mode])}"))
         del block[mode]
     raw[key] = block

@@ -137,12 +137,11 @@ class PhaseEngine:
                 error: BaseException | None = None
                 try:
                     completion = await self._infer(turn, cfg)
+                    tool_messages, ended = [], False  # ended: a tool's result ends the prompt (plan mode)
                     if completion.tool_calls:
                         await self._enter(Phase.EXECUTING, turn)
                         cfg = self._config()  # a long tool loop sees a changed MAX_TURNS from here on
-                        tool_messages = await self._execute(completion, loops, cfg)
-                    else:
-                        tool_messages = []
+                        tool_messages, ended = await self._execute(completion, loops, cfg)
                     await self._enter(Phase.PERSISTING, turn)
                     self._persist(turn, completion, tool_messages)
                     self._events.on_usage(completion.usage, turn)
@@ -154,7 +153,7 @@ class PhaseEngine:
                     await self._hooks.after_turn(turn, error)
                     self._events.on_turn_end(turn)  # stored, hooks run: the answer may end
                 result.turns = index
-                if not completion.tool_calls:
+                if not completion.tool_calls or ended:
                     result.text = completion.text
                     result.meta = turn.meta
                     return result
@@ -350,20 +349,23 @@ class PhaseEngine:
                                f"failing over to {nxt[0].name} ({nxt[0].model}), next in FAILOVER_ORDER")
         return True
 
-    async def _execute(self, completion: Completion, loops: LoopDetector, cfg: Config) -> list[dict[str, Any]]:
+    async def _execute(self, completion: Completion, loops: LoopDetector,
+                       cfg: Config) -> tuple[list[dict[str, Any]], bool]:
+        """The tool messages, and whether a result ends the prompt."""
         repeated = loops.is_repeat(completion.tool_calls)
-        messages = []
+        messages, ended = [], False
         for call in completion.tool_calls:
             if repeated:
                 result = ToolResult(CORRECTION, is_error=True)
             else:
                 result = await self._tools.call(call.name, call.arguments, cfg.tool_timeout)
             self._events.on_tool(call.name, call.arguments, result)
+            ended = ended or result.ends_prompt
             message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "content": result.content}
             if result.images:  # stored bounded with the message; sent as image parts (tool_images.py)
                 message[IMAGES_KEY] = [{"mime": i.mime, "data": i.data} for i in result.images]
             messages.append(message)
-        return messages
+        return messages, ended
 
     def _persist(self, turn: Turn, completion: Completion, tool_messages: list[dict[str, Any]]) -> None:
         # "" rather than null beside tool calls: OpenAI accepts both, llama.cpp's server rejects null.

@@ -130,6 +130,7 @@ class LearningHook:
         project: Project | None = None,
         session_dir: Path | None = None,
         warn: Callable[[str], None] | None = None,
+        written: Callable[[int, str, str, str], None] | None = None,
     ) -> None:
         """Args:
             clients: gives the PlurClient, or None when memory has no live server.
@@ -148,6 +149,8 @@ class LearningHook:
             session_dir: the folder of the session this hook serves: its learn count is kept
                 there, so the cap holds across processes (None: counted in this process).
             warn: a line the user sees (a teaching PLUR would not keep in the project's scope).
+            written: told of each write that landed, `(prompt id, "learn" | "capture", id, text)`:
+                the checkpoint log keeps them, so a rewind of that prompt can retract them.
         """
         self._clients = clients
         self._config = config
@@ -172,6 +175,7 @@ class LearningHook:
         self._warn = warn or debug
         self._ledgers: dict[str, LearnLedger] = {}
         self._judged: tuple[str, int] | None = None  # (session, prompt) whose typed text was judged
+        self._written = written
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
@@ -190,7 +194,7 @@ class LearningHook:
             episode = Episode(text=text) if text.strip() else None
         if memory.learn == "capture":
             if episode is not None:
-                self._capture(self._scrub(episode.summary), turn.mode, turn.session_id)
+                self._capture(self._scrub(episode.summary), turn)
             return
         if episode is not None and episode.text is not None:
             tags = payloads.session_tags(turn.session_id, turn.mode, payloads.ANSWER_ORIGIN)
@@ -234,7 +238,7 @@ class LearningHook:
             tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{teaching.kind}"]
             self._debug(f"memory: learning the user's {teaching.kind} ({', '.join(teaching.cues)})"
                         f"{' in ' + where if where else ''}: {statement[:60]!r}")
-            self._learn(statement, tags, where, pinned=teaching.standing)
+            self._learn(statement, tags, where, turn.prompt_id, pinned=teaching.standing)
             ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
 
     def _statement(self, teaching: Any) -> str | None:
@@ -285,6 +289,12 @@ class LearningHook:
     def pending(self) -> int:
         return len(self._tasks)
 
+    async def settled(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s, cancelling nothing) for the writes in flight to land: a
+        rewind then finds them recorded against their prompt."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
     async def drain(self, timeout: float) -> list[str]:
         """Wait for the detached writes, at most `timeout` seconds; cancel what is left.
 
@@ -305,11 +315,23 @@ class LearningHook:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _capture(self, summary: str, agent: str, session_id: str) -> None:
-        payload = payloads.capture_payload(summary, agent, session_id)
-        self._write("capture", payload, lambda client: client.capture(summary, agent, session_id))
+    def forget_learned(self, session_id: str, statement: str) -> None:
+        """A rewind retracted ``statement``: the same words taught again are learned again."""
+        self._ledger(session_id).discard(statement)
 
-    def _learn(self, statement: str, tags: list[str], scope: str, pinned: bool = True) -> None:
+    def _capture(self, summary: str, turn: Turn) -> None:
+        agent, session_id = turn.mode, turn.session_id
+        payload = payloads.capture_payload(summary, agent, session_id)
+
+        async def call(client: Any) -> Any:
+            result = await client.capture(summary, agent, session_id)
+            if result.ok and result.value is not None and self._written is not None:
+                self._written(turn.prompt_id, "capture", result.value.id, summary)
+            return result
+
+        self._write("capture", payload, call)
+
+    def _learn(self, statement: str, tags: list[str], scope: str, prompt_id: int, pinned: bool = True) -> None:
         source = payloads.SOURCES[payloads.USER_ORIGIN]
         payload = payloads.learn_payload(statement, tags, scope, pinned=pinned, source=source)
 
@@ -329,6 +351,8 @@ class LearningHook:
             self.scopes[learned.id] = learned.scope or scope
             if pinned:
                 self.instructions.add(learned.id)
+            if self._written is not None:
+                self._written(prompt_id, "learn", learned.id, statement)
             return result
 
         self._write("learn", payload, call)

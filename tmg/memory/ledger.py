@@ -51,6 +51,23 @@ class LearnLedger:
     def __contains__(self, statement: str) -> bool:
         return _key(statement) in self._loaded()
 
+    def discard(self, statement: str) -> None:
+        """A rewind retracted ``statement``: it no longer counts, and taught again it is learned
+        again. Rare, so the file is rewritten whole (a few short lines)."""
+        keys = self._loaded()
+        key = _key(statement)
+        if key not in keys:
+            return
+        keys.discard(key)
+        if self._path is None:
+            return
+        from tmg.atomic_file import replace_file
+
+        try:
+            replace_file(self._path, "".join(k + "\n" for k in sorted(keys)).encode("ascii"))
+        except OSError as exc:
+            self._debug(f"memory: {self._path} could not be rewritten ({exc}); the retracted learn still counts")
+
     def add(self, statement: str) -> None:
         key = _key(statement)
         keys = self._loaded()

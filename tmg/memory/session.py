@@ -45,6 +45,7 @@ class SessionMemory:
         redact: Callable[[str], str] = lambda s: s,
         project: Project | None = None,
         session_dir: Path | None = None,
+        written: Callable[[int, str, str, str], None] | None = None,
     ) -> None:
         """Args:
             config: the live config (the seams read MEMORY from it every turn).
@@ -63,6 +64,8 @@ class SessionMemory:
             project: the project the session runs in (what is taught about it stays in its
                 scope, and another project's memories stay out of its requests).
             session_dir: the session's folder (its learn count is kept there).
+            written: told of each learn and capture that landed (the checkpoint log: a rewind
+                retracts them).
         """
         current = config()
         self.session_id = session_id
@@ -96,7 +99,7 @@ class SessionMemory:
             clients, config, lock=self.lock, statements=self.statements,
             client_wait=self.runtime.start_timeout, debug=debug, pending_root=pending_dir(spool_dir(home)),
             spool=self.spool, scrub=scrub, instructions=self.instructions, project=project,
-            session_dir=session_dir, warn=warn,
+            session_dir=session_dir, warn=warn, written=written,
         )
         self.injector.scopes = self.hook.scopes  # what this session learns is filtered at once
         self.end = MemoryEnd(
@@ -132,6 +135,21 @@ class SessionMemory:
             self.statements.pop(which, None)
             self.instructions.discard(which)
         return list(outcome.lines)
+
+    async def retract(self, writes: list[dict[str, Any]], kept_ids: set[str]) -> list[str]:
+        """A rewind's memory writes retracted (tmg.memory.retract); what was is forgotten here too."""
+        from tmg.memory.retract import retract
+
+        if not writes:
+            return []
+        client = await self._clients.client(self.runtime.start_timeout)
+        lines = await retract(client, writes, kept_ids)
+        for write in writes:
+            if write.get("kind") == "learn" and write.get("id") not in kept_ids:
+                self.instructions.discard(write["id"])
+                self.statements.pop(write["id"], None)
+                self.hook.forget_learned(self.session_id, str(write.get("text", "")))
+        return lines
 
     async def add(self, text: str) -> list[str]:
         """`/memory add ...`: teach a standing instruction in the user's words (scrubbed, pinned)."""

@@ -11,8 +11,9 @@ from typing import Literal
 
 # read: looks only (allowed by default); write: changes files; run: executes a command;
 # unknown: an MCP tool without annotations (asks by default); sample: an MCP server asks the
-# session's model for a completion (asks by default: it spends the user's tokens on the server's words).
-Effect = Literal["read", "write", "run", "unknown", "sample"]
+# session's model for a completion (asks by default: it spends the user's tokens on the server's words);
+# network: fetches a URL (asks by default: what the model sends out, and what it reads, are the user's call).
+Effect = Literal["read", "write", "run", "unknown", "sample", "network"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,10 @@ class ToolAction:
     effect: Effect
     paths: tuple[str, ...] = ()   # resolved paths the call touches (rules match them by glob)
     command: str | None = None    # the shell command line, for `run`
+    url: str | None = None        # the URL a `network` call fetches (rules match it by glob)
+    # Why the URL needs a rule or an answer naming it even where fetching is allowed broadly:
+    # it names a loopback or private address ("127.0.0.1 is a loopback address").
+    private: str | None = None
     preview: str = ""             # exactly what will run or change (a command, a diff), for the prompt
     sensitive: str | None = None  # why even a read needs consent (e.g. "holds secrets by nature")
     server: str | None = None     # the MCP server name, for MCP tools

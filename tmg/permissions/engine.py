@@ -2,7 +2,9 @@
 
 The order: rules (the user's PERMISSIONS.DENY/ASK/ALLOW, a project's beside them when a ./tmg.yaml
 is the config (an untrusted one's ALLOW withheld), and the user's saved "always" decisions), then the mode (`--permissions` or PERMISSIONS.MODE), then defaults
-(reads allowed; writes, commands and unannotated MCP tools ask; files that hold secrets ask).
+(reads allowed; writes, commands, fetching a URL and unannotated MCP tools ask; files that hold
+secrets ask). Plan mode is read-only until the user approves the model's plan (`set_mode`). A URL
+that names a loopback or private address needs a rule naming it, or the user's answer, in every mode.
 Deny beats ask beats allow. A shell command is judged part by part (tmg.permissions.shell):
 every simple command in it must be allowed, one denied part denies the whole, and a line that
 cannot be read part by part asks. A server marked REQUIRES_CONSENT asks on every call.
@@ -19,12 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Protocol
 
 from tmg.permissions.action import PermissionGate, ToolAction, Verdict
-from tmg.permissions.rules import RANK, Decision, Rule, RuleError, command_matches, parse_rule, path_candidates, path_matches
+from tmg.permissions.rules import (RANK, Decision, Rule, RuleError, command_matches, parse_rule, path_candidates,
+                                   path_matches, url_matches, url_target)
 from tmg.permissions.store import DecisionStore
 from tmg.tools.sensitive import SensitivePaths
 
-MODES = ("default", "accept-edits", "read-only", "yolo")
-Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+MODES = ("default", "accept-edits", "read-only", "plan", "yolo")
+Mode = Literal["default", "accept-edits", "read-only", "plan", "yolo"]
+# The modes in which nothing that writes or runs happens.
+_READ_ONLY = ("read-only", "plan")
 # Tools whose first argument is usually a subcommand: "always" for `git status -s` saves
 # `git status`, not every git command.
 _SUBCOMMANDED = {"git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "podman", "kubectl", "pip", "pip3", "uv",
@@ -59,8 +64,9 @@ class Asker(Protocol):
 
 @dataclass
 class _Target:
-    kind: Literal["command", "path", "call"]
+    kind: Literal["command", "path", "url", "call"]
     words: tuple[str, ...] = ()
+    url: str = ""
     paths: tuple[str, ...] = ()  # the candidates of one path (as written, as it really is)
     judged_only: bool = False
     rule: Rule | None = None
@@ -110,6 +116,7 @@ class PermissionEngine(PermissionGate):
         self._home = os.path.expanduser("~") if not env.get("HOME") else env["HOME"]
         self._store = store
         self._mode_flag = mode
+        self._mode_said = "--permissions"  # what set the mode flag: the command line, /plan, an approved plan
         self.asker = asker
         self._record = record
         self._refused = refused
@@ -126,6 +133,14 @@ class PermissionEngine(PermissionGate):
             return self._mode_flag
         block = getattr(self._config(), "permissions", None)
         return getattr(block, "mode", "default") or "default"
+
+    def set_mode(self, mode: str, source: str) -> None:
+        """Switch the mode for the rest of the session (/plan, an approved plan); ``source``
+        says what switched it, for /permissions and refusals."""
+        if mode not in MODES:
+            raise ValueError(f"no permission mode {mode!r}")
+        self._mode_flag, self._mode_said = mode, source
+        self._record(f"permission mode {mode} ({source})")
 
     @property
     def store(self) -> DecisionStore:
@@ -148,7 +163,7 @@ class PermissionEngine(PermissionGate):
 
     def mode_source(self) -> str:
         if self._mode_flag:
-            return "--permissions"
+            return self._mode_said
         origin = getattr(self._config(), "origin", lambda _p: "")("PERMISSIONS.MODE")
         # The user's own file, when a project's tmg.yaml is the config (tmg.config.loader).
         return f"PERMISSIONS.MODE in {origin[5:]}" if origin.startswith("file /") else "PERMISSIONS.MODE"
@@ -204,6 +219,8 @@ class PermissionEngine(PermissionGate):
                 problem = f"it writes to {', '.join(split.writes)} by redirection"
         elif action.paths:
             targets = [_Target("path", paths=path_candidates(p, self._cwd, self._home)) for p in action.paths]
+        elif action.url is not None:
+            targets = [_Target("url", url=action.url)]
         else:
             targets = [_Target("call")]
         for target in targets:
@@ -213,12 +230,14 @@ class PermissionEngine(PermissionGate):
         if denied is not None:
             return Judgement("deny", f"denied by rule {denied.text} ({denied.origin})",
                              how_to_allow=f"rule {denied.text} in {denied.origin} denies it")
+        if mode == "plan" and action.effect in ("write", "run", "unknown"):
+            return self._mode_denies(action)  # not even an allow rule: the plan comes first
         if action.outside_sandbox:  # never a rule's, a mode's or a saved answer's to allow (tmg.tools.sandbox)
             return _outside_sandbox(mode, self._mode_denies(action))
         sensitive = action.sensitive or next(
             (r for t in targets for p in t.paths if (r := self._sensitive.reason(p))), None)
         if action.requires_consent:
-            if mode == "read-only" and action.effect != "read":
+            if mode in _READ_ONLY and action.effect != "read":
                 return self._mode_denies(action)
             return Judgement("ask", f"MCP server {action.server} requires consent for every call",
                              how_to_allow=f"MCP server {action.server} has REQUIRES_CONSENT: true; run tmg "
@@ -231,38 +250,54 @@ class PermissionEngine(PermissionGate):
         if problem is not None:
             if mode == "yolo":
                 return Judgement("allow", "allowed by yolo mode")
-            if mode == "read-only":
+            if mode in _READ_ONLY:
                 return self._mode_denies(action)
             return Judgement("ask", f"the command cannot be checked part by part: {problem}",
                              how_to_allow=f"the command cannot be checked part by part ({problem}); run tmg "
                                           "in a terminal to be asked, or --permissions yolo")
         needing = [t for t in targets if not t.judged_only and (t.rule is None or t.rule.decision != "allow")]
-        # A file that holds secrets needs a rule naming it (a path glob): `read_file` allowed
-        # whole, to quiet the prompts, does not reach into ~/.ssh.
-        broad = sensitive and any(t.rule is not None and t.rule.spec is None for t in targets)
+        # A file that holds secrets, or a URL of a private address, needs a rule naming it (a
+        # glob): `read_file` or `web_fetch` allowed whole, to quiet the prompts, does not reach
+        # into ~/.ssh or the user's local services.
+        guarded = sensitive or action.private
+        broad = guarded and any(t.rule is not None and t.rule.spec is None for t in targets)
         if not needing and not broad and any(not t.judged_only for t in targets):
             used = sorted({t.rule.text for t in targets if t.rule is not None})
             return Judgement("allow", f"allowed by rule {', '.join(used)}")
-        if mode == "yolo":
+        if mode == "yolo" and not action.private:
             return Judgement("allow", "allowed by yolo mode")
-        if mode == "read-only":
+        if mode in _READ_ONLY and action.effect != "network":  # a fetch changes nothing here: it asks
             if action.effect == "read" and not sensitive:
-                return Judgement("allow", "reads are allowed in read-only mode")
+                return Judgement("allow", f"reads are allowed in {mode} mode")
             return self._mode_denies(action)
         if mode == "accept-edits" and action.effect == "write" and not sensitive:
             return Judgement("allow", "allowed by accept-edits mode")
         if action.effect == "read" and not sensitive:
             return Judgement("allow", "reads are allowed by default")
-        proposals = tuple(dict.fromkeys(self._proposal(action, t, bool(sensitive)) for t in needing))
-        if sensitive:
+        proposals = tuple(dict.fromkeys(self._proposal(action, t, bool(sensitive))
+                                      for t in (needing or [t for t in targets if not t.judged_only])))
+        if action.private:
+            why = f"{action.private}: fetching it asks first"
+        elif sensitive:
             why = f"{sensitive}: reading it asks first" if action.effect == "read" else f"{sensitive}: changing it asks first"
         else:
             why = {"write": "changing files asks by default", "run": "running a command asks by default",
+                   "network": "fetching from the web asks by default",
                    "sample": "an MCP server's use of your model asks by default"}.get(
                 action.effect, "the tool's server does not say it only reads, so it asks by default")
         return Judgement("ask", why, proposals, how_to_allow=self._how_to_allow(proposals))
 
+    def rule_names_url(self, tool: str, url: str) -> bool:
+        """A rule naming this URL allows ``tool`` to fetch it (a bare `web_fetch` does not): what
+        a fetch needs for a host that resolves to, or redirects to, a private address."""
+        best = _strongest([r for r in self.rules() if r.names(tool)], _Target("url", url=url), self._cwd, self._home)
+        return best is not None and best.decision == "allow" and best.spec is not None
+
     def _mode_denies(self, action: ToolAction) -> Judgement:
+        if self.mode() == "plan":
+            return Judgement("deny", "denied by plan mode (only reads until the user approves a plan)",
+                             how_to_allow=f"plan mode ({self.mode_source()}) runs only what reads; propose the plan "
+                                          "with exit_plan_mode, and once the user approves it the changes can be made")
         return Judgement("deny", "denied by read-only mode (nothing that writes or runs)",
                          how_to_allow=f"read-only mode ({self.mode_source()}) allows nothing that writes or runs; "
                                       "use --permissions default to be asked")
@@ -274,6 +309,10 @@ class PermissionEngine(PermissionGate):
             import shlex
 
             return f"{action.tool}({shlex.join(words[:keep])})"
+        if target.kind == "url":
+            found = url_target(target.url)
+            where = found[1].partition("/")[0] if found else target.url
+            return f"{action.tool}({where}/**)"
         if target.kind == "path":
             path = target.paths[0]
             if sensitive or action.effect == "read":
@@ -335,6 +374,8 @@ def _strongest(rules: list[Rule], target: _Target, cwd: str, home: str) -> Rule 
         elif target.kind == "path":
             hits = [path_matches(rule, p, cwd, home) for p in target.paths]
             hit = all(hits) if rule.decision == "allow" else any(hits)
+        elif target.kind == "url":
+            hit = url_matches(rule, target.url)
         else:
             hit = False
         if hit:
@@ -359,6 +400,8 @@ def _what(action: ToolAction) -> str:
         return f"{action.tool} `{command}`"
     if action.paths:
         return f"{action.tool} {', '.join(action.paths)}"
+    if action.url is not None:
+        return f"{action.tool} {action.url if len(action.url) <= 200 else action.url[:197] + '...'}"
     return action.tool
 
 

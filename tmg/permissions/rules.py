@@ -2,11 +2,13 @@
 
     shell(git status)     a command prefix: `git status`, `git status -s`, not `git stash`
     write_file(src/**)    a path glob (relative to the working folder, `~` for home)
+    web_fetch(docs.python.org/**)  a URL glob: host[:port]/path, scheme optional
     mcp_github_*          every tool of one MCP server (names are globs)
     read_file             every call of a tool
 
 A rule with a command matches a simple command whose words begin with the rule's words; a rule
-with a path matches an action whose every path it covers. A bare name matches every call of the
+with a path matches an action whose every path it covers; a rule with a URL matches the URLs its
+glob covers (a host alone covers every page of it). A bare name matches every call of the
 tools it names. Verdicts rank deny > ask > allow.
 """
 
@@ -122,3 +124,69 @@ def _glob(spec: str, cwd: str, home: str) -> re.Pattern[str]:
             i += 1
     body = "".join(out).rstrip("/")
     return re.compile(f"{body}(/.*)?" if not body.endswith(".*") else body, re.S)
+
+
+# -- URLs (web_fetch) ----------------------------------------------------------------------------
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def url_target(url: str) -> tuple[str, str] | None:
+    """``(scheme, "host[:port]/path[?query]")`` of an http(s) URL as rules see it (the host in
+    lower case, a default port left out), or None when it is not one."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in _DEFAULT_PORTS or not host:
+        return None
+    if ":" in host:  # an IPv6 literal, as it is written in a URL
+        host = f"[{host}]"
+    where = host if port in (None, _DEFAULT_PORTS[parts.scheme]) else f"{host}:{port}"
+    path = parts.path or "/"
+    return parts.scheme, where + path + (f"?{parts.query}" if parts.query else "")
+
+
+def url_matches(rule: Rule, url: str) -> bool:
+    """The rule's URL glob covers ``url``: ``*`` within one part of the path (or the host, or
+    the port), ``**`` any depth; a glob with a scheme matches that scheme only."""
+    assert rule.spec is not None
+    target = url_target(url)
+    if target is None:
+        return False
+    scheme, rest = target
+    spec = rule.spec
+    if "://" in spec:
+        want, _, spec = spec.partition("://")
+        if want.lower() != scheme:
+            return False
+    return _url_glob(spec).match(rest) is not None
+
+
+@lru_cache(maxsize=256)
+def _url_glob(spec: str) -> re.Pattern[str]:
+    host, slash, path = spec.partition("/")
+    host_re = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in host.lower())
+    if not slash:  # a host alone: every page of it
+        return re.compile(f"{host_re}(/.*)?", re.S)
+    out, i = [], 0
+    while i < len(path):
+        if path.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif path[i] == "*":
+            out.append("[^/?]*")
+            i += 1
+        elif path[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(path[i]))
+            i += 1
+    body = "".join(out)
+    # A page's query string belongs to it: `docs.x/page` covers `docs.x/page?lang=en`.
+    return re.compile(f"{host_re}/{body}" + ("" if body.endswith(".*") else r"(\?.*)?"), re.S)

@@ -25,6 +25,7 @@ class Repl(Protocol):
     meter: UsageMeter
     mcp_servers: McpToolServers
     done: bool
+    mode_before_plan: str | None
 
     async def switch(self, options: ChatOptions) -> bool:
         """Make a session for ``options`` the current one; False (said on the screen) on failure."""
@@ -222,9 +223,39 @@ def activate_skill(repl: Repl, name: str) -> bool:
     return True
 
 
+async def _rewind(repl: Repl, arg: str) -> None:
+    from tmg.repl.asking import read_line
+    from tmg.repl.rewind import rewind
+
+    await rewind(repl.session, repl.screen, arg, read_line)
+
+
+async def _plan(repl: Repl, arg: str) -> None:
+    gate = repl.session.gate
+    if gate is None:
+        repl.screen.error("plan mode is not available in this session")
+        return
+    if arg == "off":
+        if gate.mode() != "plan":
+            repl.screen.info(f"not in plan mode (permissions: {gate.mode()})")
+            return
+        before = repl.mode_before_plan or "default"
+        gate.set_mode(before, "/plan off")
+        repl.screen.info(f"plan mode off: permissions {before}")
+        return
+    if gate.mode() != "plan":
+        repl.mode_before_plan = gate.mode()
+        gate.set_mode("plan", "/plan")
+        repl.screen.info("plan mode: only reads run; the model proposes a plan for you to approve "
+                         "(/plan off leaves it)")
+    elif not arg:
+        repl.screen.info("already in plan mode (/plan off leaves it)")
+    # /plan PROMPT: the loop asks PROMPT next, as a prompt of its own (Ctrl-C stops it alone)
+
+
 _HANDLERS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
     "help": _help, "new": _new, "mode": _mode, "model": _model, "compact": _compact, "cost": _cost,
     "config": _config, "transcript": _transcript, "memory": _memory, "permissions": _permissions, "exit": _exit,
-    "skills": _skills, "mcp": _mcp,
+    "skills": _skills, "mcp": _mcp, "rewind": _rewind, "plan": _plan,
 }
 assert set(_HANDLERS) == {c.name for c in commands.COMMANDS}, "every command needs a handler"

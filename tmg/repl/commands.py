@@ -37,6 +37,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "/NAME [request] activates skill NAME"),
     CommandSpec("mcp", "/mcp [reconnect NAME]", "the MCP servers: status (and why), transport, tools, whether "
                 "warm; /mcp reconnect NAME starts one afresh"),
+    CommandSpec("rewind", "/rewind [N]", "take back the last N prompts: their file changes, what the model sees, "
+                "what memory learned from them; without N, lists the recent prompts to choose from"),
+    CommandSpec("plan", "/plan [off|PROMPT]", "plan mode: only reads run until you approve the model's plan; "
+                "PROMPT is asked in it; off goes back to the mode before"),
     CommandSpec("exit", "/exit", "end the session (also Ctrl-D)", aliases=("quit",)),
 )
 

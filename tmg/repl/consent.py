@@ -19,7 +19,7 @@ from tmg.repl.asking import drop_typeahead, printable, read_line
 
 MAX_PREVIEW_LINES = 40
 _VERB = {"run": "wants to run", "write": "wants to change", "read": "wants to read", "unknown": "wants to call",
-         "sample": "wants to ask your model"}
+         "sample": "wants to ask your model", "network": "wants to fetch"}
 
 
 class ConsentPrompt:
@@ -45,7 +45,7 @@ class ConsentPrompt:
 
     def lines(self, question: Question) -> list[str]:
         action, judgement = question.action, question.judgement
-        what = action.command if action.command is not None else (", ".join(action.paths) or "")
+        what = action.command if action.command is not None else (", ".join(action.paths) or action.url or "")
         # The file it changes is named; an MCP tool not marked read-only is called, not a file change.
         named = f" {printable(', '.join(action.paths))}" if action.paths and action.command is None else ""
         effect = "unknown" if action.server is not None and action.effect == "write" else action.effect

@@ -37,6 +37,7 @@ from tmg.mcp.server_set import McpToolServers
 from tmg.repl import commands
 from tmg.repl.screen import ReplScreen, typeahead_mode
 from tmg.repl.consent import ConsentPrompt
+from tmg.repl.plan_review import PlanReviewPrompt
 from tmg.repl.trust_question import TrustQuestion
 from tmg.repl.usage import UsageMeter
 from tmg.session.ending import SessionEnd
@@ -112,11 +113,12 @@ class Repl:
                                           log=self.notices.notice if envr.debug else None,
                                           oauth_store=OAuthStore.for_env(envr.env),
                                           show_login=lambda name, url: self.notices.notice(login_line(name, url)))
-        # An untrusted ./tmg.yaml is asked about once, before the first session opens.
-        self.trust_question = TrustQuestion(envr)
+        self.trust_question = TrustQuestion(envr)  # an untrusted ./tmg.yaml: asked once, before the first session
         # A tool call the permission engine asks about is put to the user here, below the
         # answer so far, made final first (questions are no lines: nothing is redrawn below them).
         self.consent = ConsentPrompt(envr, before=self.notices.region.settle)
+        self.plan_review = PlanReviewPrompt(envr, before=self.notices.region.settle)  # plan mode's plan, likewise
+        self.mode_before_plan: str | None = None  # what /plan off goes back to
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -125,7 +127,8 @@ class Repl:
         live = load_live_config(options, self.envr, self.notices, ask=self.trust_question)
         screen = FanOut(ConsoleEvents(self.answer, self.notices), self.meter, self._interrupt)
         session = await self._opener(options, self.envr, live, self.notices, screen, memory_servers=self.memory_servers,
-                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent)
+                               mcp_servers=self.mcp_servers, interactive=True, asker=self.consent,
+                               plan_review=self.plan_review)
         self.screen.redact = session.redact
         # The memory server starts now, beside the prompt; config saves apply at the next phase
         # boundary (SPEC §3).
@@ -181,9 +184,11 @@ class Repl:
         return (self.session.ref.mode, model)
 
     def warning(self) -> str:
-        """What the prompt line must show beside mode and model: "yolo" when nothing asks."""
+        """What the prompt line must show beside mode and model: "yolo" when nothing asks, "plan"
+        while only reads run."""
         gate = getattr(self.session, "gate", None)
-        return "yolo" if gate is not None and gate.mode() == "yolo" else ""
+        mode = gate.mode() if gate is not None else ""
+        return mode if mode in ("yolo", "plan") else ""
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -260,6 +265,8 @@ class Repl:
             await self._mcp_prompt(parsed)
         elif isinstance(parsed, commands.Command):
             await self._command(run_command(self, parsed))
+            if parsed.name == "plan" and parsed.arg not in ("", "off"):  # /plan PROMPT: asked in plan mode
+                await self.ask(parsed.arg)
         else:
             await self.ask(parsed.text)
 

@@ -11,6 +11,12 @@ A summary (the budget gatekeeper's, tmg.context.gatekeeper) is one more appended
 ``summary``, naming the first stored message it does not replace (``meta.summary.keep_from``).
 The messages it replaces stay in the file (``tmg -t`` shows them); only :attr:`History.model_view`,
 what a provider is sent, starts with the summary instead of them.
+
+A rewind (tmg.checkpoints.rewind) is one more appended record too, role ``rewound``, naming the
+first stored message it takes back (``meta.rewound.from``, with that message's ``ts``): that
+message and every one after it, up to the marker, stay in the file and in :attr:`History.messages`
+(``tmg -t`` shows them, marked) but leave :attr:`History.model_view`, a summary made among them
+included. The file is never rewritten for it.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class History:
         # Per model_view entry, the index in ``messages`` it stands for (-1: the summary's own).
         self._view_source: list[int] = []
         self._summary: Message | None = None  # the latest summary record in force
+        self._rewound: list[tuple[int, int]] = []  # [from, to) ranges of ``messages`` a rewind took back
         self._warn = warn
         self._file = None
         self._full = False  # the last append failed for want of room
@@ -110,7 +117,14 @@ class History:
 
     def _add(self, record: Message) -> None:
         self.messages.append(record)
-        if is_summary(record):
+        if is_rewind(record):
+            start = self._rewind_start(record)
+            if start is not None:
+                self._rewound.append((start, len(self.messages) - 1))
+                self._summary = next((m for i, m in reversed(list(enumerate(self.messages)))
+                                      if is_summary(m) and not self.is_rewound(i)), None)
+                self._rebuild_view()
+        elif is_summary(record):
             self._summary = record
             self._rebuild_view()
         elif not set_aside(record):
@@ -123,7 +137,7 @@ class History:
         summary = self._summary
         keep_from = summary_info(summary).get("keep_from", len(self.messages)) if summary else 0
         kept = [(i, m) for i, m in enumerate(self.messages[keep_from:], start=keep_from)
-                if not is_summary(m) and not set_aside(m)]
+                if not is_summary(m) and not set_aside(m) and not is_rewind(m) and not self.is_rewound(i)]
         self.model_view, self._view_source = [], []
         if summary is not None:
             head = summary_messages(summary, first_kept_role=kept[0][1].get("role") if kept else "user")
@@ -151,10 +165,32 @@ class History:
         self.sync()
         return stored
 
+    def add_rewound(self, first: int, info: dict[str, Any]) -> Message:
+        """Take back, from what the model sees, stored message ``first`` and every one after it
+        (a rewind of the last prompts): one appended marker, made durable. Returns it."""
+        record = {"role": "rewound", "content": "",
+                  "meta": {"rewound": {**info, "from": first, "from_ts": self.messages[first].get("ts")}}}
+        stored = self.append(record)
+        self.sync()
+        return stored
+
+    def is_rewound(self, index: int) -> bool:
+        """Whether stored message ``index`` was taken back by a rewind."""
+        return any(start <= index < end for start, end in self._rewound)
+
+    def _rewind_start(self, record: Message) -> int | None:
+        """The index a marker takes back from: its ``from``, checked against the ``ts`` it names
+        (a rewrite by the repair transformer may have moved it), else found by that ``ts``."""
+        info = (record.get("meta") or {}).get("rewound") or {}
+        at, ts = info.get("from"), info.get("from_ts")
+        if isinstance(at, int) and 0 <= at < len(self.messages) - 1 and self.messages[at].get("ts") == ts:
+            return at
+        return next((i for i, m in enumerate(self.messages[:-1]) if ts is not None and m.get("ts") == ts), None)
+
     def last_turn_message(self) -> Message | None:
-        """The last message of a turn (summaries are not part of one)."""
+        """The last message of a turn (summaries and rewind markers are not part of one)."""
         for m in reversed(self.messages):
-            if not is_summary(m):
+            if not is_summary(m) and not is_rewind(m):
                 return m
         return None
 
@@ -201,6 +237,7 @@ class History:
             raise HistoryWriteError(f"the session's history {self.path} could not be rewritten "
                                     f"({exc.strerror or exc}); it is left as it was") from exc
         self.messages, self.model_view, self._view_source, self._summary = [], [], [], None
+        self._rewound = []
         for m in messages:
             self._add(m)
 
@@ -245,6 +282,10 @@ def set_aside(message: Message) -> bool:
     """Whether a stored message is kept out of what the model sees (a failed prompt)."""
     meta = message.get("meta")
     return isinstance(meta, dict) and bool(meta.get("failed"))
+
+
+def is_rewind(message: Message) -> bool:
+    return message.get("role") == "rewound"
 
 
 def is_summary(message: Message) -> bool:

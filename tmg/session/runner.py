@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from tmg.checkpoints.log import CheckpointLog
 from tmg.config.live import LiveConfig
 from tmg.config.watcher import ConfigWatcher
 from tmg.engine.engine import PhaseEngine
@@ -23,6 +24,7 @@ from tmg.session.store import SessionRef
 from tmg.session.transcript import Transcript
 from tmg.skills.session import SessionSkills
 from tmg.tools.registry import ToolResult
+from tmg.tools.todo import TodoList
 
 if TYPE_CHECKING:  # memory is imported only by a session that has it (a memory-off one-shot never does)
     from tmg.memory.session import SessionMemory
@@ -45,6 +47,8 @@ class ChatSession:
     gate: PermissionEngine | None = None  # the session's permission engine (/permissions, the prompt line)
     skills: SessionSkills | None = None  # the skills it offers and those it activated
     mcp: SessionServers | None = None  # this session's view of the MCP servers (tools, resources)
+    checkpoints: CheckpointLog | None = None  # what each prompt changed (/rewind)
+    todos: TodoList | None = None  # the model's todo list
 
     async def run_prompt(self, text: str, typed: str | None = None) -> None:
         """Run one prompt as the user gave it (the one-shot's and the REPL's alike): written into the

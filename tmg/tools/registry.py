@@ -21,6 +21,9 @@ class ToolResult:
     content: str
     is_error: bool = False
     images: tuple[Image, ...] = ()
+    # The prompt ends once this turn's tools ran, with no further model call (a one-shot's plan
+    # in plan mode: the user must answer it in another run).
+    ends_prompt: bool = False
 
 
 class Tool(Protocol):
@@ -141,7 +144,7 @@ class ToolRegistry:
         if len(result.content) > MAX_RESULT_CHARS:
             cut = result.content[:MAX_RESULT_CHARS]
             note = f"\n[truncated: {len(result.content) - MAX_RESULT_CHARS} more characters not shown]"
-            result = ToolResult(cut + note, result.is_error, result.images)
+            result = ToolResult(cut + note, result.is_error, result.images, result.ends_prompt)
         return result
 
 
