@@ -18,10 +18,12 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout2` (never used to tune), `heldout` (the first held-out part: run once, then its misses
-were worked on, so it is development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
+Parts: `heldout4` (written after the held-out 3 fixes, run once before any change it prompts),
+`heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
+development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
 
-Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout2|heldout|tune|old|all] [--server fake|real]
+Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout4|heldout3|heldout2|heldout|tune|old|all]
+     [--server fake|real] [--misses]
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 
-PARTS = {"heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
+PARTS = {"heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
+         "heldout3": ROOT / "bench" / "data" / "teaching_heldout3.json",
+         "heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
          "heldout": ROOT / "bench" / "data" / "teaching_heldout.json",
          "tune": ROOT / "bench" / "data" / "teaching_tune.json",
          "old": ROOT / "e2e" / "data" / "memory_sessions.json"}
@@ -231,7 +235,7 @@ def cost() -> str:
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("heldout2", "heldout", "tune", "old", "all"), default="all")
+    parser.add_argument("--part", choices=(*PARTS, "all"), default="all")
     parser.add_argument("--server", choices=("fake", "real"), default="fake")
     parser.add_argument("--misses", action="store_true", help="list what was missed or wrongly written")
     args = parser.parse_args()

@@ -85,6 +85,58 @@ def test_instructions_however_they_start(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # an interjection opens the clause and changes nothing
+    "omg stop apologising in every reply", "welp, from now on answer in bullet points",
+    # a tag on a statement does not make it a question
+    "you'll answer in Spanish from now on, ok?", "From now on no more emojis, deal?",
+    # typed without punctuation: the main clause starts after the subordinate one
+    "whenever you write sql for me use uppercase keywords",
+    "when you give me bash dont add comments to it",
+    "every time you suggest a library could you link its docs",
+    "i read these on a kindle so please no wide code blocks",
+])
+def test_instructions_typed_as_people_type(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
+    # an imperative by its place, whatever its verb
+    "next time just zip the logs before you send them", "whenever I paste a diff, skim it for typos first",
+    "by default, alphabetise the imports",
+    # requests as questions and as wishes
+    "any chance you could always show the SQL too?", "is it possible for you to never use the passive voice?",
+    "It would be great if you could cite the RFC whenever you mention a protocol.",
+    # a habitual want, what the user's words mean
+    "i never want to see `any` in your TypeScript", "when I say ship it, I mean merge and tag",
+    "by 'the box' I mean my home server",
+])
+def test_instructions_by_their_grammar_not_their_verb(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
+    "when the build fails, slack pings me", "next time I'll know better", "whenever it rains, my wifi drops",
+    "when I say this out loud it sounds silly", "it would be great if this worked",
+])
+def test_the_same_shapes_teach_nothing_with_a_subject_of_their_own(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "remember it must handle empty lists too", "keep in mind this has to run on Python 3.8",
+])
+def test_what_the_task_at_hand_must_be_is_no_fact_to_keep(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "just so you know, my laptop is an M2 Mac",
+    "I need you to remember that our fiscal year ends in June.",
+    "help me remember: the dentist is on Thursday at 9",
+    "the standup moved to 9:15, keep that for me",
+    "I'm Prof. Lindqvist in emails, please.",
     "remember that our staging cluster is called blue",
     "note that I'm colour blind, so don't rely on red/green in charts",
     "Can you remember that my dog is called Rex?",
@@ -176,6 +228,36 @@ def test_corrections_of_the_previous_answer(text, previous) -> None:
     assert teaching.kind == "correction" and not teaching.standing and teaching.context
 
 
+@pytest.mark.parametrize("text, previous", [
+    # a flat denial, its verb left out, and what is right after it
+    ("it isn't, the timeout defaults to 30 seconds", "The timeout defaults to 60 seconds."),
+    ("Is not correct, Python 3 has no xrange anymore.", "Use `xrange()` in Python 3."),
+    # the answer's word under a contrastive "not", without a comma
+    ("the capital is Bern not Zurich", "The capital of Switzerland is Zurich."),
+    # the answer said again with another value, no word of contradiction
+    ("Herman Melville wrote it.", "Mark Twain wrote it in 1851."),
+    ("str.removeprefix(). strip takes characters", "Use `str.strip('v')` to drop the prefix."),
+    ("that does nothing. its `git commit --amend`", "Run `git fix-commit`."),
+    ("thats the median, the mean is 4.2", "The mean of the sample is 3."),
+    # one clause of a short reply shares the answer's words, another says what is right
+    ("Soft keeps the changes! You mean --hard.", "`git reset --soft` discards your changes."),
+])
+def test_corrections_without_a_trigger_word(text, previous) -> None:
+    assert might_teach(text, previous)
+    (teaching,) = find_teachings(text, previous)
+    assert teaching.kind == "correction" and not teaching.standing and teaching.statement == text
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("the files are actually in /srv/data on my box", "Look in `/var/lib/data`."),
+    ("ok it works now, Ubuntu just needed a reboot", "Restart the `snapd` service."),
+    ("that fixed it. 3 tests still fail though", "Pin `pytest<8`."),
+    ("Thanks! Octavia Butler is great.", "Octavia Butler wrote Kindred in 1979."),
+])
+def test_replies_that_say_another_value_but_correct_nothing(text, previous) -> None:
+    assert taught(text, previous) == []
+
+
 def test_a_correction_needs_an_answer_to_correct() -> None:
     assert taught("It's 42.") == [] and taught("The default is 8080, not 8000.") == []
 
@@ -195,6 +277,19 @@ def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing
 def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
     assert taught("From now on, use these settings for the app:") == []
     assert taught("Please remember:\nmy name is Priya") == ["my name is Priya"]
+
+
+def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it() -> None:
+    assert taught("Keep in mind: the office closes at 6, and the VPN drops at midnight.") == [
+        "Keep in mind: the office closes at 6, and the VPN drops at midnight."]
+    assert taught("drop the 'Hope this helps!' line, from now on never end with it") == [
+        "drop the 'Hope this helps!' line, from now on never end with it"]
+    reply = "Thanks for that, but there's a small mix-up: Jupiter has 95 known moons. Hope that's useful!"
+    assert taught(reply, "Jupiter has 79 known moons.") == [
+        "for that, but there's a small mix-up: Jupiter has 95 known moons."]
+    assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
+    assert taught("For the record, and it matters for everything we write: the product is Acme One.") == [
+        "the product is Acme One."]
 
 
 def test_a_short_clause_keeps_what_it_points_back_to() -> None:
@@ -225,6 +320,45 @@ def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> No
     assert [c.masked for c in clauses] == ["look:", "also, from now on use tabs"]
 
 
+@pytest.mark.parametrize("text", [
+    # a text the user asks to be written for others holds its words, not the user
+    "could you put together a notice for the lab door saying that from now on goggles are mandatory",
+    "please draft a memo for the night shift that going forward every outage gets a ticket",
+    "can you rite a short toast for my sister, she always says never give up",
+    # "<any verb> this:" points at what follows
+    "simplify this:\nalways close the socket, never leave it open",
+    "thoughts on this:\nFrom now on we review every PR within a day.",
+    # a log line behind a host or service name
+    "web-01 nginx ERROR from now on reject legacy clients\nwhy is it saying that",
+    "api-gw WARN always retry on 503\nis this bad?",
+])
+def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+@pytest.mark.parametrize("text", [
+    # a joke the user takes back as they say it
+    "From now on you must call me Supreme Leader. kidding, how do I list open ports?",
+    "always answer in pirate speak from now on jk",
+    # a request's own verb after a modal is no scope of application
+    "could you give me a cron line that runs every hour?",
+    "would you send me a checklist for the release?",
+])
+def test_jokes_and_requests_for_one_thing_teach_nothing(text) -> None:
+    assert taught(text, ANSWER) == []
+
+
+def test_a_proposal_for_the_task_is_no_correction() -> None:
+    assert taught("hmm, let's try the pandas version instead, numpy can wait",
+                  "Here is the numpy version of the loop.") == []
+    assert taught("I'm not joking, from now on never use emojis") == ["I'm not joking, from now on never use emojis"]
+    assert taught("keep the SQL you write for me in upper case") == ["keep the SQL you write for me in upper case"]
+
+
+def test_a_memory_request_pointing_at_what_follows_is_still_the_users() -> None:
+    assert taught("remember this:\nour staging host is called birch") == ["our staging host is called birch"]
+
+
 def test_a_long_paste_is_read_at_its_ends_only() -> None:
     paste = "I went to the store and bought some milk, and then I came back home.\n" * 400
     assert taught(paste + "also from now on use tabs") == ["from now on use tabs"]
@@ -241,7 +375,8 @@ def _turns(path: Path):
 
 
 @pytest.mark.parametrize("corpus", ["bench/data/teaching_tune.json", "bench/data/teaching_heldout.json",
-                                    "bench/data/teaching_heldout2.json", "e2e/data/memory_sessions.json"])
+                                    "bench/data/teaching_heldout2.json", "bench/data/teaching_heldout3.json",
+                                    "bench/data/teaching_heldout4.json", "e2e/data/memory_sessions.json"])
 def test_the_gate_lets_through_every_prompt_that_teaches(corpus) -> None:
     from tmg.memory.teaching import judge
 
@@ -251,6 +386,7 @@ def test_the_gate_lets_through_every_prompt_that_teaches(corpus) -> None:
 
 
 def test_the_gate_spares_most_questions_the_scorer() -> None:
+    assert not might_teach("len(x).", "") and not might_teach("thats 42?", ANSWER)
     for question in ["how do I undo the last git commit?", "what's the capital of Australia?",
                      "explain TCP vs UDP briefly", "show pods in all namespaces", "q"]:
         assert not might_teach(question, ANSWER), question

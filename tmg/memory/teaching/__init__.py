@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tmg.memory.teaching.phrases import BARE_CONTRACTIONS, FUNCTION_WORDS, stem
 from tmg.memory.teaching.secret_like import looks_secret  # noqa: F401 - one small pattern module
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ désormais dorénavant partir avenir toujours jamais chaque défaut prochaine
 jetzt sofort nun künftig zukünftig zukunft immer nie niemals mal standardmäßig grundsätzlich
 ahora adelante futuro siempre nunca jamás jamas vez defecto próxima
 don't dont not stop quit cease no avoid skip omit prefer rather keep stick stay quit
+nobody nothing none nowhere neither nor mix-up mixup typo
+next mean means dr prof professor mr mrs ms mx pronouns know later
 n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein keine keinen sin
 remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
 merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides apunta conste
@@ -52,16 +55,24 @@ outputs summary summaries comment comments docs documentation plot plots chart c
 function functions component components everything anything whatever
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
-# A reply this short to an answer may correct it with a bare number ("It's 12.").
-SHORT_WORDS = 12
+# A reply this short to an answer may correct it with no word of contradiction at all: with a
+# number ("It's 12."), code ("len(list). length is javascript") or the answer's own words said
+# with another value ("Ursula K. Le Guin wrote it.").
+SHORT_REPLY_CHARS = 300
+_VALUE = re.compile(r"[`\d«»\"“]|\w[=^()/_+#@~{}<>:.\[\]-]\w|(?<!\S)(?:-{1,2}|:)\w")
 
 
 def might_teach(typed: str, previous_answer: str = "") -> bool:
     """Whether any cue could fire on `typed`: False means `find_teachings` would find nothing."""
-    words = [w.replace("’", "'") for w in _WORDS.findall(typed.lower())]
+    words = [BARE_CONTRACTIONS.get(w, w) for w in (w.replace("’", "'") for w in _WORDS.findall(typed.lower()))]
     if any(w in MARKERS for w in words):
         return True
-    return bool(previous_answer) and len(words) <= SHORT_WORDS and any(c.isdigit() for c in typed)
+    if not previous_answer or len(typed) > SHORT_REPLY_CHARS or typed.rstrip().endswith("?"):
+        return False  # (a question corrects nothing)
+    if _VALUE.search(typed):
+        return True
+    answer = {stem(w) for w in _WORDS.findall(previous_answer[:4000].lower()) if w not in FUNCTION_WORDS}
+    return any(stem(w) in answer for w in words if w not in FUNCTION_WORDS)
 
 
 def find_teachings(typed: str, previous_answer: str = "",

@@ -1,11 +1,15 @@
 """A reply against the answer before it: the answer's words, numbers and the name it gave the
 assistant, and whether the reply corrects it (the third kind of teaching, beside judge.py's).
 
-A correction contradicts ("no, ...", "X, not Y", "doesn't exist", "the real one is ...") and
-bears on the previous answer: it opens a short reply and says what is right (a number, code, a
-name), or shares words or a number with the answer, or points at what the assistant said. A
-change to the task ("actually, use a dict instead") and a status report ("nope, still broken")
-are no corrections.
+A correction contradicts ("no, ...", "it doesn't,", "X, not Y", "Orion not Atlas", "doesn't
+exist", "the real one is ...") and bears on the previous answer: it opens a short reply and says
+what is right (a number, code, a name), or shares words or a number with the answer, or points at
+what the assistant said. Or, with no word of contradiction at all, it says the answer again with
+another value in it: "Ursula K. Le Guin wrote it." to "Octavia Butler wrote it", "len(list)." to
+"Use `list.length`", "that does fuck all. it's :q!". A short reply bears on the answer as a whole:
+one clause may say what is wrong, another what is right. A change to the task ("actually, use a
+dict instead"), a status report ("nope, still broken", "it works now") and the user's own
+circumstances ("the dates are in dd/mm/yyyy in my file") are no corrections.
 """
 
 from __future__ import annotations
@@ -14,17 +18,13 @@ import re
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
-from tmg.memory.teaching.phrases import Words
+from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, Words, stem
 
 CORRECTION = "correction"
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
 _TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[A-Za-z_][\w]*(?:[./][\w]+)*")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w])")
-_STOP = frozenset(
-    "the a an and or but to of in on for with at by from is are was were be been it its it's this that these those"
-    " you your i me my we our they them he she his her not no yes do does did don't can could would should will"
-    " just also then than so as if when what which who how why there here have has had get got use using one all"
-    " any every each more most some such only very really about into out up down over than thats that's".split())
+
 
 
 class Verdict(NamedTuple):
@@ -42,6 +42,8 @@ class Answer:
     def __init__(self, text: str) -> None:
         self.text = text or ""
         self.tokens = tokens(self.text)
+        self.stems = {stem(t) for t in self.tokens}
+        self.folded = self.text.casefold()
         self.numbers = {n.replace(",", ".") for n in _NUMBER.findall(self.text)}
         self.self_names = [m.group(1).casefold() for m in forms.SELF_NAME.finditer(self.text)]
 
@@ -56,26 +58,94 @@ class Answer:
 
 
 def correction(body: str, words: Words, first: bool, said: str, answer: Answer, reply: str) -> Verdict | None:
+    """`said`: the clause as typed; `reply`: the whole of a short reply ("" for a longer prompt)."""
     explicit = forms.ASSISTANT_WORDS.find(words) >= 0
     soft = forms.SOFT_LEAD.match_at(words, 0)
-    lead = forms.CONTRA_LEAD.match_at(words, 0) or soft
+    lead = forms.CONTRA_LEAD.match_at(words, 0) or soft or forms.denial(words)
     if not (answer.text or explicit) or any(i + forms.NOT_CORRECTION.match_at(words, i) > lead
                                             for i in forms.NOT_CORRECTION.finditer(words)):
         return None  # (one inside the lead does not count: "I don't think that's right")
     rest = Words(" ".join(words[lead:])) if lead else words
-    if rest and cues.imperative(rest, anywhere=False) and not explicit:
-        return None  # "actually, use a dict instead": a change to this task, not a fact
-    shared = tokens(said) & answer.tokens if answer.tokens else set()
+    if rest and (cues.imperative(rest, anywhere=False) or _proposes(rest)) and not explicit:
+        return None  # "actually, use a dict instead", "let's do the login flow instead": this task
+    shared = bears_on(reply or said, answer)
     numbers = {n.replace(",", ".") for n in _NUMBER.findall(said)}
     contradicts_number = bool(answer.numbers and numbers and not numbers <= answer.numbers
                               and forms.ASSERTS_NUMBER.search(body) and len(words) <= 8)
     if lead and first and answer.text and reply and (shared or has_content(reply) or (soft and len(reply.split()) <= 6)):
         return Verdict(CORRECTION, False, ("opens with a contradiction",))
-    if forms.contradiction(body, words) and (shared or explicit or (lead and first)):
+    if (forms.contradiction(body, words) or _negates_answer(words, answer)) and (shared or explicit or (lead and first)):
         return Verdict(CORRECTION, False, ("contradicts the answer",))
     if contradicts_number and (shared or reply):
         return Verdict(CORRECTION, False, ("another number than the answer",))
+    if reply and answer.text and not _own_circumstances(words) and _new_values(said, answer):
+        says_instead = forms.COPULA_LEAD.match_at(rest, 0) > 0 and (shared or _points_at_answer(reply))
+        if says_instead or (first and shared and len(words) <= 16):
+            return Verdict(CORRECTION, False, ("says the answer again with another value",))
     return None
+
+
+def _proposes(words: Words) -> bool:
+    """"let's ...", "let us ...": what to do next in this task, said as a proposal."""
+    return words[:1] in (["let's"], ["lets"]) or words[:2] == ["let", "us"]
+
+
+def bears_on(text: str, answer: Answer) -> bool:
+    """Whether `text` shares a content word with the answer, by stem ("stratify", "stratifies")."""
+    return bool(answer.stems) and any(stem(t) in answer.stems for t in tokens(text))
+
+
+def _negates_answer(words: Words, answer: Answer) -> bool:
+    """"the launch was Orion not Atlas": a word of the answer under a contrastive "not"."""
+    for index, word in enumerate(words[:-1]):
+        if word == "not" and (index == 0 or words[index - 1] not in forms.AUXILIARIES) \
+                and stem(words[index + 1]) in answer.stems:
+            return True
+    return False
+
+
+_STATUS = frozenset("now works worked working fixed still again same".split())
+
+
+def _own_circumstances(words: Words) -> bool:
+    """The user's own setup or a change of state ("in my file", "we use ...", "it works now"):
+    context for the task, not the answer said again."""
+    hedge = forms.SOFT_LEAD.match_at(words, 0) or forms.HEDGE.find(words) >= 0
+    own = any(w in ("my", "mine", "our", "ours", "we", "me") for w in words) or ("i" in words and not hedge)
+    return own or bool(_STATUS & set(words))
+
+
+def _points_at_answer(reply: str) -> bool:
+    """A reply that opens on the answer ("that does nothing", "it's ...") or on what the
+    assistant said."""
+    first = Words(reply.lower()[:40])
+    return bool(first) and first[0] in ("that", "that's", "this", "it", "it's", "its", "nope", "no")
+
+
+_CODE_LIKE = re.compile(r"^(?:-{1,2}|:)\w|\w[=^()/_+#@~{}<>:\[\]]|\w\.\w|\w\(")
+_HYPHENATED = re.compile(r"^[A-Za-z]+(?:-[A-Za-z]+)+$")
+_SPANS = re.compile(r"`([^`]+)`|[\"“«'‘]\s?([^\"”»'’]{2,}?)\s?[\"”»'’]")
+
+
+def _new_values(said: str, answer: Answer) -> bool:
+    """Whether the clause holds a value the answer does not: a number, code, a quotation, a name."""
+    for match in _SPANS.finditer(said):
+        value = (match.group(1) or match.group(2) or "").strip().casefold()
+        if value and value not in answer.folded:
+            return True
+    if {n.replace(",", ".") for n in _NUMBER.findall(said)} - answer.numbers:
+        return True
+    words = said.split()
+    for index, raw in enumerate(words):
+        word = raw.strip(",.;!?)\"'`«»“”")
+        if not word or word.casefold() in answer.folded:
+            continue
+        if _CODE_LIKE.search(word) and not _HYPHENATED.match(word):
+            return True
+        capital = word[:1].isupper() and word not in ("I", "I'm", "I've", "I'd", "I'll")
+        if capital and (index > 0 or words[index + 1:index + 2] and words[index + 1][:1].isupper()):
+            return True  # a name: not the sentence's first word alone
+    return False
 
 
 def has_content(reply: str) -> bool:

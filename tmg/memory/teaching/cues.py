@@ -15,14 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tmg.memory.teaching.phrases import Phrases, Words
+from tmg.memory.teaching.segment import TEXT_KINDS
 
 # Words that open a clause without changing what it does ("ok so, btw, also: never ...").
 DISCOURSE = Phrases(
     "ok", "okay", "k", "kk", "alright", "all right", "also", "and", "so", "btw", "by the way", "oh", "ah", "well",
     "hey", "hmm", "hmmm", "right", "fine", "great", "cool", "lovely", "perfect", "good", "yes", "yeah", "yep", "sure",
     "thanks", "thank you (so much|)", "one more thing (for the future|)", "another thing", "ps", "p.s", "plus",
+    "(new|one|a|another|house|golden|general|standing|simple) rule (for you|)",
     "then", "now", "just", "tmg", "important", "reminder", "rule", "i told you (already|)", "i said", "again",
-    "d'accord", "bon", "alors", "aussi", "und", "noch etwas", "vale", "bueno", "además")
+    "d'accord", "bon", "alors", "aussi", "und", "noch etwas", "vale", "bueno", "además",
+    # interjections, the closed class that opens a clause and carries nothing of it
+    "eh", "meh", "huh", "hm", "hmmm", "welp", "whoa", "wow", "oops", "lol", "lmao", "omg", "ffs", "jeez", "gosh",
+    "damn", "dammit", "argh", "ahh", "ohh", "yo", "dude", "bro", "listen", "honestly", "seriously", "anyway",
+    "anyways", "um", "umm", "uh", "er", "erm", "ugh", "oh well", "ok so", "okay so", "so yeah", "ah well", "boh",
+    "ecco", "allora", "bem", "olha", "pronto", "tja", "naja", "also gut", "bah", "ben", "euh", "pues", "oye")
 POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il te (plaît|plait)",
                  "s'il vous (plaît|plait)", "stp", "svp")
 
@@ -48,49 +55,6 @@ WEAK_TIME = Phrases(
 HABIT_OPENERS = frozenset(
     "please pls plz kindly you u ya me and so then but also just or bitte favor te mir moi tu du".split())
 MODALS = frozenset("should must will 'll would can could shall".split())
-
-# What an instruction applies to: every answer, any code, everything written for the user.
-_OUTPUTS = frozenset("""
-answer answers reply replies response responses example examples snippet snippets code script scripts command
-commands query queries sql email emails message messages explanation explanations suggestion suggestions output
-outputs summary summaries comment comments docs documentation plot plots chart charts diagram diagrams pr prs test
-tests function functions component components project projects chat chats conversation conversations numbers
-""".split())
-_LANGUAGES_CODE = frozenset("react python javascript typescript shell bash go rust java yaml json markdown".split())
-_GENERIC_DETERMINERS = frozenset("all any every each your my future".split())
-_GENERIC_PREPOSITIONS = frozenset("in for with to of on across".split())
-_NOT_MODIFIERS = frozenset("the this that a an".split())
-GENERIC_WRITING = Phrases(
-    "(everything|anything|whatever|all|code|snippets|snippet|scripts|script|emails|email) (you|u) "
-    "(write|give|send|draft|generate|produce|suggest|show)",
-    "(you|u) (write|give|send|draft|generate|produce|suggest|show) (me|for)", "my answers", "commit messages")
-
-
-def generic(words: Words) -> bool:
-    """A scope of application: "in every answer", "in shell examples", "any React code", "the
-    code you write for me"."""
-    for index, word in enumerate(words):
-        if word in _GENERIC_PREPOSITIONS:
-            at = index + 1
-            determined = False
-            while at < len(words) and words[at] in _GENERIC_DETERMINERS:
-                at, determined = at + 1, True
-            if at < len(words) and (words[at] in _OUTPUTS or (determined and words[at] in _LANGUAGES_CODE)):
-                return True
-            if at + 1 < len(words) and words[at] not in _NOT_MODIFIERS and words[at + 1] in _OUTPUTS:
-                return True
-        elif word in ("every", "each", "any", "all"):
-            if any(w in _OUTPUTS or w in ("files", "commits", "file") for w in words[index + 1:index + 3]):
-                return True
-    quantifier = next((i for i, w in enumerate(words) if w in ("every", "each", "any", "all", "anything", "everything")), -1)
-    if quantifier >= 0 and any(words[i:i + 2] in ([u, v] for u in ("you", "u") for v in _WRITE_VERBS)
-                               for i in range(quantifier + 1, len(words))):
-        return True  # "every mockup description you write", "anything you draft"
-    return GENERIC_WRITING.find(words) >= 0
-
-
-_WRITE_VERBS = frozenset("write give send draft generate produce suggest show make create".split())
-
 
 # A change of habit: stop doing, no more, keep to.
 HABIT = Phrases(
@@ -118,6 +82,7 @@ def habit_change(words: Words, after: Iterable[int] = ()) -> bool:
 # Preferring: a preference about what the assistant does (standing by itself).
 PREFERENCE = Phrases(
     "i (really|) prefer", "(i'd|i would) (really|much|) (prefer|rather)", "i (really|) like it (better|) when",
+    "i (never|no longer) (want|need|like)", "i (don't|do not) ever want",
     "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
     "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
     "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
@@ -146,34 +111,6 @@ def quantified(words: Words) -> bool:
     if words and words[0] in ("in", "for"):
         start = next((i for i in sorted(words.breaks) if 0 < i <= 6), 0)
     return start + 1 < len(words) and words[start] in ("every", "all", "each", "any", "no")
-
-
-# Style that holds for every answer: "be concise", "answer in German".
-_LANGUAGES = frozenset("""
-english british american french german spanish italian portuguese dutch polish russian ukrainian chinese mandarin
-japanese korean arabic hindi turkish swedish norwegian danish finnish greek hebrew czech français francais anglais
-allemand espagnol deutsch englisch französisch spanisch español espanol inglés ingles francés frances alemán aleman
-""".split())
-_STYLE_VERBS = frozenset("answer reply respond speak talk answers replies responses réponds antworte responde".split())
-_STYLE_TO = frozenset("to me moi mir write".split())
-BE_STYLE = Phrases(
-    "be (more|less|very|extra|a bit more|) (concise|brief|terse|short|formal|informal|casual|direct|blunt|honest"
-    "|precise|specific|polite|friendly|patient|careful|succinct|detailed)")
-
-
-def style(words: Words) -> bool:
-    """A manner every answer keeps: "be concise", "answer in German", "write to me in French"."""
-    if BE_STYLE.find(words) >= 0:
-        return True
-    for index, word in enumerate(words):
-        if word in _STYLE_VERBS or (word == "write" and words[index + 1:index + 3] == ["to", "me"]):
-            at = index + 1
-            while at < len(words) and words[at] in _STYLE_TO:
-                at += 1
-            if words[at:at + 1] in (["in"], ["en"], ["auf"]) and words[at + 1:at + 2] \
-                    and words[at + 1] in _LANGUAGES:
-                return True
-    return False
 
 
 # Instruction verbs a clause may start with (the imperative mood, which has no ending of its own
@@ -228,18 +165,40 @@ def imperative(words: Words, anywhere: bool = True) -> bool:
             return False
         start = max((b for b in words.breaks if b <= index), default=0)
         start = max([start] + [i + 1 for i in range(start, index) if words[i] in _CONJUNCTIONS])
-        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]):
+        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]) and not _heads_subject(words, index):
             return True  # (a subject is looked for since the last comma or "so", "and" ...)
     return False
+
+
+_FINITE = frozenset("is are was were has have does do doesn't don't isn't aren't wasn't hasn't".split())
+
+
+def _heads_subject(words: Words, index: int) -> bool:
+    """"default client has no timeout", "test files are in tests/": the word starts a subject
+    (a finite verb follows it or the noun after it), it is no imperative."""
+    after = words[index + 1:index + 3]
+    if after[:1] and after[0] in _FINITE:
+        return index + 1 not in words.breaks
+    return len(after) == 2 and after[1] in _FINITE and after[0] not in _SUBJECTS and index + 2 not in words.breaks
 
 
 _WANT = Phrases("i (only|just|really|) (want|need|expect|like)")
 
 
+# A request as a wish: "I would be very grateful if ... you could", "it'd be great if you".
+_GLAD_IF = Phrases("(i'd|i would|i'll|i will|i'm|i am|it'd|it would|it will|that'd|that would) be (very|really|so|most"
+                   "|extremely|truly|super|) (grateful|thankful|glad|happy|obliged|great|nice|helpful|lovely|wonderful"
+                   "|ideal|better|good|awesome|amazing) if")
+
+
 def wants_from_assistant(words: Words) -> bool:
-    """"i only want python 3.12 syntax from you": a standing want, addressed."""
+    """"i only want python 3.12 syntax from you", "I'd be grateful if, whenever ..., you could":
+    a standing want, addressed."""
     at = _WANT.find(words)
-    return at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words)))
+    if at >= 0 and any(words[i:i + 2] in (["from", "you"], ["from", "u"]) for i in range(at, len(words))):
+        return True
+    at = _GLAD_IF.find(words)
+    return at >= 0 and any(w in ("you", "u") for w in words[at:])
 
 
 _STATE_VERBS = frozenset("""
@@ -298,13 +257,14 @@ _NOT_PROHIBITED = frozenset(
 
 
 def prohibition(words: Words) -> bool:
-    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons": not
-    "no thanks", "no, I meant"."""
-    for index in sorted(words.breaks):
+    """"no emojis", "no more `any` in TypeScript answers", "make it a rule: no semicolons", "so
+    please no tables": not "no thanks", "no, I meant"."""
+    for index in sorted(words.breaks | {i + 1 for i in POLITE.finditer(words)}):
         length = _PROHIBITION.match_at(words, index)
         end = index + length
+        segment_end = min([b for b in words.breaks if b > index] + [len(words)])
         if length and end < len(words) and end not in words.breaks and words[end] not in _NOT_PROHIBITED \
-                and len(words) - index <= 8:
+                and segment_end - index <= 8:  # a short ban, to its comma ("no tables or box drawing, lists are fine")
             return True
     return False
 
@@ -338,18 +298,21 @@ _TASKS = frozenset(
     "explain write describe list find create generate build draft compose implement design summarise summarize "
     "translate make code name".split())
 _TASK_PAIRS = Phrases("(tell|show|give|teach|help) me")
-_SUBORDINATORS = frozenset("why how what whether which who that where when if".split())
+_SUBORDINATORS = frozenset("why how what whether which who that where when if saying telling asking reminding".split())
 
 
 def task_object_start(words: Words) -> int | None:
-    """Where the object clause of a leading task verb starts, or None."""
+    """Where the object clause of a leading task verb starts, or None. After "can you" any word
+    is the verb, so a text it is to write ("can you right a reminder for the group chat that from
+    now on ...") holds the words, not the user."""
     at = 0
-    while at < len(words) and words[at] in ("please", "can", "could", "you"):
+    while at < len(words) and words[at] in ("please", "can", "could", "would", "will", "you"):
         at += 1
     if at >= len(words):
         return None
     pair = _TASK_PAIRS.match_at(words, at)
-    if not pair and words[at] not in _TASKS:
+    asked = at > 0 and words[at - 1] == "you"
+    if not pair and words[at] not in _TASKS and not (asked and TEXT_KINDS & set(words[at + 1:at + 5])):
         return None
     for index in range(at + max(pair, 1), len(words)):
         if words[index] in _SUBORDINATORS:

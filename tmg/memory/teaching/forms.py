@@ -14,6 +14,8 @@ MEMORY = Phrases(
     "remember", "memorize", "memorise", "take note", "make a note", "(keep|bear) (that|this|it|) in mind",
     "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
     "for future reference", "(save|store|remember) this", "write this down", "heads up", "heads-up",
+    "(keep|save|store|file|note|jot|write) (that|this|it|these|those) (down|somewhere|safe|for me|for later|on file"
+    "|handy|around|in memory)",
     "(please|) be (advised|aware)", "note down", "make note",
     "souviens-toi", "rappelle-toi",
     "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
@@ -26,19 +28,32 @@ NOT_MEMORY = Phrases(
     "(do|did) (you|u) (still|) remember", "(can|could) (you|u) remember (what|when|how|where|who|if|my|the|me)",
     "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
     "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
-    "remember to",  # a reminder: judged as an instruction ("remember to always use UTC") or a task "te (acuerdas|recuerdas)", "tu te souviens",
-    "erinnerst du dich")
+    # "remember to": a reminder, judged as an instruction ("remember to always use UTC") or a task
+    "remember to", "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich")
+
+
+# A memory verb another verb governs: "help me to remember:", "I need you to remember that".
+GOVERNING = Phrases("help me (to|)", "(want|need|like|ask|expect) (you|u) to", "try to", "make sure (you|to|)",
+                    "be sure to")
+# What the task at hand must be: "remember it has to be stable" keeps nothing for later.
+_TASK_CONSTRAINT = Phrases("(it|this|that|they|these|those|the code|the function) (has to|have to|must|should"
+                           "|needs to|need to|has got to|must not|can't|cannot|shouldn't)")
 
 
 def memory_request(words: Words) -> bool:
-    """"Remember that ...", "please keep in mind ...", "..., please remember that"."""
+    """"Remember that ...", "please keep in mind ...", "..., please remember that", "keep that
+    somewhere"; not "remember it has to be stable" (the task at hand)."""
     if NOT_MEMORY.find(words) >= 0:
         return False
     for index in MEMORY.finditer(words):
+        content = index + MEMORY.match_at(words, index)
+        content += words[content:content + 1] == ["that"]
+        if _TASK_CONSTRAINT.match_at(words, content):
+            continue
         if index in words.breaks or words[index - 1] in MEMORY_OPENERS:
             return True
         head = REQUEST_HEADS.find(words, max(0, index - 3))
-        if 0 <= head < index:
+        if 0 <= head < index or any(i + GOVERNING.match_at(words, i) == index for i in range(max(0, index - 4), index)):
             return True
     return False
 
@@ -56,9 +71,24 @@ QUESTION_HEADS = Phrases(
     "hast du", "por qué")
 _REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
 REQUEST = Phrases(
-    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "pourrais-tu", "peux-tu",
+    "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
+    "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)", "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias")
+
+
+TAG = Phrases("okay", "ok", "k", "right", "yeah", "yes", "alright", "all right", "deal", "got it", "understood",
+              "agreed", "cool", "fine", "sounds good", "ja", "oui", "vale", "d'accord", "non", "no", "eh", "capisce")
+
+
+def asks(clause: str) -> bool:
+    """A clause that asks: it ends with "?", and not only as a tag on a statement
+    ("I'll call you Ziggy from now on, okay?")."""
+    if not clause.endswith("?"):
+        return False
+    words = Words(clause)
+    last = max(words.breaks)
+    return not (last > 0 and TAG.match_at(words, last) == len(words) - last)
 
 
 def question_start(words: Words) -> bool:
@@ -91,12 +121,20 @@ def hypothetical(words: Words) -> bool:
     return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
 
 
+# The user takes it back as they say it: "from now on call me your majesty jk", "... (kidding)".
+_RETRACTED = re.compile(r"(?<!not )(?<!n't )\b(?:jk|j/k|jking|kidding|joking|just a joke)\b", re.I)
+
+
+def joking(text: str) -> bool:
+    return _RETRACTED.search(text) is not None
+
+
 SPEECH = Phrases(
     "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
     "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
     "meint", "schreibt", "dice", "dijo", "escribió", "piensa")
-REPORTED = Phrases("according to", "i (read|heard)", "apparently", "selon", "laut", "según", "segun")
+REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
 
@@ -107,9 +145,20 @@ def reported(words: Words) -> bool:
         return True
     for index in SPEECH.finditer(words):
         before = words[max(0, index - 3):index]
-        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before):
+        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before) and _quotes_after(words, index):
             return True
     return False
+
+
+_PRONOUN_OBJECTS = frozenset("it that this so them him her one".split())
+
+
+def _quotes_after(words: Words, index: int) -> bool:
+    """Whether a speech verb goes on to what was said: "Ben says you should never ...", not an
+    attribution with nothing said after it ("..., our security team insists", "Le Guin wrote it")."""
+    end = min([b for b in words.breaks if b > index] + [len(words)])
+    after = words[index + SPEECH.match_at(words, index):end]
+    return bool(after) and not (len(after) == 1 and after[0] in _PRONOUN_OBJECTS)
 
 
 ASIDE = Phrases(
@@ -128,6 +177,18 @@ ONE_OFF = Phrases(
     "just once", "this one", f"(in|for|on|of) (this|that) ({_TASK_THINGS})",
     f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
     "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
+
+# Politeness around what is said: a clause of only this is not part of a teaching.
+COURTESY = Phrases(
+    "thanks", "thank (you|u)", "(many|much) thanks", "cheers", "(much|greatly) appreciated", "i appreciate",
+    "(i|) hope", "sorry", "apologies", "no offence", "no offense",
+    "if you (don't|do not) mind", "(with|) (warm|kind|best|warmest|kindest) (regards|wishes)", "regards",
+    "best wishes", "have a (good|nice|great|lovely)", "merci", "danke", "gracias")
+
+
+def courtesy(words: Words) -> bool:
+    return COURTESY.starts(words)
+
 
 # About this project, or about the user wherever they are.
 _PLACES = "repo|repository|project|codebase|code base|monorepo|workspace|folder|directory|dir"
@@ -175,7 +236,7 @@ CONTRA = Phrases(
     " (is|are)", "(it's|its) actually", "should be", "(is|are|was) (deprecated|removed|outdated|wrong|incorrect)",
     "you mean", "wrong", "mistake", "sondern", "sino", "stimmt nicht", "(you're|you are|youre) (confusing|mixing)",
     "out of date", "obsolete", "outdated", "deprecated",
-    "you (confused|mixed)")
+    "you (confused|mixed)", "(mix-up|mixup|mix up|mixed up|typo|slip|confusion|confused|mixing up)")
 
 
 def contradiction(body: str, words: Words) -> bool:
@@ -187,6 +248,35 @@ def contradiction(body: str, words: Words) -> bool:
     return "pas" in words and "mais" in words[words.index("pas"):]
 
 
+AUXILIARIES = frozenset("is are was were do does did has have had can could will would should must am be 's".split())
+_DENIAL_SUBJECTS = frozenset("it that this they he she there which".split())
+_NEGATED = frozenset("""
+doesn't don't didn't isn't aren't wasn't weren't won't can't cannot hasn't haven't wouldn't shouldn't ain't
+""".split())
+DENIAL_PHRASES = Phrases(
+    "(it's|its|it is|is|that's|that is|this is|was|it was|that was|isn't|ain't|not) (not|) (true|right|correct|so"
+    "|the case|how it works)")
+
+
+def denial(words: Words) -> int:
+    """A flat denial the reply opens with, its verb left out ("it doesn't,", "they aren't.",
+    "is not true, ...": the answer's claim is what it denies); the length of that lead, or 0."""
+    at = 1 if words and words[0] in _DENIAL_SUBJECTS else 0
+    length = 0
+    if at < len(words) and words[at] in _NEGATED:
+        length = at + 1
+    elif at + 1 < len(words) and words[at] in AUXILIARIES and words[at + 1] == "not":
+        length = at + 2
+    if length and (length == len(words) or length in words.breaks):
+        return length
+    return DENIAL_PHRASES.match_at(words, 0)
+
+
+# How a reply says what is right instead: "it's :q!", "c'est `df -h`", "is Canberra".
+COPULA_LEAD = Phrases(
+    "(it's|its|it is|that's|it was|should be|it should be|the answer is|c'est|ce sont|es ist|das ist|es|son|is|are"
+    "|they're|they are)")
+HEDGE = Phrases("i (think|believe|guess|suppose|reckon)", "i'm (pretty|fairly|quite) sure")
 # A gentle correction that says what is right straight away ("i think its def", "pretty sure its 27017").
 SOFT_LEAD = Phrases(
     "(i think|i believe|pretty sure|i'm pretty sure|im pretty sure|i'm fairly sure|surely) (it's|its|it is|that's|thats)")
@@ -211,7 +301,19 @@ NAMING = Phrases(
     "(your|ur) name", "(you|u) are called", "(you're|youre|u're) called", "u r called", "(call|calling) yourself",
     "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
-USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *")
+USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
+                    "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *")
+# The user saying what their own words mean: "when I say deploy I mean staging", "by 'the box' I mean ...".
+DEFINING = Phrases("(when|whenever|if) (i|we) (say|write|type|mention|use the word) *")
+DEFINED_BY = Phrases("by * (i|we) mean", "by * * (i|we) mean")
+_MEANING = Phrases("(i|we) (mean|want|am talking about|'m talking about)", "(that|it) means")
+
+
+def defines_terms(words: Words) -> bool:
+    at = DEFINING.match_at(words, 0)
+    return DEFINED_BY.starts(words) or (at > 0 and _MEANING.find(words, at) >= 0)
+
+
 ADDRESS_ME = Phrases("(address|call|refer to) me as *")
 SELF_NAME = re.compile(r"\b(?:I am|I'm|my name is|call me|this is|je suis|ich bin|soy|me llamo)\s+"
                        r"((?:[A-Z][\w-]*)(?: [A-Z0-9][\w-]*){0,2})")

@@ -23,11 +23,11 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms
+from tmg.memory.teaching import cues, forms, manner, syntax
 from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
-from tmg.memory.teaching.segment import Clause, user_clauses
+from tmg.memory.teaching.segment import Clause, mask, user_clauses
 
 INSTRUCTION, FACT = "instruction", "fact"
 # Of a long prompt only this much of each end is read: a teaching is typed before or after a
@@ -79,7 +79,7 @@ def find_teachings(typed: str, previous_answer: str = "",
         judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
     verdicts: list[Verdict | None] = [None] * len(clauses)
     # A prompt that asks something: what it states is context for the question, not a rule to keep.
-    asks = any(c.masked.endswith("?") for c in clauses)
+    asks = any(forms.asks(c.masked) for c in clauses)
     # A short reply that opens by contradicting the answer corrects it: its "no X" is no ban.
     contradicting = bool(reply and answer.text and forms.CONTRA_LEAD.match_at(Words(clauses[0].masked), 0))
     for index in judged:
@@ -110,9 +110,12 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     if opener:
         body = " ".join(clause.masked.split()[opener:]) if opener < len(words) else ""
         words = Words(body)
+    syntax.close_subordinate(words)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    question = body.endswith("?") or "¿" in body or forms.question_start(words)
+    if forms.joking(typed[clause.start:clause.end + 16]):
+        return None  # a joke, said so in the clause or right after it
+    question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
@@ -122,19 +125,21 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         return Verdict(CORRECTION, True, ("assistant's name",))
     if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
         return Verdict(FACT, True, ("user's name",))
+    if forms.defines_terms(words):
+        return Verdict(INSTRUCTION, True, ("what the user's words mean",))
     found = _instruction_cues(words, request, after_project, asks, contradicting)
     if found is not None:
         return Verdict(INSTRUCTION, True, found)
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
 
 
-def _discourse(words: Words) -> int:
+def _discourse(words: list[str]) -> int:
     """How many words at the start only open the clause ("ok so btw")."""
     at = 0
     while at < len(words):
         length = cues.DISCOURSE.match_at(words, at)
-        if not length:
-            break
+        if not length or forms.MEMORY.match_at(words, at) > length:
+            break  # ("just so you know" is no "just" and "so")
         at += length
     return at
 
@@ -152,7 +157,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
     negative = cues.negative_imperative(words)
     prohibition = cues.prohibition(words)
     directive = {
-        "imperative": cues.imperative(words),
+        "imperative": cues.imperative(words) or syntax.opened_imperative(words),
         "don't/never": negative,
         "prohibition": prohibition,
         "request": request,
@@ -167,8 +172,8 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
         "change of habit": cues.habit_change(words, _ends(words, cues.ADDRESSED_MODAL, forms.REQUEST)),
         "preference": directive["preference"],
         "when ..., do": cues.conditional(words),
-        "every answer": cues.generic(words),
-        "style": cues.style(words),
+        "every answer": manner.generic(words),
+        "style": manner.style(words),
         "project rule": project,
         "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
     }
@@ -231,7 +236,10 @@ def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
             short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
     if short_reply and any(v is not None and v.kind == CORRECTION for v in verdicts):
-        return [list(range(len(clauses)))]  # a short reply that corrects the answer: all of it
+        whole = list(range(len(clauses)))  # a short reply that corrects the answer: all of it,
+        while len(whole) > 1 and verdicts[whole[-1]] is None and forms.courtesy(Words(clauses[whole[-1]].masked)):
+            whole.pop()  # but its closing courtesy ("I hope you don't mind me pointing it out!")
+        return [whole]
     groups: list[list[int]] = []
     for index, verdict in enumerate(verdicts):
         if verdict is None:
@@ -247,9 +255,11 @@ def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
                 and _needs_antecedent(clauses[first], clauses[before], typed):
             group.insert(0, before)
         after = last + 1
-        if after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
-                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])):
+        while after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
+                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])
+                                                 or _in_scope(verdicts[group[0]], clauses[group[0]], clauses[after])):
             group.append(after)
+            after += 1
     return groups
 
 
@@ -278,10 +288,17 @@ def _goes_on(clause: Clause, after: Clause) -> bool:
     return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
 
 
+def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:
+    """A memory request holds for the whole of its sentence ("Remember: the branch is cut on
+    Tuesdays, and the freeze starts the Friday before")."""
+    return head is not None and head.kind == FACT and after.sentence == clause.sentence
+
+
 def _fragment(clause: Clause) -> bool:
     """A verbless tail that completes the clause before it ("Ever.", "One paragraph, max.")."""
     words = clause.masked.rstrip(".!").split()
-    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?")
+    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?") \
+        and not forms.courtesy(Words(clause.masked))  # "With warm regards, Hildegard" is no part of it
 
 
 def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
@@ -293,6 +310,8 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | 
         statement = _words(typed, clauses, carrying)  # without the clauses around it
         if looks_secret(statement) or len(statement) > MAX_STATEMENT_CHARS:
             return None
+    if any("memory request" in v.cues for v in chosen):
+        statement = _announced(statement)
     kinds = {v.kind for v in chosen}
     kind = INSTRUCTION if INSTRUCTION in kinds else FACT if FACT in kinds else CORRECTION
     standing = any(v.standing for v in chosen)
@@ -306,17 +325,26 @@ def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | 
                     tuple(dict.fromkeys(c for v in chosen for c in v.cues)))
 
 
+# A memory request before a colon longer than this is a preamble, not part of what it keeps.
+PREAMBLE_WORDS = 4
+
+
+def _announced(statement: str) -> str:
+    """What a memory request announces: a short request stays with it ("Merk dir bitte: unser
+    Release ist ..."), a preamble does not ("Just so you know for later, and this matters a lot
+    for anything you draft: the company is called Northwind" keeps "the company is ...")."""
+    colon = statement.find(": ")
+    lead = Words(mask(statement[:colon])) if colon > 0 else Words("")
+    if len(lead) > PREAMBLE_WORDS and statement[:colon].count("`") % 2 == 0 and forms.memory_request(lead):
+        return statement[colon + 2:].strip() or statement
+    return statement
+
+
 def _words(typed: str, clauses: list[Clause], group: list[int]) -> str:
     """The group's span of the typed text, without the discourse words that open it."""
     text = typed[clauses[group[0]].start:clauses[group[-1]].end].strip()
     spans = [(m.start(), m.group(0).strip(PUNCTUATION).lower().replace("’", "'")) for m in re.finditer(r"\S+", text)]
-    cleaned = [word for _, word in spans]
-    at = 0
-    while at < len(cleaned):
-        length = cues.DISCOURSE.match_at(cleaned, at)
-        if not length:
-            break
-        at += length
+    at = _discourse([word for _, word in spans])
     return text[spans[at][0]:].strip() if 0 < at < len(spans) else text
 
 

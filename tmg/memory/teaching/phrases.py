@@ -18,6 +18,16 @@ ANY = "*"
 _ITEM = re.compile(r"\([^)]*\)|\S+")
 # What a word is stripped of before it is compared: the punctuation around it.
 PUNCTUATION = ",.;:!?()[]{}\"“”«»—–…"
+# Contractions typed without their apostrophe ("doesnt", "thats", "youre"), read as written with
+# it, so every cue knows one spelling. Only forms that are no other English word: not "its",
+# "id", "ill", "were", "lets", "wed", "hell".
+BARE_CONTRACTIONS = {bare: bare[:-1] + "'" + bare[-1] for bare in
+                      "dont doesnt didnt isnt arent wasnt werent cant couldnt wouldnt shouldnt wont hasnt havent "
+                      "hadnt aint mustnt neednt".split()}
+BARE_CONTRACTIONS.update(
+    {"thats": "that's", "whats": "what's", "theres": "there's",
+     "youre": "you're", "im": "i'm", "ive": "i've", "youve": "you've", "youll": "you'll", "theyre": "they're",
+     "hows": "how's", "wheres": "where's", "whos": "who's", "heres": "here's", "shes": "she's"})
 
 
 class Words(list):
@@ -30,9 +40,24 @@ class Words(list):
         for raw in text.split():
             word = raw.strip(PUNCTUATION)
             if word and word not in ("-", "'"):
-                self.append(word)
+                self.append(BARE_CONTRACTIONS.get(word, word))
             if raw[-1] in ",;:" and (word or raw in (",", ";", ":")):
                 self.breaks.add(len(self))
+
+# Words that say nothing of a topic: two texts sharing only these share no subject.
+FUNCTION_WORDS = frozenset(
+    "the a an and or but to of in on for with at by from is are was were be been it its it's this that these those"
+    " you your i me my we our they them he she his her not no yes do does did don't can could would should will"
+    " just also then than so as if when what which who how why there here have has had get got use using one all"
+    " any every each more most some such only very really about into out up down over than thats that's".split())
+
+
+def stem(word: str) -> str:
+    """A word without its inflection, near enough to match "stratify" with "stratifies"."""
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
 
 
 Slot = frozenset  # the words one position of a phrase accepts; empty: any word

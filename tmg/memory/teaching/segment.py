@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from tmg.memory.teaching.forms import memory_request
+from tmg.memory.teaching.phrases import Words
+
 QUOTE, CODE = "‹q›", "‹c›"
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}"
-    r"|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
+    r"|(?:[\w./@-]+\s+){0,2}(?:INFO|WARN|WARNING|ERROR|ERR!|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|npm ERR!|[\w./-]+:\d+:|\w+(?:Error|Exception):\s"
     r"|(?i:warning|error|caution|deprecated|danger|fatal|exception|panic)\s*[:!])")
 _CODE_LINE = re.compile(
@@ -34,7 +37,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 # Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|st|z\.b|p\.ej)|\b[A-Za-z])\.$",
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|prof|st|sr|jr|rev|hon|mme|mlle|hr|frau"
+                           r"|z\.b|p\.ej)|\b[A-Za-z])\.$",
 )
 # Clause joints inside a sentence: the parts either side can carry different things (a password,
 # then ", and from now on ...").
@@ -61,13 +65,28 @@ def _lead_words(text: str) -> list[str]:
     return [w.strip(",.;:!?()\"'“”") for w in text.lower().replace("’", "'").split()]
 
 
+# Kinds of text someone asks the assistant to write for others: what follows is their content.
+TEXT_KINDS = frozenset("""
+reminder message note email mail letter sign poster notice announcement post tweet memo text reply prompt story
+poem slogan caption description summary readme policy checklist guideline guidelines invitation invite card speech
+toast bio flyer banner newsletter
+""".split())
+_PRODUCE = frozenset("write draft compose create make prepare produce generate design type put".split())
+_POINTED = frozenset("this these it following below".split())
+
+
 def _introduces_material(lead: str) -> bool:
-    """"translate this", "proofread", "here's the log", "the customer wrote", "what Bob sent"."""
+    """"translate this", "proofread", "here's the log", "the customer wrote", "what Bob sent",
+    "optimize this", "write a sign for the office kitchen"."""
     words = [w for w in _lead_words(lead) if w]
     at = 0
     while at < len(words) and words[at] in _LEAD_OPENERS:
         at += 1
     if at < len(words) and (words[at] in _TASK_VERBS or words[at:at + 2] in (["clean", "up"], ["look", "at"])):
+        return True
+    if words and words[-1] in _POINTED and len(words) - at <= 4 and not _keeps(lead):
+        return True  # "<any verb> this:" ("optimize this:", "thoughts on this:"), not "remember this:"
+    if at < len(words) and words[at] in _PRODUCE and any(w in TEXT_KINDS for w in words[at + 1:at + 5]):
         return True
     for index, word in enumerate(words):
         if word in _TASK_VERBS and words[index + 1:index + 2] and words[index + 1] in _THESE:
@@ -82,6 +101,10 @@ def _introduces_material(lead: str) -> bool:
         if word in _SPEECH and (index > 0 and words[index - 1] not in _OWN or word.startswith(("forward", "fwd"))):
             return True
     return False
+
+
+def _keeps(lead: str) -> bool:
+    return memory_request(Words(mask(lead)))
 
 
 def _refers_to_material(text: str) -> bool:
@@ -217,10 +240,11 @@ def _lead_colon(line: str) -> int | None:
 def _sentences(typed: str, start: int, end: int) -> list[tuple[int, int]]:
     out = []
     cursor = start
+    quoted = [m.span() for m in _QUOTED.finditer(typed, start, end)]
     for match in _SENTENCE_END.finditer(typed, start, end):
         head = typed[cursor:match.start()]
-        if _ABBREVIATION.search(head[-8:].lower()):
-            continue
+        if _ABBREVIATION.search(head[-8:].lower()) or any(a < match.start() - 1 < b - 1 for a, b in quoted):
+            continue  # ("never say 'Great question!' again": a quotation's end is not the sentence's)
         out.append((cursor, match.start() + len(match.group(0).rstrip())))  # with its closing quote
         cursor = match.end()
     out.append((cursor, end))
