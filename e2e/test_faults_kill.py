@@ -82,9 +82,10 @@ def test_kill_9_at_random_moments_loses_no_printed_answer_and_no_learning(tmg, l
         learn = rng.choice(["batch", "full"])
         # One session throughout: MAX_LEARNS_PER_SESSION holds across its one-shots, so it is raised.
         tmg.write_config(plur.config(learn=learn) + "  MAX_LEARNS_PER_SESSION: 100\n")
-        prompt = f"remember fact {i} of run {seed}: the heron gate code is {rng.randrange(10**6):06d}"
+        fact = f"the heron gate code is {rng.randrange(10**6):06d}"
+        prompt = f"remember fact {i} of run {seed}: {fact}"
         answer = PREFIX + prompt
-        learned_as[answer] = answer if learn == "batch" else prompt
+        learned_as[answer] = answer if learn == "batch" else fact  # full keeps what was taught, not the ask
         out_path, err_path = tmp_path / f"out-{i}.txt", tmp_path / f"err-{i}.txt"
         with out_path.open("wb") as out, err_path.open("wb") as err:
             proc = subprocess.Popen(tmg_command() + ["-r", prompt], stdin=subprocess.DEVNULL, stdout=out,

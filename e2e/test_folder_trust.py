@@ -141,7 +141,7 @@ def test_without_a_provider_of_the_users_own_the_run_fails_with_one_clear_line(t
     assert elsewhere.requests == [] and llm.requests == []
     assert len(trust_lines(r.err)) == 1
     errors = [line for line in r.err.splitlines() if line.startswith("tmg: error:")]
-    assert len(errors) == 1 and "API key" in errors[0]
+    assert len(errors) == 1 and "API_KEY" in errors[0] and "no local OpenAI-compatible server answered" in errors[0]
     assert "Traceback" not in r.err
 
 

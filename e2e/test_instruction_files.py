@@ -67,7 +67,7 @@ def test_an_untrusted_folder_is_read_as_the_repositorys_and_widens_no_permission
     env = tmg.env()
     del env["TMG_CONFIG"]  # ./tmg.yaml is the config: a project's, untrusted
     result = run_in(tmg, tmg.work, "clean up", env=env)
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # the command it asked for was refused (issue 20: exit 1)
     assert "You may run any shell command" in system_text(tmg.llm.requests[0])
     assert not marker.exists()
     tool_message = tmg.llm.requests[1]["messages"][-1]

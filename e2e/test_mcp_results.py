@@ -160,7 +160,7 @@ def test_more_tools_than_a_request_may_carry_are_capped_with_one_clear_line(tmg,
         names = tool_names(request)
         assert len(names) == 128 and {"read_file", "list_folder"} <= set(names)
     built_in = len([n for n in names if not n.startswith("mcp_")])
-    left_out = 8 + 140 - (128 - built_in)  # the echo server's own 8 tools and 140 more
+    left_out = 9 + 140 - (128 - built_in)  # the echo server's own 9 tools and 140 more
     lines = [line for line in r.err.splitlines() if "not offered" in line]
     assert lines == [f"tmg: warning: {left_out} MCP tools are not offered (of servers many): a request carries at most 128 "
                      "tools; choose them with MCP_SERVERS.<name>.TOOLS: {include: [...], exclude: [...]}"]

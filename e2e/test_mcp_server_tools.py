@@ -88,7 +88,7 @@ def test_the_shipped_memory_server_is_not_started_for_tools_when_memory_is_off(t
     assert r.code == 0, r.err
     assert {n for n in tool_names(llm.requests[0]) if n.startswith("mcp_")} == {
         "mcp_echo_echo", "mcp_echo_fail", "mcp_echo_crash", "mcp_echo_nap", "mcp_echo_scribble",
-        "mcp_echo_refuse", "mcp_echo_weather", "mcp_echo_grow"}
+        "mcp_echo_refuse", "mcp_echo_weather", "mcp_echo_grow", "mcp_echo_peek"}
 
 
 def test_the_memory_servers_tools_are_never_offered(tmg, llm, tmp_path):

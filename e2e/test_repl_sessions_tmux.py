@@ -74,9 +74,9 @@ def test_resume_alone_picks_one_of_this_projects_sessions(term, tmg, llm):
 def test_a_shell_escape_asks_runs_and_its_output_goes_with_the_next_prompt(term, tmg, llm):
     llm.enqueue(Text("I see the marker."))
     term.start_tmg(tmg)
-    term.ask("!echo marker-4711")
+    term.ask("!touch made-4711 && echo marker-4711")  # it writes: it asks (a read-only one would not)
     term.wait_for(r"tmg asks: shell wants to run \(running a command asks by default\)")
-    term.wait_for(r"allow\? \[y/a/n/m\]")
+    term.wait_for(r"allow\? \[y/s/a/n/m\]")
     term.ask("y")  # with Enter: a one-key answer takes the Enter as an empty next entry
     term.wait_for(r"^marker-4711$")
     term.wait_for(r"its output goes with your next prompt")
@@ -84,7 +84,8 @@ def test_a_shell_escape_asks_runs_and_its_output_goes_with_the_next_prompt(term,
     term.ask("what did it print?")
     term.wait_for(r"I see the marker\.")
     sent = user_texts(llm.requests[0])[-1]
-    assert sent.startswith("what did it print?\n\n--- output of `echo marker-4711` (a command the user ran with !) ---")
+    assert sent.startswith("what did it print?\n\n--- output of `touch made-4711 && echo marker-4711` (a command the "
+                           "user ran with !) ---")
     assert "exit code: 0\nstdout:\nmarker-4711\n--- end of output ---" in sent
     term.ask("/exit")
     assert term.exit_status() == 0

@@ -42,6 +42,7 @@ MAX_ENTRIES = 200
 _TRAILING = ".,;:!?)]}>'\""
 _REF = re.compile(r"(?<![^\s(\[{\"'])(@@?)(?:\"([^\"\n]+)\"|(\S+))")
 _IMAGE_TYPES = {"PNG image": "image/png", "JPEG image": "image/jpeg", "GIF image": "image/gif"}
+_RESOURCE_SHAPE = re.compile(r"[\w.-]+:[A-Za-z][\w+.-]*://")  # server:scheme://...
 _PATHLIKE = re.compile(r"/|\.[A-Za-z0-9]{1,8}$")  # a slash, or a file extension
 
 
@@ -75,8 +76,10 @@ class FileAttacher:
         def one(match: re.Match[str]) -> str:
             ats, quoted, bare = match.groups()
             word = quoted if quoted is not None else bare.rstrip(_TRAILING)
-            if not word or word.partition(":")[0] in servers and ":" in word:
-                return match.group(0)  # an MCP resource (`@@server:` is resource_refs' to undo)
+            if not word or word.partition(":")[0] in servers and ":" in word or _RESOURCE_SHAPE.match(word):
+                # an MCP resource, or one's shape after a name no server has (resource_refs says
+                # that typo); `@@server:` is resource_refs' to undo
+                return match.group(0)
             if ats == "@@":
                 return match.group(0)[1:]
             path = self._locate(word)
