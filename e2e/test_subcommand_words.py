@@ -17,7 +17,7 @@ def test_global_options_may_precede_a_subcommand_and_nothing_reaches_the_model(t
     assert f"config file: {tmg.config}" in r.out
 
     r = tmg.run("--mode", "work", "sessions")
-    assert (r.code, r.out) == (0, "no sessions yet\n"), r.err
+    assert (r.code, r.out) == (0, "no sessions of mode work yet\n"), r.err  # --mode before it holds
     r = tmg.run("sessions", "--debug")
     assert r.code == 0, r.err
     assert llm.requests == []
