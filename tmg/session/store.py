@@ -15,7 +15,6 @@ opens it (`tmg.private_files`).
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import hashlib
 import os
@@ -267,6 +266,8 @@ class SessionLock:
                     raise SessionBusyError(
                         f"session {self.ref.id} (mode {self.ref.mode}) is in use by another tmg; "
                         "wait for it to finish, or start a separate session with --new")
+                import asyncio  # here: `tmg -t` reads the store and must not import asyncio (P1)
+
                 await asyncio.sleep(_POLL_S)
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()} {self.kind}\n".encode())
