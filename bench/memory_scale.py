@@ -28,7 +28,7 @@ by the counts `plur_status` reports. Each run works on a copy.
 
 Run: PYTHONPATH=$PWD ./.venv/bin/python bench/memory_scale.py [--rounds N] [--years 0,1,5]
      [--shapes main,new] [--busy] [--calls N]
-(heavy: run it under /work/notes/heavy on a shared machine)
+(heavy: on a shared machine, run it when nothing else heavy runs)
 """
 
 from __future__ import annotations

@@ -152,21 +152,7 @@ def _glob(spec: str, cwd: str, home: str) -> re.Pattern[str]:
     spec = home + spec[1:] if spec == "~" or spec.startswith("~/") else spec
     if not spec.startswith("/"):
         spec = os.path.join(cwd, spec)
-    out, i = [], 0
-    while i < len(spec):
-        if spec.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif spec[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif spec[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(spec[i]))
-            i += 1
-    body = "".join(out).rstrip("/")
+    body = _glob_body(spec, "[^/]*").rstrip("/")
     return re.compile(f"{body}(/.*)?" if not body.endswith(".*") else body, re.S)
 
 
@@ -212,25 +198,24 @@ def url_matches(rule: Rule, url: str) -> bool:
 
 
 @lru_cache(maxsize=256)
+def _glob_body(spec: str, star: str) -> str:
+    """A glob as a regex body: `**` any depth, `star` for `*`, `?` one character of a name."""
+    out, i = [], 0
+    while i < len(spec):
+        if spec.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            out.append(star if spec[i] == "*" else "[^/]" if spec[i] == "?" else re.escape(spec[i]))
+            i += 1
+    return "".join(out)
+
+
 def _url_glob(spec: str) -> re.Pattern[str]:
     host, slash, path = spec.partition("/")
     host_re = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in host.lower())
     if not slash:  # a host alone: every page of it
         return re.compile(f"{host_re}(/.*)?", re.S)
-    out, i = [], 0
-    while i < len(path):
-        if path.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif path[i] == "*":
-            out.append("[^/?]*")
-            i += 1
-        elif path[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(path[i]))
-            i += 1
-    body = "".join(out)
+    body = _glob_body(path, "[^/?]*")  # a URL's `*` stops at its query too
     # A page's query string belongs to it: `docs.x/page` covers `docs.x/page?lang=en`.
     return re.compile(f"{host_re}/{body}" + ("" if body.endswith(".*") else r"(\?.*)?"), re.S)
