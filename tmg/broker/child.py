@@ -31,6 +31,9 @@ _START_TIMEOUT_S = 30.0
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
 _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
+# What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
+# nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
+BUFFER_LIMIT = 16 * 1024 * 1024
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
@@ -61,6 +64,12 @@ class Spec:
         """Which store its writes go to (PLUR's: PLUR_PATH, else ~/.plur of its HOME)."""
         env = dict(self.env)
         return env.get("PLUR_PATH") or os.path.join(env.get("HOME", "~"), ".plur")
+
+
+def write_bounded(writer: asyncio.StreamWriter, data: bytes) -> bool:
+    """Write `data` without waiting; False when the peer has left more than BUFFER_LIMIT unread."""
+    writer.write(data)
+    return writer.transport.get_write_buffer_size() <= BUFFER_LIMIT
 
 
 class ChildError(RuntimeError):
@@ -244,9 +253,14 @@ class Child:
         if proc is None or proc.stdin is None or proc.returncode is not None:
             raise ChildError("the server is not running")
         try:
-            proc.stdin.write((json.dumps(message) + "\n").encode())
+            unread = write_bounded(proc.stdin, (json.dumps(message) + "\n").encode())
         except (OSError, RuntimeError) as exc:
             raise ChildError(f"the server went away ({exc})") from exc
+        if not unread:
+            log.warning("server %s: it reads nothing of what it is sent: restarting it", self.spec.name)
+            if self._restarting is None:
+                self._restarting = asyncio.create_task(self.stop())
+            raise ChildError("the server reads nothing of what it is sent (hung)")
 
     async def _read(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None

@@ -38,7 +38,7 @@ from typing import Any
 from tmg.atomic_file import replace_file
 from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
-from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
+from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec, write_bounded
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
 from tmg.broker.relay import FORWARDED
 
@@ -244,8 +244,11 @@ class ClientSession:
                 task.cancel()
 
     def send(self, message: dict[str, Any]) -> None:
-        if not self.writer.is_closing():
-            self.writer.write((json.dumps(message) + "\n").encode())
+        if self.writer.is_closing():
+            return
+        if not write_bounded(self.writer, (json.dumps(message) + "\n").encode()):
+            log.warning("a client reads nothing of its answers: it is disconnected")
+            self.writer.transport.abort()  # its reader then ends, and its calls go with it
 
     @property
     def open(self) -> bool:
