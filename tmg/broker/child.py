@@ -21,6 +21,7 @@ from typing import Any
 
 from tmg import __version__
 from tmg.broker.paths import child_umask
+from tmg.broker.reinforce import Reinforcement
 from tmg.broker.relay import Relay, capabilities
 from tmg.mcp.errlog import rotate
 
@@ -84,14 +85,20 @@ class Child:
     """One server process over stdio, initialized once, its tools listed once."""
 
     def __init__(self, spec: Spec, write_lock: asyncio.Lock | None,
-                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None) -> None:
+                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None,
+                 launch: Spec | None = None) -> None:
+        """`launch`: how to start it when that differs from `spec` (PLUR's read process, whose
+        reads do not write: reinforce.py); its writes then always go to `writer`, and the reads'
+        reinforcement is replayed there when the store is idle."""
         self.spec = spec
+        self.launch = launch or spec
         self.write_lock = write_lock
         self.on_write = on_write  # told when a write to the store starts and when it ends
         # A second process of the same server that takes the writes (memory servers): PLUR's
         # writes are synchronous and rewrite a whole file (a second or more at a year of use),
         # and its one thread would hold every read behind them. Started at the first write.
         self.writer = writer
+        self.reinforcement = Reinforcement(self._replay) if launch is not None and writer is not None else None
         self.proc: asyncio.subprocess.Process | None = None
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
@@ -106,6 +113,8 @@ class Child:
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._last_read: dict[str, Any] | None = None  # the read process's last read (to warm it after a write)
+        self._heating: asyncio.Task[None] | None = None
         self._restarting: asyncio.Task[None] | None = None
         self.relay = Relay(self._send, self.list_tools)  # what its server says to its clients, and back
 
@@ -149,7 +158,7 @@ class Child:
         self._warming = asyncio.create_task(start())
 
     async def _start(self) -> None:
-        spec = self.spec
+        spec = self.launch
         errlog: Any = asyncio.subprocess.DEVNULL
         if spec.errlog:
             rotate(Path(spec.errlog))
@@ -178,6 +187,8 @@ class Child:
         except (ChildError, TimeoutError) as exc:
             await self.stop()
             raise ChildError(f"{spec.name or spec.command}: {exc or 'timed out'}") from exc
+        if self.reinforcement is not None and self.writer is not None:
+            self.writer.start_soon()  # a read process takes no write: its writer is up before the first
 
     async def list_tools(self) -> None:
         """tools/list, every page: the list clients are answered with (again when it changed)."""
@@ -237,16 +248,51 @@ class Child:
         the client's notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
+            if self.reinforcement is not None:
+                self.reinforcement.note(params)
+                self._last_read = params
             return await self.request("tools/call", params)
         async with self.write_lock:
-            target = self.writer if self.writer is not None and self.writer.ready else self
-            if target is self and self.writer is not None:
-                self.writer.start_soon()
+            if self.reinforcement is not None and self.writer is not None:
+                await self.writer.ensure()
+                target = self.writer
+            else:
+                target = self.writer if self.writer is not None and self.writer.ready else self
+                if target is self and self.writer is not None:
+                    self.writer.start_soon()
             self.on_write()
             try:
                 return await target.request("tools/call", params)
             finally:
                 self.on_write()
+                if self.reinforcement is not None:
+                    self.reinforcement.touch()
+                    self._warm()
+
+    async def _replay(self, calls: list[dict[str, Any]]) -> None:
+        """The reads the read process served, run again on the writer (PLUR reinforces there);
+        what they change is activation, not what any read shows, so the read cache stays."""
+        assert self.writer is not None and self.write_lock is not None
+        for params in calls:
+            async with self.write_lock:  # one call at a time: a write of tmg's waits for one replay, not all
+                await self.writer.ensure()
+                with contextlib.suppress(ChildError):
+                    await self.writer.request("tools/call", params)
+        log.info("server %s: reinforcement of %d read(s) replayed", self.spec.name, len(calls))
+        self._warm()
+
+    def _warm(self) -> None:
+        """The store's file changed: the read process parses it now (with the last read it
+        served, not kept for replay), not on the next prompt."""
+        params = self._last_read
+        if params is None or not self.ready:
+            return
+
+        async def warm() -> None:
+            with contextlib.suppress(ChildError):
+                await self.request("tools/call", params)
+
+        self._heating = asyncio.create_task(warm())
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc

@@ -40,6 +40,7 @@ from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec, write_bounded
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
+from tmg.broker.reinforce import reader_launch
 from tmg.broker.relay import FORWARDED
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
@@ -91,7 +92,8 @@ class Broker:
             store = spec.store()
             lock = self.write_locks.setdefault(store, asyncio.Lock()) if spec.kind == "memory" else None
             writer = Child(spec, None) if lock is not None else None
-            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer)
+            launch = reader_launch(spec) if writer is not None else None
+            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer, launch)
         return child
 
     def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +153,8 @@ class Broker:
                 if self.socket.exists():
                     self.socket.unlink()
             await self.reads.aclose()
+            await asyncio.gather(*(c.reinforcement.aclose(5.0) for c in self.children.values()
+                                   if c.reinforcement is not None), return_exceptions=True)
             for task in self.detached.values():
                 task.cancel()  # its own finally stops its server
             children = [c for child in self.children.values() for c in (child, child.writer) if c is not None]
