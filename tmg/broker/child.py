@@ -2,7 +2,8 @@
 (again when it says they changed), restarted by the next client that needs it after it died; what
 its server says to its clients goes through its relay (relay.py). Writes to one memory store go one
 at a time, through a second process of the same server (its writer), so that calls known to only
-read never wait behind them.
+read never wait behind them. PLUR's read process runs through a script whose reads do not write,
+and their reinforcement is replayed on the writer when the store is idle (reinforce.py).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tmg import __version__
 from tmg.broker.paths import child_umask
-from tmg.broker.reinforce import Reinforcement
 from tmg.broker.relay import Relay, capabilities
 from tmg.mcp.errlog import rotate
 
@@ -37,6 +37,16 @@ _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the proc
 BUFFER_LIMIT = 16 * 1024 * 1024
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
+
+
+class Reinforcing(Protocol):
+    """What a read process's child tells about its store's use (reinforce.Reinforcement)."""
+
+    def note(self, params: dict[str, Any]) -> None: ...
+
+    def touch(self) -> None: ...
+
+    async def aclose(self, bound: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -88,8 +98,8 @@ class Child:
                  on_write: Callable[[], None] = lambda: None, writer: Child | None = None,
                  launch: Spec | None = None) -> None:
         """`launch`: how to start it when that differs from `spec` (PLUR's read process, whose
-        reads do not write: reinforce.py); its writes then always go to `writer`, and the reads'
-        reinforcement is replayed there when the store is idle."""
+        reads do not write: reinforce.py); its writes then always go to `writer`, and its
+        `reinforcement` (set by the broker) replays the reads there when the store is idle."""
         self.spec = spec
         self.launch = launch or spec
         self.write_lock = write_lock
@@ -98,7 +108,7 @@ class Child:
         # writes are synchronous and rewrite a whole file (a second or more at a year of use),
         # and its one thread would hold every read behind them. Started at the first write.
         self.writer = writer
-        self.reinforcement = Reinforcement(self._replay) if launch is not None and writer is not None else None
+        self.reinforcement: Reinforcing | None = None
         self.proc: asyncio.subprocess.Process | None = None
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
@@ -244,8 +254,9 @@ class Child:
 
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         """A tools/call, forwarded unchanged; writes to one store one at a time, through the
-        writer process once it is up (this one takes them until then). Cancelled (its deadline,
-        the client's notifications/cancelled), it frees the store's write lock."""
+        writer process once it is up (this one takes them until then, unless it is PLUR's read
+        process: a write then waits for the writer). Cancelled (its deadline, the client's
+        notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
             if self.reinforcement is not None:
@@ -269,7 +280,7 @@ class Child:
                     self.reinforcement.touch()
                     self._warm()
 
-    async def _replay(self, calls: list[dict[str, Any]]) -> None:
+    async def replay(self, calls: list[dict[str, Any]]) -> None:
         """The reads the read process served, run again on the writer (PLUR reinforces there);
         what they change is activation, not what any read shows, so the read cache stays."""
         assert self.writer is not None and self.write_lock is not None

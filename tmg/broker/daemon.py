@@ -40,7 +40,7 @@ from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec, write_bounded
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
-from tmg.broker.reinforce import reader_launch
+from tmg.broker.reinforce import Reinforcement, reader_launch
 from tmg.broker.relay import FORWARDED
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
@@ -94,6 +94,8 @@ class Broker:
             writer = Child(spec, None) if lock is not None else None
             launch = reader_launch(spec) if writer is not None else None
             child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer, launch)
+            if launch is not None:
+                child.reinforcement = Reinforcement(child.replay)
         return child
 
     def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:

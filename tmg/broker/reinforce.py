@@ -22,10 +22,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tmg.broker.child import Spec
+from tmg.broker.child import Spec
 
 SHIM = Path(__file__).with_name("plur_reader.mjs")
 IDLE_S = 5.0  # no call to the store for this long: it is idle, the reads are replayed
