@@ -19,7 +19,10 @@ What a year holds is derived from what the tier writes per prompt, at USE (below
 Every store also holds one seeded standing instruction (pinned): "recall present" means its words
 reached the mock's request on an unrelated prompt.
 
-Per store: median wall and CPU of the one-shot with memory on vs off (interleaved rounds), the
+Per store: median wall and CPU of the one-shot with memory on vs off (interleaved rounds; "on" is
+the broker as shipped, "plain" the same broker with its PLUR read process off, `TMG_PLUR_READER:
+'0'`, each on its own copy of the store), three one-shots each after a pause longer than the
+broker's idle period (when it replays the reads' reinforcement on PLUR's writer), the
 exit after the answer (P4: the answer's last byte to the process's exit), PLUR's own time per call
 (inject, recall, capture, learn, the pinned list; one direct client on the same store) and
 whether every memory-on request carried the seeded instruction. `--busy` adds the busy-machine leg
