@@ -75,6 +75,7 @@ class Reinforcement:
     def note(self, params: dict[str, Any]) -> None:
         """A read was forwarded to the read process: keep it (if it reinforces), and wait for idle."""
         if reinforces(params):
+            params = {k: v for k, v in params.items() if k != "_meta"}  # a progress token was its caller's
             key = json.dumps(params, sort_keys=True)
             self._calls.pop(key, None)
             self._calls[key] = params
