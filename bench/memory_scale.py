@@ -252,11 +252,12 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
                    "recall": (on_carried, total * 2 // 3)}
         # A person pauses between prompts: the broker then replays the reads' reinforcement on PLUR's
         # writer and warms its read process again; the prompt after such a pause must not pay for it.
-        idle = []
+        idle: dict[str, list[float]] = {"off": [], "on": []}
         for n in range(3):
             time.sleep(IDLE_S + 2)
-            idle.append(timed([tmg, "-r", f"{PROMPT} (after a pause {n})"], stdin="", env=cases[1].env))
-        result["after_idle"] = statistics.median(idle)
+            for case in cases[:2]:
+                idle[case.name].append(timed([tmg, "-r", f"{PROMPT} (after a pause {n})"], stdin="", env=case.env))
+        result |= {"after_idle": statistics.median(idle["on"]), "after_idle_off": statistics.median(idle["off"])}
         exits = [exit_after_answer(cmd, cases[1].env, answer=ANSWER, stdin=b"") for _ in range(args.rounds)]
         result |= {"p4_median": statistics.median(exits), "p4_max": max(exits)}
         if busy:
@@ -264,6 +265,10 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
     finally:
         for case in cases[1:]:
             stop_broker(tmg, case.env)
+        log = Path(cases[1].env["TMG_HOME"]) / "broker.log"
+        if log.exists():  # what the broker did while idle (replays, warm-ups), for the record
+            lines = [line for line in log.read_text().splitlines() if "replayed" in line or "warmed" in line]
+            print(f"broker of {label}: {len(lines)} replay/warm lines; last: {lines[-4:]}", file=sys.stderr)
     result["calls"] = per_call(homes["on"], entry, args.calls)
     shutil.rmtree(root, ignore_errors=True)
     return result
@@ -294,7 +299,7 @@ def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: 
     print("\"on\" is the broker as shipped (PLUR's reads on its read process, reinforcement replayed when "
           "idle); \"plain\" is the same broker with `TMG_PLUR_READER: '0'` (every read as PLUR does it).\n")
     print("| store | engrams (pinned) / episodes | engrams.yaml / episodes.yaml | wall off / on (s) | ratio "
-          "| plain: wall (s), ratio | on, after a pause: wall (s), ratio | CPU off / on (ms) | ratio "
+          "| plain: wall (s), ratio | after a pause: wall off / on (s), ratio | CPU off / on (ms) | ratio "
           "| exit after answer, median / max (ms) | recall present |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
@@ -304,7 +309,7 @@ def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: 
               f"| {s['engrams_yaml_bytes'] / 1e6:.2f} / {s['episodes_yaml_bytes'] / 1e6:.2f} MB "
               f"| {row['wall_off']:.3f} / {row['wall_on']:.3f} | {row['wall_on'] / row['wall_off']:.2f}x "
               f"| {row['wall_plain']:.3f}, {row['wall_plain'] / row['wall_off']:.2f}x "
-              f"| {row['after_idle']:.3f}, {row['after_idle'] / row['wall_off']:.2f}x "
+              f"| {row['after_idle_off']:.3f} / {row['after_idle']:.3f}, {row['after_idle'] / row['after_idle_off']:.2f}x "
               f"| {row['cpu_off'] * 1000:.0f} / {row['cpu_on'] * 1000:.0f} | {row['cpu_on'] / row['cpu_off']:.2f}x "
               f"| {row['p4_median'] * 1000:.0f} / {row['p4_max'] * 1000:.0f} "
               f"| {row['recall'][0]}/{row['recall'][1]}{busy} |")

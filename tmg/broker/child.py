@@ -42,7 +42,7 @@ log = logging.getLogger("tmg.broker")
 class Reinforcing(Protocol):
     """What a read process's child tells about its store's use (reinforce.Reinforcement)."""
 
-    def note(self, params: dict[str, Any]) -> None: ...
+    def note(self, params: dict[str, Any]) -> bool: ...
 
     def touch(self) -> None: ...
 
@@ -123,7 +123,7 @@ class Child:
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
-        self._last_read: dict[str, Any] | None = None  # the read process's last read (to warm it after a write)
+        self._last_read: dict[str, Any] | None = None  # its last inject or recall (to warm it after a write)
         self._heating: asyncio.Task[None] | None = None
         self._restarting: asyncio.Task[None] | None = None
         self.relay = Relay(self._send, self.list_tools)  # what its server says to its clients, and back
@@ -259,9 +259,8 @@ class Child:
         notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
-            if self.reinforcement is not None:
-                self.reinforcement.note(params)
-                self._last_read = params
+            if self.reinforcement is not None and self.reinforcement.note(params):
+                self._last_read = params  # a read of the store's cached parse (the pinned list parses afresh)
             return await self.request("tools/call", params)
         async with self.write_lock:
             if self.reinforcement is not None and self.writer is not None:
@@ -284,24 +283,28 @@ class Child:
         """The reads the read process served, run again on the writer (PLUR reinforces there);
         what they change is activation, not what any read shows, so the read cache stays."""
         assert self.writer is not None and self.write_lock is not None
+        began = time.monotonic()
         for params in calls:
             async with self.write_lock:  # one call at a time: a write of tmg's waits for one replay, not all
                 await self.writer.ensure()
                 with contextlib.suppress(ChildError):
                     await self.writer.request("tools/call", params)
-        log.info("server %s: reinforcement of %d read(s) replayed", self.spec.name, len(calls))
+        log.info("server %s: reinforcement of %d read(s) replayed in %.0f ms", self.spec.name, len(calls),
+                 (time.monotonic() - began) * 1000)
         self._warm()
 
     def _warm(self) -> None:
-        """The store's file changed: the read process parses it now (with the last read it
-        served, not kept for replay), not on the next prompt."""
+        """The store's file changed: the read process parses it now (the last inject or recall it
+        served, again; not kept for replay), not on the next prompt."""
         params = self._last_read
         if params is None or not self.ready:
             return
 
         async def warm() -> None:
+            began = time.monotonic()
             with contextlib.suppress(ChildError):
                 await self.request("tools/call", params)
+            log.info("server %s: read process warmed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
 
         self._heating = asyncio.create_task(warm())
 

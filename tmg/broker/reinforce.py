@@ -72,9 +72,11 @@ class Reinforcement:
     def kept(self) -> int:
         return len(self._calls)
 
-    def note(self, params: dict[str, Any]) -> None:
-        """A read was forwarded to the read process: keep it (if it reinforces), and wait for idle."""
-        if reinforces(params):
+    def note(self, params: dict[str, Any]) -> bool:
+        """A read was forwarded to the read process: keep it (if it reinforces), and wait for idle.
+        True when it was kept."""
+        kept = reinforces(params)
+        if kept:
             params = {k: v for k, v in params.items() if k != "_meta"}  # a progress token was its caller's
             key = json.dumps(params, sort_keys=True)
             self._calls.pop(key, None)
@@ -82,6 +84,7 @@ class Reinforcement:
             while len(self._calls) > KEPT:
                 self._calls.popitem(last=False)
         self.touch()
+        return kept
 
     def touch(self) -> None:
         """The store was used: the replay waits for another idle period."""
