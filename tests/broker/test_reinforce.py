@@ -48,11 +48,11 @@ async def test_reads_are_replayed_once_each_when_the_store_has_been_idle_not_bef
         reinforcement.touch()
         assert landed == []
     for _ in range(100):
-        if landed:
+        if len(landed) == 2:
             break
         await asyncio.sleep(0.05)
-    assert landed == [[{"name": "plur_admin", "arguments": {"action": "plur_recall", "args": {"query": "q"}}},
-                       _inject("first")]]
+    assert landed == [[{"name": "plur_admin", "arguments": {"action": "plur_recall", "args": {"query": "q"}}}],
+                      [_inject("first")]]
     assert reinforcement.replayed == 2 and reinforcement.kept == 0
 
 
@@ -76,5 +76,39 @@ async def test_a_replay_that_fails_costs_nothing_but_itself():
 
     reinforcement = Reinforcement(land, idle=600)
     reinforcement.note(_inject("x"))
-    await reinforcement.flush()
+    await reinforcement.aclose(5.0)
     assert reinforcement.replayed == 0 and reinforcement.kept == 0
+
+
+async def test_a_replay_stops_when_the_store_is_used_again_and_the_rest_waits_for_the_next_idle_period():
+    landed: list[str] = []
+    warmed: list[int] = []
+    reinforcement: Reinforcement
+
+    async def land(calls: list[dict]) -> None:
+        landed.extend(c["arguments"]["task"] for c in calls)
+        if len(landed) == 1:
+            reinforcement.note(_inject("a prompt meanwhile"))  # a client reads while the first replays
+
+    reinforcement = Reinforcement(land, lambda: warmed.append(len(landed)), idle=0.2)
+    for task in ("one", "two", "three"):
+        reinforcement.note(_inject(task))
+    for _ in range(200):
+        if len(landed) == 4:
+            break
+        await asyncio.sleep(0.02)
+    # one replayed read, then nothing while in use; after the next idle period, the rest
+    assert landed == ["one", "two", "three", "a prompt meanwhile"]
+    assert warmed == [1, 4]  # the read process warmed once after each replay, not after each read
+
+
+def test_the_pinned_list_is_a_read_and_pinning_is_a_write_directly_and_through_the_lean_gateway():
+    from tmg.broker.child import Child
+
+    child = Child(_spec(), None)
+    assert child.is_read_call({"name": "plur_pin", "arguments": {"list": True}})
+    assert child.is_read_call({"name": "plur_admin", "arguments": {"action": "plur_pin", "args": {"list": True}}})
+    assert not child.is_read_call({"name": "plur_pin", "arguments": {"id": "ENG-1", "pinned": True}})
+    assert not child.is_read_call({"name": "plur_admin", "arguments": {"action": "plur_pin",
+                                                                       "args": {"id": "ENG-1", "pinned": False}}})
+    assert not child.is_read_call({"name": "plur_pin", "arguments": {"list": True, "id": "ENG-1"}})

@@ -35,6 +35,7 @@ _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the proc
 # What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
 # nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
 BUFFER_LIMIT = 16 * 1024 * 1024
+_PIN = "plur_pin"
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
@@ -222,7 +223,9 @@ class Child:
         name = str(params.get("name", ""))
         arguments = params.get("arguments")
         if name == _GATEWAY and isinstance(arguments, dict):
-            name = str(arguments.get("action", ""))
+            name, arguments = str(arguments.get("action", "")), arguments.get("args")
+        if name == _PIN and isinstance(arguments, dict) and arguments.get("list") is True and "id" not in arguments:
+            return True  # the pinned set, asked every prompt: the tool pins too, but its list mode only reads
         return self.is_read(name)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -277,23 +280,21 @@ class Child:
                 self.on_write()
                 if self.reinforcement is not None:
                     self.reinforcement.touch()
-                    self._warm()
+                    self.warm()
 
     async def replay(self, calls: list[dict[str, Any]]) -> None:
-        """The reads the read process served, run again on the writer (PLUR reinforces there);
-        what they change is activation, not what any read shows, so the read cache stays."""
+        """Reads the read process served, run again on the writer (PLUR reinforces there); what
+        they change is activation, not what any read shows, so the read cache stays."""
         assert self.writer is not None and self.write_lock is not None
-        began = time.monotonic()
         for params in calls:
             async with self.write_lock:  # one call at a time: a write of tmg's waits for one replay, not all
                 await self.writer.ensure()
+                began = time.monotonic()
                 with contextlib.suppress(ChildError):
                     await self.writer.request("tools/call", params)
-        log.info("server %s: reinforcement of %d read(s) replayed in %.0f ms", self.spec.name, len(calls),
-                 (time.monotonic() - began) * 1000)
-        self._warm()
+                log.info("server %s: a read replayed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
 
-    def _warm(self) -> None:
+    def warm(self) -> None:
         """The store's file changed: the read process parses it now (the last inject or recall it
         served, again; not kept for replay), not on the next prompt."""
         params = self._last_read

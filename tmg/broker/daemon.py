@@ -95,7 +95,7 @@ class Broker:
             launch = reader_launch(spec) if writer is not None else None
             child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer, launch)
             if launch is not None:
-                child.reinforcement = Reinforcement(child.replay)
+                child.reinforcement = Reinforcement(child.replay, child.warm)
         return child
 
     def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:

@@ -60,8 +60,12 @@ def reinforces(params: dict[str, Any]) -> bool:
 class Reinforcement:
     """The reads to replay, and the timer that replays them once the store is idle."""
 
-    def __init__(self, land: Callable[[list[dict[str, Any]]], Awaitable[None]], idle: float = IDLE_S) -> None:
+    def __init__(self, land: Callable[[list[dict[str, Any]]], Awaitable[None]],
+                 landed: Callable[[], None] = lambda: None, idle: float = IDLE_S) -> None:
+        """`land` replays reads on PLUR's writer; `landed` is told once a replay is over (the
+        store's file changed: the read process is warmed)."""
         self._land = land
+        self._landed = landed
         self.idle = idle
         self._calls: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._timer: asyncio.TimerHandle | None = None
@@ -99,17 +103,22 @@ class Reinforcement:
         if self._landing is None or self._landing.done():
             self._landing = asyncio.create_task(self.flush())
 
-    async def flush(self) -> None:
-        """Replay what is kept now (idle, or the broker is exiting)."""
-        calls = list(self._calls.values())
-        self._calls.clear()
-        if not calls:
-            return
-        try:
-            await self._land(calls)
-            self.replayed += len(calls)
-        except Exception as exc:  # noqa: BLE001 - a lost reinforcement costs ranking, never a prompt
-            log.warning("reinforcement of %d read(s) not landed: %s", len(calls), exc)
+    async def flush(self, whatever: bool = False) -> None:
+        """Replay what is kept, one read at a time, oldest first, and stop when the store is used
+        again (a call re-armed the timer): the rest waits for the next idle period, so a prompt
+        shares the machine with one replayed read at most. `whatever`: all of it (the exit)."""
+        before = self.replayed
+        while self._calls and (whatever or self._timer is None):
+            _key, params = self._calls.popitem(last=False)
+            try:
+                await self._land([params])
+                self.replayed += 1
+            except Exception as exc:  # noqa: BLE001 - a lost reinforcement costs ranking, never a prompt
+                log.warning("reinforcement of a read not landed: %s", exc)
+        if self.replayed > before:
+            log.info("reinforcement of %d read(s) replayed (%d kept for the next idle period)",
+                     self.replayed - before, len(self._calls))
+            self._landed()
 
     async def aclose(self, bound: float) -> None:
         """The broker is exiting: land what is kept, within `bound` seconds."""
@@ -120,6 +129,6 @@ class Reinforcement:
             async with asyncio.timeout(bound):
                 for task in landing:
                     await task
-                await self.flush()
+                await self.flush(whatever=True)
         except TimeoutError:
             log.warning("reinforcement still landing at exit: given up")
