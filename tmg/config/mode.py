@@ -6,8 +6,8 @@ written plainly (a name in ``TMG_MODE`` or in the file, or none at all) is read 
 spelling (a ``${VAR}``, a number, a key in two cases, a value the schema refuses) is left to
 tmg.config.loader, so the answer is always the loader's (tests/config/test_mode.py compares the
 two). Only what decides the mode is read: the file is found as ever, but not read when
-``TMG_MODE`` is set, nor its YAML parsed when its text holds no key that could be MODE. Whatever else is wrong in the file is the
-loader's to say, when a run uses the config.
+``TMG_MODE`` is set, nor its YAML parsed when its text holds no key that could be MODE. Whatever
+else is wrong in the file is the loader's to say, when a run uses the config.
 """
 
 from __future__ import annotations
