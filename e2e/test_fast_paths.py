@@ -18,6 +18,11 @@ ONESHOT_UNUSED = ("typer", "pydantic", "pydantic_core", "h2", "hpack", "click", 
 # What a one-shot with memory off has no use for: memory's code and its broker, the MCP SDK (no
 # servers), and the shell parser (bashlex: only a shell command being checked needs it).
 MEMORY_OFF_UNUSED = ("tmg.memory", "tmg.broker", "mcp", "bashlex", "tmg.permissions.shell", "watchfiles")
+# What `tmg -t` has no use for (P1): the config loader with its schema, typed Config and folder
+# trust (it needs MODE only), PyYAML for a config whose text sets no MODE, a session's checkpoint
+# code when it has no checkpoint log, and the history's code for the Markdown transcript.
+TRANSCRIPT_UNUSED = ("tmg.config.loader", "tmg.config.schema", "tmg.config.model", "tmg.config.trust", "yaml",
+                     "tmg.checkpoints.log", "tmg.session.history", "asyncio")
 
 PROBE = """
 import atexit, json, sys
@@ -53,6 +58,27 @@ def test_fast_paths_import_no_heavy_module(tmg, llm, args):
     code, heavy = imported_heavy(tmg, *args)
     assert code == 0
     assert heavy == []
+
+
+@pytest.mark.parametrize("args", [["-t"], ["-t", "--json"], ["--mode", "default", "-t"]])
+def test_a_transcript_loads_no_config_schema_no_yaml_and_no_checkpoint_code(tmg, llm, args):
+    llm.enqueue(Text("an answer"))
+    assert tmg.run("a question").code == 0
+    out: list[str] = []
+    code, unused = imported_heavy(tmg, *args, watched=TRANSCRIPT_UNUSED, out=out)
+    assert code == 0 and "an answer" in out[0]
+    assert unused == (["tmg.session.history"] if "--json" in args else [])
+
+
+def test_the_probe_would_see_the_loader_where_the_mode_is_not_plain(tmg, llm):
+    # `MODE: 2` is the text "2" by the schema's rule: -t leaves it to the loader, and the same
+    # probe sees the loader and the YAML then, so the check above can fail.
+    tmg.write_config("MODE: 2\n")
+    llm.enqueue(Text("an answer"))
+    assert tmg.run("a question").code == 0
+    code, imported = imported_heavy(tmg, "-t", watched=TRANSCRIPT_UNUSED)
+    assert code == 0 and {"tmg.config.loader", "tmg.config.schema", "yaml"} <= set(imported)
+    assert tmg.session_dirs("2")
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"]])

@@ -6,3 +6,7 @@ take it back (files, the exchanges the model is sent, and what memory learned fr
 - `tools`: the file and shell tools, wrapped so that every change is kept before it is made.
 - `rewind`: which prompts to take back, what that restores, and doing it.
 """
+
+# The log's place in a session's folder; here, so that `tmg -t` can look for it without the log's code.
+CHECKPOINTS_DIR = "checkpoints"
+LOG_FILE = "log.jsonl"

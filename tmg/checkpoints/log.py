@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tmg.checkpoints import CHECKPOINTS_DIR, LOG_FILE
 from tmg.private_files import private_dirs, private_opener
 
-CHECKPOINTS_DIR = "checkpoints"
-LOG_FILE = "log.jsonl"
 BLOBS_DIR = "blobs"
 MAX_KEPT_BYTES = 10_000_000  # a bigger file is changed without a copy: a rewind cannot restore it
 

@@ -12,7 +12,7 @@ import re
 import time
 from pathlib import Path
 
-from tmg.checkpoints.log import CHECKPOINTS_DIR, LOG_FILE, CheckpointLog
+from tmg.checkpoints import CHECKPOINTS_DIR, LOG_FILE
 
 MARK = " [rewound]"
 _HEADING = re.compile(r"^## (\d\d:\d\d:\d\d) · you$", re.M)
@@ -23,6 +23,8 @@ _WORDS = 24
 def rewound_prompts(session_dir: Path) -> list[dict]:
     if not (session_dir / CHECKPOINTS_DIR / LOG_FILE).exists():
         return []
+    from tmg.checkpoints.log import CheckpointLog  # only a session with checkpoints loads the log's code
+
     return [p for r in CheckpointLog(session_dir).records() if r["k"] == "rewound" for p in r.get("prompts", ())]
 
 

@@ -5,25 +5,23 @@ from __future__ import annotations
 import json
 
 from tmg.checkpoints.marks import mark_rewound
-from tmg.session.options import ChatOptions
-from tmg.config.loader import load_config
+from tmg.config.mode import plain_mode
 from tmg.environment import Environment
 from tmg.errors import UsageError
-from tmg.session.history import History
 from tmg.paths import tmg_home
 from tmg.project import project_root
+from tmg.session.options import ChatOptions
 from tmg.session.store import SessionRef, SessionStore
 
 
 def show_transcript(options: ChatOptions, envr: Environment, session: str | None, as_json: bool) -> int:
-    mode = options.mode
-    if mode is None:
-        config, _warnings = load_config(options.config_path, envr.env, envr.cwd)
-        mode = config.mode
+    mode = options.mode if options.mode is not None else _mode(options.config_path, envr)
     store = SessionStore(tmg_home(envr.env))
     ref = store.find(session, mode) if session else _current(store, mode, envr)
     out = envr.stdout
     if as_json:
+        from tmg.session.history import History  # the Markdown transcript needs no history
+
         warnings: list[str] = []
         history = History(ref.history_path, warn=warnings.append, writable=False)
         for w in warnings:
@@ -46,6 +44,16 @@ def show_transcript(options: ChatOptions, envr: Environment, session: str | None
         out.write(text)
     out.flush()
     return 0
+
+
+def _mode(explicit: str | None, envr: Environment) -> str:
+    """The config's MODE: read plainly when it is written plainly, else by the whole loader."""
+    mode = plain_mode(explicit, envr.env, envr.cwd)
+    if mode is None:
+        from tmg.config.loader import load_config
+
+        mode = load_config(explicit, envr.env, envr.cwd)[0].mode
+    return mode
 
 
 def _current(store: SessionStore, mode: str, envr: Environment) -> SessionRef:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from tmg.config.mode import DEFAULT_MODE
 from tmg.config.model import (CompactionConfig, Config, CostCaps, HookSpec, McpServerConfig, MemoryConfig,
                               OAuthClientConfig,
                               PermissionsConfig, ProviderConfig, SyncConfig)
@@ -80,7 +81,7 @@ def build_config(clean: dict[str, Any], source: Path | None, origins: Mapping[st
     )
     permissions = permissions_config(clean.get("PERMISSIONS", {}))
     return Config(
-        mode=clean.get("MODE", "default") or "default",
+        mode=clean.get("MODE", DEFAULT_MODE) or DEFAULT_MODE,
         person=clean.get("PERSON", ""),
         providers=providers,
         selected_provider=clean.get("SELECTED_PROVIDER", ""),

@@ -12,8 +12,6 @@ LEARN_TIERS = ("off", "capture", "batch", "full")
 # tmg syncs by itself (at a session's end, in the memory broker; or only on `tmg memory sync`).
 SYNC_TYPES = ("personal", "shared")
 SYNC_WHEN = ("session-end", "manual")
-# A mode names a folder of sessions: a plain name, never a path.
-MODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 BACKENDS = ("auto", "native", "litellm")
 PERMISSION_MODES = ("default", "accept-edits", "read-only", "plan", "yolo")
 SANDBOX_MODES = ("auto", "on", "off")

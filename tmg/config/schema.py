@@ -16,7 +16,9 @@ from tmg.config.hook_schema import validate_hooks
 from tmg.config.key import DAY as _DAY
 from tmg.config.key import Key
 from tmg.config.mcp_schema import MCP_SERVER
-from tmg.config.model import BACKENDS, LEARN_TIERS, MODE_PATTERN, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
+from tmg.config.mode import DEFAULT_MODE, MODE_PATTERN
+from tmg.config.model import BACKENDS, LEARN_TIERS, PERMISSION_MODES, SANDBOX_MODES, SYNC_TYPES, SYNC_WHEN
+from tmg.config.source import _type_name
 
 PROVIDER = {
     "MODEL": Key("str", required=True, example="openai/gpt-4.1-mini"),
@@ -80,7 +82,7 @@ MAX_COST = {
 
 SCHEMA: dict[str, Key] = {
     # MODE names the session folder, so it is a plain name; it is fixed once a session is open.
-    "MODE": Key("str", "default", pattern=MODE_PATTERN, hot=False),
+    "MODE": Key("str", DEFAULT_MODE, pattern=MODE_PATTERN, hot=False),
     "PERSON": Key("str", ""),
     "PROVIDERS": Key("blocks", {}, fields=PROVIDER),
     "SELECTED_PROVIDER": Key("str", ""),
@@ -129,11 +131,6 @@ class Findings:
     def error(self, path: str, text: str) -> None:
         self.errors.append(text)
         self.error_paths.append(path)
-
-
-def _type_name(value: Any) -> str:
-    return {type(None): "nothing", bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
 
 
 def _shown(key: Key, value: Any) -> str:

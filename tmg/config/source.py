@@ -14,7 +14,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tmg.config.schema import _type_name
 from tmg.errors import ConfigError
 
 MAX_CONFIG_BYTES = 1 << 20  # a config is a page of YAML; anything near this is the wrong file
@@ -196,6 +195,11 @@ def parse_yaml(text: str, path: Path) -> Any:
                           "fix the YAML there") from exc
     check_tree_size(tree, f"config file {path}")
     return tree
+
+
+def _type_name(value: Any) -> str:
+    return {type(None): "nothing", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
 
 
 def require_mapping(raw: Any, where: str) -> None:

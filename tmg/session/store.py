@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tmg.config.model import MODE_PATTERN
+from tmg.config.mode import MODE_PATTERN
 from tmg.errors import SessionBusyError, TmgError, UsageError
 from tmg.private_files import FILE_MODE, private_dirs, tighten
 
