@@ -1,0 +1,179 @@
+"""The command line run in this process: ``tmg.cli.main(argv)`` with an injected environment,
+cwd and stdin, its exit code, stdout and stderr captured (httpie's ``http()`` helper is the model).
+
+A ``tmg`` subprocess costs ~0.65 s before it does anything (the interpreter, litellm's and the
+SDK's imports); most e2e checks of exit codes, stderr lines and refusals need none of what a real
+process adds. Whatever a process would give each run afresh is given afresh here:
+
+- the environment (``os.environ`` is replaced for the run, then restored), the cwd, ``sys.argv``;
+- stdin (bytes behind a text stream, as a pipe gives them; none: an empty one, as </dev/null),
+  stdout and stderr (UTF-8, what the user sees);
+- signal handlers and the wakeup fd; atexit functions registered during the run run at its end,
+  as at a process's exit, and never reach the test process's own exit;
+- the module-level state of tmg that a process starts without (``_PROCESS_STATE`` below: found by
+  grepping tmg/ for ``lru_cache``/``functools.cache``, module globals assigned at run time, and
+  ``os.environ`` reads at import: there are none of those);
+- no thread the run started may outlive it (a process's exit would have ended it): one that does
+  fails the run, naming it.
+
+What it cannot give, and what stays a subprocess test therefore: the import set and fast paths
+(e2e/test_fast_paths.py), kill -9 and signals from outside, a terminal (tmux), stdin that is a
+tty or never ends, and anything where the process's lifetime is the point (brokers, servers
+outliving it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import io
+import os
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+# Threads a run may leave behind, by the name they start with (none today; a name here says why).
+_LONG_LIVED: tuple[str, ...] = ()
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class RunTimedOut(BaseException):
+    """The run took longer than its bound (a BaseException: tmg's own handlers must not eat it)."""
+
+
+def _reset_process_state() -> None:
+    """What a fresh ``tmg`` process starts without: each module's per-process memory (only the
+    modules already imported: one not imported yet starts fresh anyway)."""
+    for module, reset in _PROCESS_STATE:
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            reset(loaded)
+
+
+def _clear(name: str) -> Callable[[object], None]:
+    return lambda module: getattr(module, name).clear()
+
+
+def _cache_clear(name: str) -> Callable[[object], None]:
+    return lambda module: getattr(module, name).cache_clear()
+
+
+def _new_redactor(module) -> None:
+    module._PROCESS = module.Redactor()  # the secrets of the configs *this* run loaded
+
+
+def _no_options(module) -> None:
+    module.hand_over(None)
+
+
+# (module, how to forget what it learned in an earlier run). Pure functions of their arguments
+# (tmg.permissions' lru_caches, the YAML loader class, tmg.tools.web_markdown's import) need none.
+_PROCESS_STATE: tuple[tuple[str, Callable[[object], None]], ...] = (
+    ("tmg.redaction", _new_redactor),
+    ("tmg.cli.given", _no_options),
+    ("tmg.broker.paths", _cache_clear("fingerprint")),  # stats the sources: a test may touch them
+    ("tmg.llm.local_probe", _clear("_found")),  # the servers found on the loopback ports
+    ("tmg.llm.select", _clear("_prewarmed")),
+    ("tmg.tools.sandbox", _clear("_PROBED")),  # depends on PATH and the tools installed
+    ("tmg.context.tokens", _clear("_known")),
+    ("tmg.llm.pricing", _clear("_entries")),
+)
+
+
+def _stdin(text: str | bytes | None) -> io.TextIOWrapper:
+    data = text.encode("utf-8") if isinstance(text, str) else (text or b"")
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
+def _captured() -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+
+
+def _read(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    return stream.buffer.getvalue().decode("utf-8", errors="replace")
+
+
+def _catchable_signals() -> list[signal.Signals]:
+    return [s for s in signal.Signals if s not in (signal.SIGKILL, signal.SIGSTOP)]
+
+
+def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: str | bytes | None = None,
+            timeout: float = 60, thread_grace: float = 5.0) -> Result:
+    """``tmg ARGS`` run in this process as a subprocess would run it (see the module's docstring);
+    a thread it started has ``thread_grace`` seconds after it to end."""
+    from tmg import cli
+    from tmg.cli import errors
+
+    saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_signals = {s: signal.getsignal(s) for s in _catchable_signals()}
+    threads_before = set(threading.enumerate())
+    exit_funcs: list[tuple[Callable, tuple, dict]] = []
+    real_register, real_unregister = atexit.register, atexit.unregister
+
+    def register(func, *a, **kw):
+        exit_funcs.append((func, a, kw))
+        return func
+
+    def unregister(func):
+        exit_funcs[:] = [entry for entry in exit_funcs if entry[0] is not func]
+
+    def too_long(signum, frame):
+        raise RunTimedOut(f"tmg {' '.join(args)} ran longer than {timeout} s")
+
+    out, err = _captured(), _captured()
+    code = 0
+    _reset_process_state()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.argv = ["tmg", *args]
+    sys.stdin, sys.stdout, sys.stderr = _stdin(stdin), out, err
+    atexit.register, atexit.unregister = register, unregister
+    errors.FAST_EXIT = False
+    signal.signal(signal.SIGALRM, too_long)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        try:
+            cli.main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            for func, a, kw in reversed(exit_funcs):  # as at exit: the last registered runs first
+                func(*a, **kw)
+    finally:
+        errors.FAST_EXIT = True
+        atexit.register, atexit.unregister = real_register, real_unregister
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        for sig, handler in saved_signals.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+        signal.set_wakeup_fd(-1)
+        asyncio.set_event_loop(None)
+    _no_thread_outlives_the_run(threads_before, args, thread_grace)
+    return Result(code, _read(out), _read(err))
+
+
+def _no_thread_outlives_the_run(before: set[threading.Thread], args: Sequence[str], bound: float) -> None:
+    stray = [t for t in threading.enumerate() if t not in before and not t.name.startswith(_LONG_LIVED)]
+    for thread in stray:
+        thread.join(bound / max(1, len(stray)))
+    alive = [t.name for t in stray if t.is_alive()]
+    if alive:
+        raise AssertionError(f"tmg {' '.join(args)}: threads outlived the run (a process's exit would have "
+                             f"ended them): {', '.join(alive)}")
