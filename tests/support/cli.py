@@ -114,6 +114,8 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     from tmg import cli
     from tmg.cli import errors
 
+    if threading.current_thread() is not threading.main_thread():  # signals and os.environ are the process's
+        raise RuntimeError("run_tmg runs tmg on the main thread only; run a subprocess from a thread")
     saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_signals = {s: signal.getsignal(s) for s in _catchable_signals()}
