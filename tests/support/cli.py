@@ -6,8 +6,8 @@ SDK's imports); most e2e checks of exit codes, stderr lines and refusals need no
 process adds. Whatever a process would give each run afresh is given afresh here:
 
 - the environment (``os.environ`` is replaced for the run, then restored), the cwd, ``sys.argv``;
-- stdin (bytes behind a text stream, as a pipe gives them; none: an empty one, as </dev/null),
-  stdout and stderr (UTF-8, what the user sees);
+- stdin (a real pipe holding the text, as `echo text | tmg` gives; none: /dev/null, as the
+  subprocess runner gives), stdout and stderr (UTF-8, what the user sees);
 - signal handlers and the wakeup fd; atexit functions registered during the run run at its end,
   as at a process's exit, and never reach the test process's own exit;
 - the module-level state of tmg that a process starts without (``_PROCESS_STATE`` below: found by
@@ -33,7 +33,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import IO, Callable, Mapping, Sequence
 
 # Threads a run may leave behind, by the name they start with (none today; a name here says why).
 _LONG_LIVED: tuple[str, ...] = ()
@@ -89,9 +89,24 @@ _PROCESS_STATE: tuple[tuple[str, Callable[[object], None]], ...] = (
 )
 
 
-def _stdin(text: str | bytes | None) -> io.TextIOWrapper:
-    data = text.encode("utf-8") if isinstance(text, str) else (text or b"")
-    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+def _stdin(text: str | bytes | None) -> tuple[IO[str], threading.Thread | None]:
+    """What the run reads as stdin: /dev/null for none, else a real pipe (tmg reads a pipe's fd)
+    that a thread fills and closes, as the writing end of a shell pipe would."""
+    if text is None:
+        return open(os.devnull, encoding="utf-8"), None
+    data = text.encode("utf-8", errors="surrogateescape") if isinstance(text, str) else text
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with open(write_end, "wb") as pipe:
+            try:
+                pipe.write(data)
+            except BrokenPipeError:
+                pass  # the run ended without reading it all, as a process may
+
+    writer = threading.Thread(target=write, name="stdin-writer", daemon=True)
+    writer.start()
+    return open(read_end, encoding="utf-8"), writer
 
 
 def _captured() -> io.TextIOWrapper:
@@ -119,6 +134,7 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_signals = {s: signal.getsignal(s) for s in _catchable_signals()}
+    stdin_stream, stdin_writer = _stdin(stdin)
     threads_before = set(threading.enumerate())
     exit_funcs: list[tuple[Callable, tuple, dict]] = []
     real_register, real_unregister = atexit.register, atexit.unregister
@@ -140,7 +156,7 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     os.environ.update(env)
     os.chdir(cwd)
     sys.argv = ["tmg", *args]
-    sys.stdin, sys.stdout, sys.stderr = _stdin(stdin), out, err
+    sys.stdin, sys.stdout, sys.stderr = stdin_stream, out, err
     atexit.register, atexit.unregister = register, unregister
     errors.FAST_EXIT = False
     signal.signal(signal.SIGALRM, too_long)
@@ -158,6 +174,9 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
         errors.FAST_EXIT = True
         atexit.register, atexit.unregister = real_register, real_unregister
         sys.stdin, sys.stdout, sys.stderr = saved_streams
+        stdin_stream.close()
+        if stdin_writer is not None:
+            stdin_writer.join(5)
         sys.argv = saved_argv
         os.chdir(saved_cwd)
         os.environ.clear()
