@@ -8,7 +8,7 @@ process adds. Whatever a process would give each run afresh is given afresh here
 - the environment (``os.environ`` is replaced for the run, then restored), the cwd, ``sys.argv``;
 - stdin (a real pipe holding the text, as `echo text | tmg` gives; none: /dev/null, as the
   subprocess runner gives), stdout and stderr (UTF-8, what the user sees);
-- signal handlers and the wakeup fd; atexit functions registered during the run run at its end,
+- signal handlers and the wakeup fd, the umask, the warning filters; atexit functions registered during the run run at its end,
   as at a process's exit, and never reach the test process's own exit;
 - the module-level state of tmg that a process starts without (``_PROCESS_STATE`` below: found by
   grepping tmg/ for ``lru_cache``/``functools.cache``, module globals assigned at run time, and
@@ -31,6 +31,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
@@ -161,9 +162,12 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     errors.FAST_EXIT = False
     signal.signal(signal.SIGALRM, too_long)
     signal.setitimer(signal.ITIMER_REAL, timeout)
+    saved_umask = os.umask(0o022)
+    os.umask(saved_umask)
     try:
         try:
-            cli.main(list(args))
+            with warnings.catch_warnings():  # the warning filters a run sets (litellm's) are its own
+                cli.main(list(args))
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         finally:
@@ -172,6 +176,7 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
                 func(*a, **kw)
     finally:
         errors.FAST_EXIT = True
+        os.umask(saved_umask)
         atexit.register, atexit.unregister = real_register, real_unregister
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         stdin_stream.close()
