@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from tests.support.reference_servers import reference_server
@@ -42,6 +44,7 @@ def three_reference_servers(tmg) -> str:
                           f"    ENV: {{MEMORY_FILE_PATH: {json.dumps(str(tmg.root / 'notes.json'))}}}\n"))
 
 
+@pytest.mark.in_process
 def test_a_one_shot_with_three_reference_servers_offers_their_tools_every_time(tmg, llm):
     # No TMG_MCP_WAIT: the default cold path. Before, a prompt waited 0.5 s and npm servers
     # were left out (10 of 10 runs offered only the built-in tools).

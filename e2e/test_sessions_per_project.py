@@ -11,7 +11,11 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from e2e.conftest import tmg_command
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def run_in(tmg, folder: Path, *args: str, stdin: str | None = None):
