@@ -8,8 +8,8 @@ process adds. Whatever a process would give each run afresh is given afresh here
 - the environment (``os.environ`` is replaced for the run, then restored), the cwd, ``sys.argv``;
 - stdin (a real pipe holding the text, as `echo text | tmg` gives; none: /dev/null, as the
   subprocess runner gives), stdout and stderr (UTF-8, what the user sees);
-- signal handlers and the wakeup fd, the umask, the warning filters; atexit functions registered during the run run at its end,
-  as at a process's exit, and never reach the test process's own exit;
+- signal handlers and the wakeup fd, the umask, the warning filters; atexit functions registered
+  during the run run at its end, as at a process's exit, and never reach the test process's own;
 - the module-level state of tmg that a process starts without (``_PROCESS_STATE`` below: found by
   grepping tmg/ for ``lru_cache``/``functools.cache``, module globals assigned at run time, and
   ``os.environ`` reads at import: there are none of those);
@@ -35,10 +35,6 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Mapping, Sequence
-
-# Threads a run may leave behind, by the name they start with (none today; a name here says why).
-_LONG_LIVED: tuple[str, ...] = ()
-
 
 @dataclass
 class Result:
@@ -99,11 +95,11 @@ def _stdin(text: str | bytes | None) -> tuple[IO[str], threading.Thread | None]:
     read_end, write_end = os.pipe()
 
     def write() -> None:
-        with open(write_end, "wb") as pipe:
-            try:
+        try:
+            with open(write_end, "wb") as pipe:
                 pipe.write(data)
-            except BrokenPipeError:
-                pass  # the run ended without reading it all, as a process may
+        except BrokenPipeError:
+            pass  # the run ended without reading it all, as a process may
 
     writer = threading.Thread(target=write, name="stdin-writer", daemon=True)
     writer.start()
@@ -152,19 +148,19 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
 
     out, err = _captured(), _captured()
     code = 0
-    _reset_process_state()
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
-    sys.argv = ["tmg", *args]
-    sys.stdin, sys.stdout, sys.stderr = stdin_stream, out, err
-    atexit.register, atexit.unregister = register, unregister
-    errors.FAST_EXIT = False
-    signal.signal(signal.SIGALRM, too_long)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
     saved_umask = os.umask(0o022)
     os.umask(saved_umask)
     try:
+        _reset_process_state()
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        sys.argv = ["tmg", *args]
+        sys.stdin, sys.stdout, sys.stderr = stdin_stream, out, err
+        atexit.register, atexit.unregister = register, unregister
+        errors.FAST_EXIT = False
+        signal.signal(signal.SIGALRM, too_long)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
             with warnings.catch_warnings():  # the warning filters a run sets (litellm's) are its own
                 cli.main(list(args))
@@ -172,8 +168,7 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            for func, a, kw in reversed(exit_funcs):  # as at exit: the last registered runs first
-                func(*a, **kw)
+            _run_exit_functions(exit_funcs)
     finally:
         errors.FAST_EXIT = True
         os.umask(saved_umask)
@@ -195,8 +190,20 @@ def run_tmg(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     return Result(code, _read(out), _read(err))
 
 
+def _run_exit_functions(exit_funcs: list[tuple[Callable, tuple, dict]]) -> None:
+    """As at a process's exit: the last registered first; one that raises is said on stderr (the
+    run's) and the others still run."""
+    for func, a, kw in reversed(exit_funcs):
+        try:
+            func(*a, **kw)
+        except Exception:  # noqa: BLE001 - Python's exit says it and goes on, so does this
+            import traceback
+
+            sys.stderr.write(f"Exception ignored in atexit callback {func!r}:\n{traceback.format_exc()}")
+
+
 def _no_thread_outlives_the_run(before: set[threading.Thread], args: Sequence[str], bound: float) -> None:
-    stray = [t for t in threading.enumerate() if t not in before and not t.name.startswith(_LONG_LIVED)]
+    stray = [t for t in threading.enumerate() if t not in before]
     for thread in stray:
         thread.join(bound / max(1, len(stray)))
     alive = [t.name for t in stray if t.is_alive()]
