@@ -74,6 +74,7 @@ def start_count(starts: Path) -> int:
     return len(starts.read_text().splitlines()) if starts.exists() else 0
 
 
+@pytest.mark.in_process
 def test_a_prompt_waits_for_no_server_it_does_not_need_and_a_call_still_gets_the_tool(tmg, llm):
     starts = counted_where(tmg)
     llm.enqueue(Text("first"))
@@ -91,6 +92,7 @@ def test_a_prompt_waits_for_no_server_it_does_not_need_and_a_call_still_gets_the
     assert "still starting" not in r.err
 
 
+@pytest.mark.in_process
 def test_a_server_marked_wait_is_started_and_waited_for_by_every_prompt(tmg, llm):
     starts = counted_where(tmg, "    WAIT: true\n")
     for i in range(2):
@@ -101,6 +103,7 @@ def test_a_server_marked_wait_is_started_and_waited_for_by_every_prompt(tmg, llm
     assert start_count(starts) == 2
 
 
+@pytest.mark.in_process
 def test_a_server_left_out_is_said_on_stderr_and_the_answer_comes(tmg, llm):
     # `sleep` never answers initialize; its TIMEOUT bounds the wait of a server never started before.
     tmg.write_config("MCP_SERVERS:\n  slow:\n    COMMAND: sleep\n    ARGS: ['30']\n    TIMEOUT: 1\n"
@@ -178,6 +181,7 @@ def test_tmg_mcp_lists_each_server_with_status_transport_tools_and_warmth(tmg, l
     assert llm.requests == []  # it asks no model
 
 
+@pytest.mark.in_process
 def test_a_direct_servers_stderr_log_is_rotated(tmg, llm):
     # Servers write their stderr under TMG_HOME for as long as they run: past 1 MB, one old generation is kept.
     tmg.home.mkdir(parents=True, exist_ok=True)
