@@ -103,7 +103,6 @@ def test_a_server_marked_wait_is_started_and_waited_for_by_every_prompt(tmg, llm
     assert start_count(starts) == 2
 
 
-@pytest.mark.in_process
 def test_a_server_left_out_is_said_on_stderr_and_the_answer_comes(tmg, llm):
     # `sleep` never answers initialize; its TIMEOUT bounds the wait of a server never started before.
     tmg.write_config("MCP_SERVERS:\n  slow:\n    COMMAND: sleep\n    ARGS: ['30']\n    TIMEOUT: 1\n"
