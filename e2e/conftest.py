@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from e2e.mock_llm import MockLLM
 from tests.support.ci_strict import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401 - hooks
 from tests.support.plur_server import PlurUnavailable, real_plur_entry
 from tests.support.brokers import stop_brokers_under
+from tests.support.cli import Result, run_tmg  # noqa: F401 - Result: the tests import it from here
 
 API_KEY = "sk-test-canary-5f3a9c1e"  # must never show up in history, transcript or output
 
@@ -26,17 +26,18 @@ def tmg_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "tmg"]
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "in_process: `tmg.run` runs tmg.cli.main in the test's process (tests/support/cli.py), "
+        "for checks a real process adds nothing to")
 
 
 class TmgRunner:
-    """Runs tmg against the mock with a config file and TMG_HOME in a temp dir."""
+    """Runs tmg against the mock with a config file and TMG_HOME in a temp dir: as a subprocess,
+    or (``in_process``, set by the ``in_process`` mark) through tests/support/cli.py."""
 
-    def __init__(self, root: Path, llm: MockLLM) -> None:
+    def __init__(self, root: Path, llm: MockLLM, in_process: bool = False) -> None:
+        self.in_process = in_process
         self.root = root
         self.home = root / "home"
         self.work = root / "work"
@@ -85,6 +86,12 @@ class TmgRunner:
 
     def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
             timeout: float = 60, cwd: Path | None = None) -> Result:
+        if self.in_process:
+            return run_tmg(args, env=env or self.env(), cwd=cwd or self.work, stdin=stdin, timeout=timeout)
+        return self.run_subprocess(*args, stdin=stdin, env=env, timeout=timeout, cwd=cwd)
+
+    def run_subprocess(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+                       timeout: float = 60, cwd: Path | None = None) -> Result:
         proc = subprocess.run(
             tmg_command() + list(args),
             input=stdin if stdin is not None else None,
@@ -105,8 +112,8 @@ def llm():
 
 
 @pytest.fixture
-def tmg(tmp_path, llm):
-    yield TmgRunner(tmp_path, llm)
+def tmg(tmp_path, llm, request):
+    yield TmgRunner(tmp_path, llm, in_process=request.node.get_closest_marker("in_process") is not None)
     stop_brokers_under(tmp_path)  # a memory run starts a detached broker: it must not outlive its test
 
 

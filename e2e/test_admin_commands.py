@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from e2e.conftest import API_KEY
 from e2e.mock_llm import Text, ToolCall
 
@@ -21,6 +23,7 @@ def fakeplur_server(home: Path) -> str:
             f"    ENV: {{PYTHONPATH: {REPO}, HOME: {home}}}\n    TIMEOUT: 20\n")
 
 
+@pytest.mark.in_process
 def test_config_shows_values_origins_and_masks_secrets(tmg):
     tmg.write_config("MAX_TURNS: 9\nPERSON: ${NOT_SET_ANYWHERE}\n")
     r = tmg.run("config", env=tmg.env(TMG_TOOL_TIMEOUT="12"))
@@ -35,6 +38,7 @@ def test_config_shows_values_origins_and_masks_secrets(tmg):
     assert API_KEY not in r.out and f"API_KEY: {API_KEY[:3]}…***" in r.out  # the shape, never the key
 
 
+@pytest.mark.in_process
 def test_config_names_the_file_line_and_key_of_an_invalid_value(tmg):
     tmg.write_config("MAX_TURNS: lots\n")
     r = tmg.run("config")
@@ -44,6 +48,7 @@ def test_config_names_the_file_line_and_key_of_an_invalid_value(tmg):
                     "not 'lots' (e.g. MAX_TURNS: 200)")
 
 
+@pytest.mark.in_process
 def test_doctor_gives_a_verdict_per_item_and_starts_each_mcp_server(tmg, tmp_path):
     tmg.write_config("MCP_SERVERS:\n" + fakeplur_server(tmp_path) + "MEMORY:\n  ENABLED: true\n")
     r = tmg.run("doctor", env=tmg.env(memory=True))
@@ -56,6 +61,7 @@ def test_doctor_gives_a_verdict_per_item_and_starts_each_mcp_server(tmg, tmp_pat
     assert out[4].startswith("ok    mcp server plur: 12 tools") and "memory tools present" in out[4]
 
 
+@pytest.mark.in_process
 def test_doctor_fails_clearly_for_a_broken_server_and_exits_1(tmg, tmp_path):
     tmg.write_config("MCP_SERVERS:\n" + fakeplur_server(tmp_path)
                      + "  ghost:\n    COMMAND: no-such-mcp-server-binary\n"
@@ -70,6 +76,7 @@ def test_doctor_fails_clearly_for_a_broken_server_and_exits_1(tmg, tmp_path):
     assert "MCP_SERVERS.mute.TIMEOUT" in verdicts["FAIL  mcp server mute"]
 
 
+@pytest.mark.in_process
 def test_doctor_reports_an_invalid_config_as_one_fail(tmg):
     tmg.write_config("SELECTED_PROVIDER: nope\n")
     r = tmg.run("doctor")

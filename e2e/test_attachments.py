@@ -9,6 +9,10 @@ import base64
 import json
 import zlib
 
+import pytest
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 
 def png() -> bytes:
     """A 2x2 red PNG, made here rather than checked in."""

@@ -7,8 +7,12 @@ refuses what would ask, so WRITES_ALLOWED names the flag that allows them.
 
 from __future__ import annotations
 
+import pytest
+
 from e2e.conftest import API_KEY
 from e2e.mock_llm import Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 WRITES_ALLOWED: list[str] = ["--permissions", "yolo"]  # the command-line words that allow writes and runs in a one-shot
 

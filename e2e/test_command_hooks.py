@@ -9,8 +9,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from e2e.conftest import Result, tmg_command
 from e2e.mock_llm import Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def hook(tmg, name: str, body: str) -> Path:

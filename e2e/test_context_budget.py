@@ -58,8 +58,8 @@ def model():
 
 
 @pytest.fixture
-def runner(tmp_path, model):
-    return TmgRunner(tmp_path, model)
+def runner(tmp_path, model, request):
+    return TmgRunner(tmp_path, model, in_process=request.node.get_closest_marker("in_process") is not None)
 
 
 def ask(runner: TmgRunner, prompt: str, *replies, **env: str):
@@ -75,6 +75,7 @@ def tokens(body) -> int:
     return (len(json.dumps(body.get("messages", []))) + len(json.dumps(body.get("tools", [])))) // 4
 
 
+@pytest.mark.in_process
 def test_a_long_session_is_pruned_then_summarised_once_and_the_originals_stay(runner, model):
     runner.write_config("CONTEXT_WINDOW: 8000\n")  # threshold 6,400 tokens
     (runner.work / "a.txt").write_text("alpha line of the first file\n" * 500)  # ~3,600 tokens each
@@ -118,6 +119,7 @@ def test_a_long_session_is_pruned_then_summarised_once_and_the_originals_stay(ru
     assert sum(1 for m in stored if m["role"] == "user") == len(results) + 3
 
 
+@pytest.mark.in_process
 def test_a_provider_overflow_summarises_once_then_answers(runner, model):
     ask(runner, "Remember: answers in French. First question", Text(LONG))
     ask(runner, "Second question", Text(LONG))
@@ -130,6 +132,7 @@ def test_a_provider_overflow_summarises_once_then_answers(runner, model):
     assert retried[1]["content"].startswith(SUMMARY_HEADING) and retried[-1]["content"].startswith("Third question")
 
 
+@pytest.mark.in_process
 def test_with_compaction_off_a_provider_overflow_is_one_clear_error(runner, model):
     runner.write_config("COMPACTION:\n  ENABLED: false\n")
     ask(runner, "First question", Text(LONG))
@@ -141,6 +144,7 @@ def test_with_compaction_off_a_provider_overflow_is_one_clear_error(runner, mode
     assert len(model.requests) == 2 and not any(is_summary_request(r) for r in model.requests)
 
 
+@pytest.mark.in_process
 def test_tool_schemas_count_forty_large_mcp_tools_push_a_prompt_over_the_threshold(runner, model):
     base = "CONTEXT_WINDOW: 16000\n"  # threshold 12,800 tokens; the 40 schemas are about 8,000
     mcp = (f"MCP_SERVERS:\n  many:\n    COMMAND: {sys.executable}\n    ARGS: [{MANY_TOOLS_SERVER}]\n"
@@ -164,6 +168,7 @@ def test_tool_schemas_count_forty_large_mcp_tools_push_a_prompt_over_the_thresho
             assert sent[-1]["messages"][1]["content"].startswith(SUMMARY_HEADING)
 
 
+@pytest.mark.in_process
 def test_tmg_compact_summarises_the_current_session_on_demand(runner, model):
     ask(runner, "Rule: keep answers short. First question", Text(LONG))
     ask(runner, "Second question", Text(LONG))

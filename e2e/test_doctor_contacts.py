@@ -6,8 +6,12 @@ from __future__ import annotations
 import os
 import socket
 
+import pytest
+
 from e2e.plur import FakePlur
 from e2e.test_memory_shipped import stand_in_install
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def closed_port() -> int:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from e2e.mock_llm import HttpError, MockLLM, Text
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def two_providers(tmg, primary: MockLLM) -> None:

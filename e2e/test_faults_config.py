@@ -6,8 +6,10 @@ clear line. "Clear" is checked mechanically (see :func:`unclear`): one line; it 
 (the config file, a key path such as ``PROVIDERS.mock.URL``, or ``argument N``); it says what to
 do (a fix verb: set, fix, remove, use, ...); and it is not an internal error.
 
-The runs are independent processes, started in parallel threads, so the corpus costs a few
-seconds, not a few per case. The figures for BENCHMARKS.md: ``pytest e2e/test_faults_config.py
+The runs are in-process (tests/support/cli.py: ``tmg.cli.main`` with the environment, cwd and
+stdin a process would have), one after another: what is checked is the exit code and the lines
+the user reads, which a real process adds nothing to, so the corpus costs a few seconds, not
+~0.65 s of interpreter and imports per run. The figures for BENCHMARKS.md: ``pytest e2e/test_faults_config.py
 -q -s`` prints ``config corpus: N configs tried, T tracebacks, U unclear messages``.
 
 Unreadable files: the tests run as root, who reads a ``chmod 000`` file; so the unreadable case
@@ -19,18 +21,17 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from e2e.conftest import API_KEY, TmgRunner, tmg_command
+from e2e.conftest import API_KEY, TmgRunner
 from e2e.mock_llm import MockLLM, Text, ToolCall
+from tests.support.cli import RunTimedOut, run_tmg
 from tmg.config.schema import SCHEMA
 
 URL = "http://127.0.0.1:9/v1"  # never reached: every case fails before a request
@@ -257,13 +258,10 @@ def _run(runner: TmgRunner, case: Case, command: str, path: Path) -> Run:
     env.pop("TMG_CONFIG", None)
     env.pop("MOCK_API_KEY", None)
     try:
-        proc = subprocess.run([*tmg_command(), *[os.fsencode(a) for a in args]], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=30, cwd=path.parent, env=env)
-    except subprocess.TimeoutExpired as exc:
-        return Run(case, command, None, (exc.stdout or b"").decode(errors="replace"),
-                   (exc.stderr or b"").decode(errors="replace"))
-    return Run(case, command, proc.returncode, proc.stdout.decode(errors="backslashreplace"),
-               proc.stderr.decode(errors="backslashreplace"))
+        result = run_tmg(args, env=env, cwd=path.parent, timeout=30)
+    except RunTimedOut:
+        return Run(case, command, None, "", "")
+    return Run(case, command, result.code, result.out, result.err)
 
 
 @pytest.fixture(scope="module")
@@ -272,9 +270,7 @@ def corpus(tmp_path_factory) -> dict[str, list[Run]]:
     with MockLLM() as llm:
         runner = TmgRunner(root / "runner", llm)
         paths = {case.name: _prepare(case, root) for case in CASES}
-        jobs = [(case, command, paths[case.name]) for case in CASES for command in case.commands]
-        with ThreadPoolExecutor(max_workers=6) as pool:
-            runs = list(pool.map(lambda job: _run(runner, *job), jobs))
+        runs = [_run(runner, case, command, paths[case.name]) for case in CASES for command in case.commands]
     by_case: dict[str, list[Run]] = {}
     for run in runs:
         by_case.setdefault(run.case.name, []).append(run)

@@ -13,6 +13,8 @@ import pytest
 
 from e2e.mock_llm import Text
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 
 @pytest.fixture
 def small_disk(tmg):

@@ -14,6 +14,8 @@ import pytest
 from e2e.mock_llm import Text
 from e2e.plur import FakePlur
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 CANARY = "sk-canary-7d41c0ffee2b9a"
 
 

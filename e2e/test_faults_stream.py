@@ -15,6 +15,8 @@ import pytest
 from e2e.conftest import API_KEY, tmg_command
 from e2e.mock_llm import BadUtf8Stream, DropStream, MalformedStream, RawResponse, Stall, Text
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 HTML_502 = ("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway"
             "</h1></center><hr><center>nginx</center></body></html>")
 

@@ -19,6 +19,8 @@ from e2e.conftest import API_KEY, Result, tmg_command
 from e2e.mock_llm import MockLLM, Text
 from e2e.tmux import Terminal, flat, tmux_available
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 REPO = Path(__file__).resolve().parent.parent
 ECHO_SERVER = REPO / "tests" / "support" / "echo_mcp_server.py"
 
@@ -67,9 +69,7 @@ def env(tmg, **extra: str) -> dict[str, str]:
 
 
 def run_in(tmg, folder: Path, *args: str) -> Result:
-    proc = subprocess.run(tmg_command() + list(args), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=90, cwd=folder, env=env(tmg))
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    return tmg.run(*args, env=env(tmg), timeout=90, cwd=folder)
 
 
 def tool_names(request) -> list[str]:

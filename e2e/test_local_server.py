@@ -12,6 +12,8 @@ import pytest
 from e2e.mock_llm import MockLLM, Text
 from tmg.llm.local_probe import DEFAULT_PORTS
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 
 def no_config(tmg, **env: str) -> dict[str, str]:
     """tmg's environment with no config file and no provider key anywhere."""

@@ -9,6 +9,8 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from tests.support.http_mcp import HttpMcpServer
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 TOKEN = "tok-web-canary-8c1d27e4"
 
 

@@ -20,6 +20,8 @@ from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, tmux_available
 from tests.support.oauth_mcp import AUTHORIZATION_URL, OAuthMcpServer, approve
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 
 @pytest.fixture
 def server(tmp_path):

@@ -18,6 +18,8 @@ from e2e.tmux import Terminal, tmux_available
 from tests.support.http_mcp import free_port
 from tests.support.oauth_mcp import AUTHORIZATION_URL, OAuthMcpServer, approve
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 SECRET = "cs-canary-7d1e5b2a9f30c4e8"
 
 

@@ -13,6 +13,8 @@ from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_oauth import config, login, only_line_about_web
 from tests.support.oauth_mcp import OAuthMcpServer
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 # layout -> the well-known URL the client found its way by (None: the 2025-03-26 default endpoints)
 LAYOUTS = {
     "header": "/.well-known/oauth-protected-resource/mcp",

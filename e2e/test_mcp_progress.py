@@ -29,22 +29,23 @@ def last_tool_result(request) -> str:
 
 
 def test_progress_keeps_a_call_alive_past_its_timeout(tmg, llm):
-    # 8 steps of 0.75 s: each progress notification comes well inside the 3 s window (TOOL_TIMEOUT,
+    # 8 steps of 0.5 s: each progress notification comes well inside the 2 s window (TOOL_TIMEOUT,
     # no CALL_TIMEOUT of its own), the whole call takes twice as long as it.
-    tmg.write_config("TOOL_TIMEOUT: 3\n" + everything("    CALL_TIMEOUT_MAX: 120\n"))
-    llm.enqueue(ToolCall(LONG, {"duration": 6, "steps": 8}), Text("done"))
+    tmg.write_config("TOOL_TIMEOUT: 2\n" + everything("    CALL_TIMEOUT_MAX: 120\n"))
+    llm.enqueue(ToolCall(LONG, {"duration": 4, "steps": 8}), Text("done"))
     r = run(tmg)
     assert r.code == 0, r.err
-    assert last_tool_result(llm.requests[1]) == "Long running operation completed. Duration: 6 seconds, Steps: 8."
+    assert last_tool_result(llm.requests[1]) == "Long running operation completed. Duration: 4 seconds, Steps: 8."
 
 
 def test_a_call_reporting_progress_still_stops_at_call_timeout_max(tmg, llm):
-    tmg.write_config(everything("    CALL_TIMEOUT: 3\n    CALL_TIMEOUT_MAX: 4\n"))
+    # Steps of 0.5 s, well inside the 2 s CALL_TIMEOUT: only CALL_TIMEOUT_MAX ends the call.
+    tmg.write_config(everything("    CALL_TIMEOUT: 2\n    CALL_TIMEOUT_MAX: 3\n"))
     llm.enqueue(ToolCall(LONG, {"duration": 30, "steps": 60}), Text("too long"))
     r = run(tmg)
     assert r.code == 0, r.err
     result = last_tool_result(llm.requests[1])
-    assert result.startswith("error: everything was still working after 4 s") and "CALL_TIMEOUT_MAX" in result
+    assert result.startswith("error: everything was still working after 3 s") and "CALL_TIMEOUT_MAX" in result
     assert LONG in [t["function"]["name"] for t in llm.requests[1]["tools"]]  # slow, not broken: it stays
 
 
@@ -60,7 +61,7 @@ def test_a_silent_call_is_cancelled_at_the_servers_call_timeout(tmg, llm):
 @pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 def test_the_repl_shows_a_running_tools_progress_on_its_waiting_line(tmg, llm):
     tmg.write_config(everything())
-    llm.enqueue(ToolCall(LONG, {"duration": 8, "steps": 4}), Text("finished"))
+    llm.enqueue(ToolCall(LONG, {"duration": 4, "steps": 4}), Text("finished"))  # a step a second: the line redraws 8 times a step
     term = Terminal(width=200, height=30)
     try:
         term.start_tmg(tmg, TMG_MCP_WAIT="60")

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from e2e.mock_llm import Text
 from e2e.test_mcp_results import everything_server, run
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 ARCHITECTURE = "demo://resource/static/document/architecture.md"
 

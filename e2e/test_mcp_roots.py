@@ -3,8 +3,12 @@ folder, works in the folders tmg advertises: the working folder and the config's
 
 from __future__ import annotations
 
+import pytest
+
 from e2e.mock_llm import Text, ToolCall
 from tests.support.reference_servers import reference_server
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def filesystem() -> str:

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_results import everything_server, run, tool_message, tool_names
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 TRIGGER = "mcp_everything_trigger-sampling-request"
 

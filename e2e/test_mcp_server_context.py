@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from e2e.mock_llm import Text, ToolCall
 from e2e.test_mcp_server_tools import REPO
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 ASKING_SERVER = REPO / "tests" / "support" / "asking_mcp_server.py"
 

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from e2e.conftest import tmg_command
 from e2e.mock_llm import Text, ToolCall
 from tests.support.reference_servers import reference_server
@@ -42,6 +44,7 @@ def three_reference_servers(tmg) -> str:
                           f"    ENV: {{MEMORY_FILE_PATH: {json.dumps(str(tmg.root / 'notes.json'))}}}\n"))
 
 
+@pytest.mark.in_process
 def test_a_one_shot_with_three_reference_servers_offers_their_tools_every_time(tmg, llm):
     # No TMG_MCP_WAIT: the default cold path. Before, a prompt waited 0.5 s and npm servers
     # were left out (10 of 10 runs offered only the built-in tools).
@@ -71,6 +74,7 @@ def start_count(starts: Path) -> int:
     return len(starts.read_text().splitlines()) if starts.exists() else 0
 
 
+@pytest.mark.in_process
 def test_a_prompt_waits_for_no_server_it_does_not_need_and_a_call_still_gets_the_tool(tmg, llm):
     starts = counted_where(tmg)
     llm.enqueue(Text("first"))
@@ -88,6 +92,7 @@ def test_a_prompt_waits_for_no_server_it_does_not_need_and_a_call_still_gets_the
     assert "still starting" not in r.err
 
 
+@pytest.mark.in_process
 def test_a_server_marked_wait_is_started_and_waited_for_by_every_prompt(tmg, llm):
     starts = counted_where(tmg, "    WAIT: true\n")
     for i in range(2):
@@ -175,6 +180,7 @@ def test_tmg_mcp_lists_each_server_with_status_transport_tools_and_warmth(tmg, l
     assert llm.requests == []  # it asks no model
 
 
+@pytest.mark.in_process
 def test_a_direct_servers_stderr_log_is_rotated(tmg, llm):
     # Servers write their stderr under TMG_HOME for as long as they run: past 1 MB, one old generation is kept.
     tmg.home.mkdir(parents=True, exist_ok=True)

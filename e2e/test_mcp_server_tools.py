@@ -6,7 +6,11 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from e2e.mock_llm import Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 REPO = Path(__file__).resolve().parent.parent
 ECHO_SERVER = REPO / "tests" / "support" / "echo_mcp_server.py"

@@ -31,11 +31,12 @@ def kept_by_the_broker(tmg, name: str) -> None:
 
 
 def test_a_warm_servers_progress_keeps_its_call_alive_past_its_timeout(tmg, llm):
-    tmg.write_config("TOOL_TIMEOUT: 3\n" + warm(everything_server(), "    CALL_TIMEOUT_MAX: 120\n"))
-    llm.enqueue(ToolCall(LONG, {"duration": 6, "steps": 8}), Text("done"))
+    # 8 steps of 0.5 s, each well inside the 2 s TOOL_TIMEOUT; the call takes twice as long as it.
+    tmg.write_config("TOOL_TIMEOUT: 2\n" + warm(everything_server(), "    CALL_TIMEOUT_MAX: 120\n"))
+    llm.enqueue(ToolCall(LONG, {"duration": 4, "steps": 8}), Text("done"))
     r = run(tmg)
     assert (r.code, r.out) == (0, "done\n"), r.err
-    assert tool_message(llm.requests[1])["content"] == "Long running operation completed. Duration: 6 seconds, Steps: 8."
+    assert tool_message(llm.requests[1])["content"] == "Long running operation completed. Duration: 4 seconds, Steps: 8."
     kept_by_the_broker(tmg, "everything")
 
 

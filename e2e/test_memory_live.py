@@ -21,7 +21,7 @@ from tmg.memory.injector import INSTRUCTIONS_HEADING, NOTES_HEADING
 from tests.support.plur_server import running
 from tmg.mcp import ServerSpec, child_environment
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.in_process]  # tmg.run in this process: see tests/support/cli.py
 
 PROFILES = ["full", "lean"]
 

@@ -8,6 +8,8 @@ import pytest
 
 from e2e.plur import FakePlur
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 PINNED = "From now on, always answer in French"
 NOTE = "The heron project deploys from the heron-main branch"
 

@@ -42,6 +42,7 @@ def history(tmg) -> list[dict]:
     return [json.loads(line) for line in (session / "history.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.in_process
 def test_capture_stores_each_answer_as_an_episode_and_nothing_else(tmg, llm, plur):
     tmg.write_config(plur.config(learn="capture"))
     llm.enqueue(Text("Use git revert for a pushed commit."), Text("Then push again."))
@@ -53,6 +54,7 @@ def test_capture_stores_each_answer_as_an_episode_and_nothing_else(tmg, llm, plu
     assert plur.engrams() == [] and plur.calls("plur_learn_batch") == [] and plur.calls("plur_learn") == []
 
 
+@pytest.mark.in_process
 def test_batch_lands_the_sessions_answers_in_one_call_at_its_end(tmg, llm, plur):
     tmg.write_config(plur.config(learn="batch"))
     llm.enqueue(ToolCall("list_folder", {"path": "."}), Text("There are no files here."))
@@ -69,6 +71,7 @@ def test_batch_lands_the_sessions_answers_in_one_call_at_its_end(tmg, llm, plur)
     assert plur.episodes() == [] and plur.calls("plur_capture") == [] and plur.calls("plur_learn") == []
 
 
+@pytest.mark.in_process
 def test_full_pins_the_users_instruction_and_writes_no_answer(tmg, llm, plur):
     tmg.write_config(plur.config(learn="full"))
     llm.enqueue(Text("Understood: tabs are out."), Text("Sea foam in moonlight."))
@@ -86,6 +89,7 @@ def test_full_pins_the_users_instruction_and_writes_no_answer(tmg, llm, plur):
     assert instructions_part(llm.requests[-1]) == f"{INSTRUCTIONS_HEADING}\n- {instruction}"
 
 
+@pytest.mark.in_process
 def test_a_recalled_note_rides_with_every_turn_of_its_prompt_once_and_not_again_while_recent(tmg, llm, plur):
     tmg.write_config(plur.config(learn="off", seed=[SEED]))
     llm.enqueue(ToolCall("list_folder", {"path": "."}), ToolCall("list_folder", {"path": "."}),
@@ -106,6 +110,7 @@ def test_a_recalled_note_rides_with_every_turn_of_its_prompt_once_and_not_again_
     assert transcript(tmg).count(f"memory: recalled {engram['id']}") == 1
 
 
+@pytest.mark.in_process
 def test_a_rejected_batch_names_exactly_that_tool_injection_goes_on_and_the_next_session_lands_it(tmg, llm, plur):
     tmg.write_config(plur.config(learn="batch", seed=[SEED], reject=("plur_learn_batch",)))
     llm.enqueue(Text("Fridays are for reading logs."))
@@ -126,6 +131,7 @@ def test_a_rejected_batch_names_exactly_that_tool_injection_goes_on_and_the_next
     assert [c["is_error"] for c in plur.calls("plur_learn_batch")] == [True, False, False]  # spool first
 
 
+@pytest.mark.in_process
 def test_a_rejected_capture_names_only_plur_capture(tmg, llm, plur):
     tmg.write_config(plur.config(learn="capture", reject=("plur_capture",)))
     llm.enqueue(Text("An answer."))
@@ -136,6 +142,7 @@ def test_a_rejected_capture_names_only_plur_capture(tmg, llm, plur):
     assert "plur_learn_batch" not in r.err and plur.episodes() == []
 
 
+@pytest.mark.in_process
 def test_a_rejected_inject_never_puts_error_text_in_the_prompt(tmg, llm, plur):
     tmg.write_config(plur.config(learn="batch", seed=[SEED], reject=("plur_inject_hybrid",)))
     llm.enqueue(Text("Answered without memory."))
@@ -179,6 +186,7 @@ def test_memory_enabled_by_a_save_mid_run_without_a_server_is_a_quiet_no_op(tmg,
     assert [memory_blocks(q) for q in llm.requests] == [[], []] and plur.calls() == []
 
 
+@pytest.mark.in_process
 def test_debug_on_the_command_line_shows_memorys_debug_lines_as_tmg_debug_does(tmg, llm, plur):
     tmg.write_config(plur.config(learn="off"))
     llm.enqueue(Text("Quiet."), Text("Detailed."))

@@ -59,6 +59,7 @@ def prefix_shares(requests: list[dict[str, Any]]) -> tuple[float, float, int]:
     return kept / total, kept_chars / total_chars, total_chars - kept_chars
 
 
+@pytest.mark.in_process
 def test_twenty_prompts_with_memory_on_repeat_their_prefix(tmg, llm, plur):
     seed = [{"statement": f"The {topic} project deploys from the {topic}-main branch"} for topic in TOPICS]
     seed.append({"statement": "Always answer in French", "pinned": True})

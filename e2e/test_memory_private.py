@@ -28,7 +28,7 @@ from tmg.broker.paths import socket_path
 from tmg.memory.injector import INSTRUCTIONS_HEADING
 from tmg.paths import runtime_dir
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.in_process]  # tmg.run in this process: see tests/support/cli.py
 
 PROMPT = r"default · openai/mock-model >"
 # The user's own record keeps the user's words by design (README, "What tmg keeps"): 0600.

@@ -11,6 +11,8 @@ from e2e.conftest import API_KEY
 from e2e.mock_llm import Text
 from e2e.plur import FakePlur
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 CANARY2 = "hunter2-canary-77b1"
 
 

@@ -70,7 +70,7 @@ def store(tmg, tmp_path, plur_entry) -> Store:
     return Store(tmg, tmp_path, plur_entry)
 
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.in_process]  # tmg.run in this process: see tests/support/cli.py
 
 
 def test_piped_from_now_on_text_plants_nothing(store, llm):

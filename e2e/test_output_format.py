@@ -10,7 +10,11 @@ from pathlib import Path
 
 import jsonschema
 
+import pytest
+
 from e2e.mock_llm import HttpError, Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "docs" / "output-format.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

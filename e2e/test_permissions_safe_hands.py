@@ -11,6 +11,8 @@ import pytest
 
 from e2e.mock_llm import Text, ToolCall
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-canary-7f3e91\n-----END OPENSSH PRIVATE KEY-----\n"
 
 

@@ -3,7 +3,11 @@ what would ask is refused, with one line on stderr naming what would allow it)."
 
 from __future__ import annotations
 
+import pytest
+
 from e2e.mock_llm import Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def tool_message(llm) -> str:

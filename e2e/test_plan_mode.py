@@ -11,6 +11,8 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, tmux_available
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 PLAN = "1. Write hello.txt with a greeting\n2. Tell the user"
 TODOS = [{"content": "write hello.txt", "status": "in_progress"}, {"content": "tell the user", "status": "pending"}]
 

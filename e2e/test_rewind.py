@@ -13,6 +13,8 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from e2e.plur import FakePlur, memory_blocks
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 NOTES = "my own notes\nline two\n"
 
 

@@ -13,6 +13,8 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from tests.support.sandbox import require_bubblewrap
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 
 @pytest.fixture(autouse=True)
 def _bubblewrap():

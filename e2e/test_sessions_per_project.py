@@ -8,16 +8,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
-from e2e.conftest import tmg_command
+import pytest
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def run_in(tmg, folder: Path, *args: str, stdin: str | None = None):
-    proc = subprocess.run(tmg_command() + list(args), cwd=folder, env=tmg.env(), capture_output=True, text=True,
-                          timeout=60, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
-    return proc.returncode, proc.stdout, proc.stderr
+    r = tmg.run(*args, cwd=folder, env=tmg.env(), timeout=60, stdin=stdin)
+    return r.code, r.out, r.err
 
 
 def user_texts(request) -> list[str]:

@@ -13,6 +13,8 @@ import pytest
 from e2e.mock_llm import Text, ToolCall
 from e2e.tmux import Terminal, flat, tmux_available
 
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
+
 DEPLOY_BODY = "Run ./scripts/ship.sh staging, then check https://staging.example.test/health. MARKER-DEPLOY-7"
 
 

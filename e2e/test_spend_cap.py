@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from e2e.mock_llm import Text
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 PRICED = "openai/gpt-4o-mini"  # in litellm's price map: its calls have a cost
 

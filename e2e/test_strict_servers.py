@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from e2e.mock_llm import EmptyStream, HttpError, Text, ToolCall
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def _roles(request) -> list[str]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from e2e.mock_llm import Text
+
+pytestmark = pytest.mark.in_process  # tmg.run in this process: see tests/support/cli.py
 
 
 def test_global_options_may_precede_a_subcommand_and_nothing_reaches_the_model(tmg, llm):

@@ -275,13 +275,36 @@ async def _wait_for(condition, seconds: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
+async def _until_armed(watcher, path, seconds: float = 10.0) -> None:
+    """Until the watcher thread sees a save (inotify is armed only some time after ``watching``;
+    a save before that is seen by check() alone): the file is saved again, unchanged, until the
+    thread reloads it."""
+    seen: list[bool] = []
+    reload = watcher.reload
+
+    def noting(*args, **kwargs):
+        seen.append(True)
+        return reload(*args, **kwargs)
+
+    watcher.reload = noting
+    deadline = time.monotonic() + seconds
+    try:
+        while not seen:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the watcher thread saw no save in {seconds:g} s")
+            save(path, path.read_text())
+            await asyncio.sleep(0.1)
+    finally:
+        watcher.reload = reload
+
+
 @pytest.mark.asyncio
 async def test_the_watcher_thread_sees_a_rename_over_the_file_without_a_boundary(tmp_path):
     path, live, watcher, reports = make(tmp_path)
     watcher.start()
     try:
         await _wait_for(lambda: watcher.watching)
-        await asyncio.sleep(0.1)  # let inotify arm before the save (a save before it is seen by check())
+        await _until_armed(watcher, path)
         tmp = tmp_path / ".tmg.yaml.swp"
         tmp.write_text(BASE + "MAX_TURNS: 9\n")
         os.replace(tmp, path)  # how vim, VS Code and friends save
@@ -320,7 +343,8 @@ async def test_the_watcher_thread_parses_off_the_event_loop_and_reports_on_it(tm
     watcher.start()
     try:
         await _wait_for(lambda: watcher.watching)
-        await asyncio.sleep(0.1)
+        await _until_armed(watcher, path)
+        parsed_on.clear()
         save(path, BASE + "MAX_TURNS: 4\n")
         await _wait_for(lambda: live.get().max_turns == 4 and reported_on)
     finally:

@@ -1,4 +1,5 @@
-"""Parsing real server answers (texts recorded from @plur-ai/mcp 0.20.0) into typed values."""
+"""Parsing real server answers into typed values: the replies recorded from the pinned
+@plur-ai/mcp (tests/data/plur_replies: how they were recorded, and how to record them again)."""
 
 from __future__ import annotations
 
@@ -6,30 +7,37 @@ import json
 
 import pytest
 
+from tests.data.plur_replies.record import ARCHITECTURAL, BEHAVIORAL, TERMINOLOGICAL, load
 from tmg.memory import results
 
-INJECT = {
-    "directives": "[ENG-2026-11-30-002] The service layer talks to postgres via the repository module\n"
-                  "  Commitment: leaning | Confidence: 0.35 | Last active: 2026-11-30",
-    "consider": "[ENG-2026-11-30-003] A widget means a reusable dashboard component rendered in th",
-    "count": 3, "tokens_used": 113,
-    "injected_ids": ["ENG-2026-11-30-002", "ENG-2026-11-30-001", "ENG-2026-11-30-003"], "mode": "hybrid",
-}
+REPLIES = load()
+
+
+def reply(name: str):
+    """A recorded reply's text as the client reads it (JSON)."""
+    return json.loads(REPLIES[name]["text"])
+
+
+def _id(name: str) -> str:
+    return reply(name)["id"]
+
+
+INJECT = reply("inject")
 
 
 def test_inject_buckets_and_ids_without_text() -> None:
     r = results.parse_inject(INJECT)
-    assert r.directives == (results.InjectLine("ENG-2026-11-30-002",
-                                               "The service layer talks to postgres via the repository module"),)
-    assert r.consider[0].id == "ENG-2026-11-30-003" and len(r.consider[0].text) == 60
-    assert r.ids_without_text == ("ENG-2026-11-30-001",)
-    assert r.count == 3 and r.tokens_used == 113
+    assert r.directives == (results.InjectLine(_id("learn_architectural"), ARCHITECTURAL),)
+    assert r.consider[0].id == _id("learn_terminological") and len(r.consider[0].text) == 60
+    assert TERMINOLOGICAL.startswith(r.consider[0].text)  # the server cuts it
+    # The behavioral engram is selected but its words are in neither bucket (the injection gotcha).
+    assert r.ids_without_text == (_id("learn_behavioral"),) and BEHAVIORAL not in REPLIES["inject"]["text"]
+    assert r.count == 3 and r.tokens_used == INJECT["tokens_used"] > 0
 
 
 def test_empty_inject() -> None:
-    r = results.parse_inject({"directives": "", "consider": "", "count": 0, "tokens_used": 0,
-                              "injected_ids": [], "mode": "hybrid"})
-    assert r.injected_ids == () and r.ids_without_text == ()
+    r = results.parse_inject(reply("inject_empty"))
+    assert r.injected_ids == () and r.ids_without_text == () and r.count == 0
 
 
 @pytest.mark.parametrize("bad", [None, [], {"directives": ""}, {"injected_ids": [1]},
@@ -48,36 +56,39 @@ def test_malformed_counts_are_a_bad_result_not_a_crash(key, bad) -> None:
 
 
 def test_counts_as_numeric_text_or_missing_are_read() -> None:
-    r = results.parse_inject({**INJECT, "count": "3", "tokens_used": 113.0})
-    assert (r.count, r.tokens_used) == (3, 113)
+    r = results.parse_inject({**INJECT, "count": "3", "tokens_used": float(INJECT["tokens_used"])})
+    assert (r.count, r.tokens_used) == (3, INJECT["tokens_used"])
     r = results.parse_inject({k: v for k, v in INJECT.items() if k not in ("count", "tokens_used")})
     assert (r.count, r.tokens_used) == (3, 0)
 
 
 def test_learn_and_batch() -> None:
-    assert results.parse_learn({"id": "ENG-2026-11-30-001", "decision": "ADD"}) == "ENG-2026-11-30-001"
-    b = results.parse_learn_batch({"ids": ["ENG-1", None], "results": [], "stats": {},
-                                   "failures": [{"index": 1, "error": "x"}], "warning": "1 of 2"})
-    assert b.ids == ("ENG-1", None) and b.failures[0]["index"] == 1 and b.warning == "1 of 2"
+    assert results.parse_learn(reply("learn_architectural")).startswith("ENG-")
+    b = results.parse_learn_batch(reply("learn_batch_one_blank"))
+    assert b.ids[0].startswith("ENG-") and b.ids[1] is None  # the blank one failed, without isError
+    assert not REPLIES["learn_batch_one_blank"]["is_error"]
+    assert b.failures[0]["index"] == 1 and b.warning.startswith("1 of 2")
     with pytest.raises(results.ResultError):
         results.parse_learn({"decision": "ADD"})
 
 
 def test_recall_capture_timeline_status() -> None:
-    rows = results.parse_recall({"results": [{"id": "ENG-1", "statement": "Full words", "type": "behavioral",
-                                              "scope": "global"}], "count": 1, "mode": "bm25-only"})
-    assert rows == [results.Engram("ENG-1", "Full words", "behavioral", "global")]
-    ep = results.parse_capture({"id": "EP-1-abcd", "summary": "s", "timestamp": "t"})
-    assert ep.id == "EP-1-abcd"
-    tl = results.parse_timeline({"episodes": [{"id": "EP-1-abcd", "summary": "s", "agent": "chat"}], "count": 1})
-    assert tl[0].agent == "chat"
-    st = results.parse_status({"engram_count": 3, "episode_count": 1})
-    assert (st.engram_count, st.episode_count) == (3, 1)
+    rows = results.parse_recall(reply("recall"))
+    assert rows == [results.Engram(_id("learn_architectural"), ARCHITECTURAL, "architectural", "global")]
+    ep = results.parse_capture(reply("capture"))
+    assert ep.id == _id("capture") and ep.id.startswith("EP-")
+    tl = results.parse_timeline(reply("timeline"))
+    assert [(e.id, e.agent) for e in tl] == [(ep.id, "chat")]
+    st = results.parse_status(reply("status"))
+    assert (st.engram_count, st.episode_count) == (4, 1)  # three learned, one of the batch; one captured
 
 
 def test_errors() -> None:
-    text = json.dumps({"error": "Invalid arguments: summary: Required.", "success": False,
-                       "received_fields": ["agent"], "missing_fields": ["summary"]})
-    e = results.parse_error(json.loads(text), text)
+    recorded = REPLIES["capture_missing_summary"]
+    assert recorded["is_error"]
+    e = results.parse_error(json.loads(recorded["text"]), recorded["text"])
     assert e.missing_fields == ("summary",) and e.received_fields == ("agent",)
+    assert e.message.startswith("Invalid arguments: summary: Required.")
+    learn = REPLIES["learn_missing_statement"]
+    assert results.parse_error(json.loads(learn["text"]), learn["text"]).missing_fields == ("statement",)
     assert results.parse_error(None, "plain failure\n").message == "plain failure"

@@ -36,9 +36,12 @@ async def test_a_running_tool_is_named_and_the_line_is_wiped_when_it_ends() -> N
 
 
 async def test_a_disabled_line_writes_nothing() -> None:
-    err = Tty()
-    line = WaitingLine(err, enabled=False)
+    err, twin_err = Tty(), Tty()
+    line, twin = WaitingLine(err, enabled=False), WaitingLine(twin_err, enabled=True)
     line.on_phase_transition(Phase.REFINING, Phase.INFERENCE, None)
-    await asyncio.sleep(0.5)
+    twin.on_phase_transition(Phase.REFINING, Phase.INFERENCE, None)
+    # Waited for as long as an enabled line takes to draw, not a fixed time.
+    await _until(lambda: "waiting for the model" in twin_err.getvalue())
     line.on_text("x")
+    twin.on_text("x")
     assert err.getvalue() == ""

@@ -7,6 +7,7 @@ import sys
 from typing import Any, Callable
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+FAST_EXIT = True  # False when tmg runs inside another program (tests/support/cli.py): os._exit would end it too
 
 
 def _redacted(text: str) -> str:
@@ -56,7 +57,7 @@ def run_guarded(body: Callable[[], Any], debug: bool = False) -> None:
             import traceback  # only with --debug: it costs every start ~10 ms otherwise
 
             sys.stderr.write(_redacted(traceback.format_exc()))
-    if "mcp" in sys.modules or "litellm" in sys.modules:
+    if FAST_EXIT and ("mcp" in sys.modules or "litellm" in sys.modules):
         _exit_now(code)
     sys.exit(code)
 
