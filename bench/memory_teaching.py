@@ -18,11 +18,11 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout4` (written after the held-out 3 fixes, run once before any change it prompts),
-`heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
+Parts: `heldout5` (written blind before its round's changes, run once before any change it prompts),
+`heldout4` (written after the held-out 3 fixes, run once), `heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
 development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
 
-Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout4|heldout3|heldout2|heldout|tune|old|all]
+Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout5|heldout4|heldout3|heldout2|heldout|tune|old|all]
      [--server fake|real] [--misses]
 """
 
@@ -53,7 +53,8 @@ from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 
-PARTS = {"heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
+PARTS = {"heldout5": ROOT / "bench" / "data" / "teaching_heldout5.json",
+         "heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
          "heldout3": ROOT / "bench" / "data" / "teaching_heldout3.json",
          "heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
          "heldout": ROOT / "bench" / "data" / "teaching_heldout.json",
