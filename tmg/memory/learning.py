@@ -1,10 +1,6 @@
 """Seam B, `LearningHook`: what each finished turn taught, written per the LEARN tier (memory.md §4).
 
-Classification is by the hook's own `error` argument, never a stale field:
-1. the turn has a response -> its text (non-thought text parts joined by newlines);
-2. no response and an error -> an error episode `{error, prompt}`, unless the error is transient
-   (rate limit, provider timeout after retries) or the user interrupted: those are skipped;
-3. neither -> the last model message stored this turn; a tool-call-only turn has no text: skipped.
+A turn's episode is classified by `tmg.memory.turn_episode` (by the hook's own `error` argument).
 
 Tiers, read from the live config on every turn (LEARN is hot):
 - `capture`: every episode -> `plur_capture`, detached;
@@ -33,11 +29,10 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, MutableMapping, MutableSet
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from tmg.config.model import Config
 from tmg.engine.turn import Turn
-from tmg.llm.gateway import ErrorKind, GatewayError
 from tmg.memory import payloads
 from tmg.memory.learn_result import Learned, parse_learned
 from tmg.memory.injector import without_blocks
@@ -48,65 +43,11 @@ from tmg.project import PROJECT_PREFIX, Project
 from tmg.memory.runtime import ClientSource
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool
+from tmg.memory.turn_episode import Episode, classify, content_text  # noqa: F401 - where tests find them
 
 RING_SIZE = 20
 # A write waits this long for a server that is still starting (it is detached: nobody waits on it).
 CLIENT_WAIT_S = 15.0
-_THOUGHT_TYPES = frozenset({"thinking", "reasoning", "redacted_thinking"})
-
-
-class Episode(NamedTuple):
-    """What a turn taught: its text, or an error with the prompt that caused it."""
-
-    text: str | None = None
-    error: str | None = None
-    prompt: str = ""
-
-    @property
-    def summary(self) -> str:
-        """The capture summary: the text, or `error: <error> | user: <prompt>`; at most 2000 bytes."""
-        if self.text is not None:
-            return payloads.capture_summary(self.text)
-        return payloads.capture_summary(error=self.error or "error", prompt=self.prompt)
-
-
-def is_transient(error: BaseException) -> bool:
-    """Rate limits and timeouts that outlived the retries: not worth remembering."""
-    if isinstance(error, GatewayError):
-        return error.kind in (ErrorKind.RATE_LIMIT, ErrorKind.TRANSIENT)
-    return isinstance(error, TimeoutError)  # asyncio.TimeoutError is TimeoutError since 3.11
-
-
-def content_text(content: Any) -> str:
-    """A message's text: a string, or its non-thought text parts joined by newlines."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    texts = []
-    for part in content:
-        if not isinstance(part, dict) or part.get("thought") or part.get("type") in _THOUGHT_TYPES:
-            continue
-        if part.get("type") == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    return "\n".join(texts)
-
-
-def classify(turn: Turn, error: BaseException | None) -> Episode | None:
-    """The turn's episode, or None when it taught nothing worth writing."""
-    completion = turn.completion
-    if completion is not None and not completion.is_empty:
-        text = completion.text
-        return Episode(text=text) if text.strip() else None  # tool calls only: nothing to learn
-    if error is not None:
-        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)) or is_transient(error):
-            return None
-        return Episode(error=str(error) or type(error).__name__, prompt=turn.user_text)
-    for message in reversed(turn.stored):
-        if message.get("role") == "assistant":
-            text = content_text(message.get("content"))
-            return Episode(text=text) if text.strip() else None
-    return None
 
 
 class LearningHook:
@@ -176,6 +117,7 @@ class LearningHook:
         self._ledgers: dict[str, LearnLedger] = {}
         self._judged: tuple[str, int] | None = None  # (session, prompt) whose typed text was judged
         self._written = written
+        self._kept_now: dict[int, list[str]] = {}  # this prompt's statements: one taught twice is kept once
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
@@ -228,18 +170,26 @@ class LearningHook:
             statement = self._statement(teaching)
             if statement is None:
                 continue
-            ledger = self._ledger(turn.session_id)
-            if statement in ledger:
-                continue  # taught before in this session (maybe in an earlier one-shot)
-            if ledger.count >= cap:
-                self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
-                return
             where = scope or (project.scope if teaching.project and project is not None else "")
-            tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{teaching.kind}"]
-            self._debug(f"memory: learning the user's {teaching.kind} ({', '.join(teaching.cues)})"
-                        f"{' in ' + where if where else ''}: {statement[:60]!r}")
-            self._learn(statement, tags, where, turn.prompt_id, pinned=teaching.standing)
-            ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
+            if self.keep(statement, teaching.kind, teaching.standing, where, turn, cap) == "capped":
+                return
+
+    def keep(self, statement: str, kind: str, standing: bool, where: str, turn: Turn, cap: int) -> str:
+        """Write one teaching in the user's words (the scorer's, or the `remember` tool's), counted
+        against the session's cap: "learned", "known" (taught before in this session, maybe in
+        an earlier one-shot) or "capped"."""
+        ledger = self._ledger(turn.session_id)
+        if statement in ledger or any(statement in k or k in statement for k in self._kept_now.get(turn.prompt_id, ())):
+            return "known"
+        if ledger.count >= cap:
+            self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
+            return "capped"
+        tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{kind}"]
+        self._debug(f"memory: learning the user's {kind}{' in ' + where if where else ''}: {statement[:60]!r}")
+        self._learn(statement, tags, where, turn.prompt_id, pinned=standing)
+        ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
+        self._kept_now = {turn.prompt_id: [*self._kept_now.get(turn.prompt_id, ()), statement]}
+        return "learned"
 
     def _statement(self, teaching: Any) -> str | None:
         """What is written for a teaching: the user's words (a correction with the sentence of the
