@@ -15,8 +15,9 @@ from typing import NamedTuple
 
 from tmg.memory.teaching.phrases import FUNCTION_WORDS, stem
 
-# The model's words that must be found in one typed span (a paraphrase keeps most of them).
-COVER = 0.8
+# The share of the model's content words one typed span must hold: a paraphrase ("can't handle
+# tables" for "chokes on tables") keeps most of them; at least two when it has two or more.
+COVER = 0.6
 MAX_SPAN_CHARS = 400  # a statement, not a paste: a span longer than this is the bare clauses
 _WORD = re.compile(r"[\w'’]+")
 # How a model frames what the user said ("The user prefers ..."): not the user's content.
@@ -61,7 +62,7 @@ def ground(text: str, typed: Iterable[str]) -> Grounded | None:
 
 def _shortest_cover(words: list[set[str]], wanted: set[str]) -> tuple[int, int] | None:
     """The shortest run of clauses (by count) whose words hold COVER of `wanted`."""
-    need = COVER * len(wanted)
+    need = max(COVER * len(wanted), min(2, len(wanted)))
     best: tuple[int, int] | None = None
     for first in range(len(words)):
         found: set[str] = set()
