@@ -52,6 +52,7 @@ from tmg.memory.learning import LearningHook  # noqa: E402
 from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
+from tmg.memory.grounding import content, ground  # noqa: E402
 
 PARTS = {"heldout5": ROOT / "bench" / "data" / "teaching_heldout5.json",
          "heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
@@ -91,6 +92,10 @@ class Score:
     scope_ok: int = 0
     from_material: int = 0  # statements holding words only piped or tool text had
     secrets: int = 0
+    # The remember tool, as a note (no model here): misses the tool would keep in the labelled
+    # words if the model called it with them; piped or tool sentences it would accept (goal 0).
+    groundable: int = 0
+    tool_from_material: int = 0
     misses: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
 
@@ -183,6 +188,10 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
             score.found_ic += found
         if not found:
             score.misses.append(f"{sid}: {label['kind']} {label['statement'][:90]!r}")
+            span = ground(label["statement"], [turn["user"]])
+            score.groundable += span is not None and matches(label["statement"], span.span)
+    for line in (s for s in re.split(r"(?<=[.!?])\s+|\n", material) if len(content(s)) >= 2):
+        score.tool_from_material += ground(line, [turn["user"]]) is not None
 
 
 def table(scores: list[Score], server: str) -> str:
@@ -196,6 +205,13 @@ def table(scores: list[Score], server: str) -> str:
                      f"{s.ratio(s.found_ic, s.wanted_ic)} | {s.ratio(s.found_facts, s.wanted_facts)} | "
                      f"{s.ratio(s.pinned_ok, s.right)} | {s.ratio(s.scope_ok, s.right)} | {s.from_material} | "
                      f"{s.secrets} |")
+    lines += ["", "The remember tool (a note: no model here, so what a model would call it with is not measured): "
+              "misses above it would keep in the labelled words, were the model to call it with them; sentences "
+              "of piped or tool text it would accept (goal 0).", "",
+              "| part | misses the tool could keep | piped or tool sentences accepted |", "|---|---|---|"]
+    for s in scores:
+        misses = s.wanted_ic + s.wanted_facts - s.found_ic - s.found_facts
+        lines.append(f"| {s.part} | {s.ratio(s.groundable, misses)} | {s.tool_from_material} |")
     return "\n".join(lines) + "\n"
 
 
