@@ -35,7 +35,8 @@ def plur(tmp_path) -> FakePlur:
     return FakePlur(tmp_path)
 
 
-def wait_until(check, seconds: float = 20.0) -> None:
+def wait_until(check, seconds: float = 60.0) -> None:
+    """Poll ``check`` (a bound for a loaded machine, where the suite runs a test per core)."""
     deadline = time.monotonic() + seconds
     while not check():
         assert time.monotonic() < deadline, "timed out"

@@ -278,7 +278,7 @@ async def _wait_for(condition, seconds: float = 10.0) -> None:
 @pytest.mark.asyncio
 async def test_the_watcher_thread_sees_a_rename_over_the_file_without_a_boundary(tmp_path):
     path, live, watcher, reports = make(tmp_path)
-    watcher.start(delay=0)
+    watcher.start()
     try:
         await _wait_for(lambda: watcher.watching)
         await asyncio.sleep(0.1)  # let inotify arm before the save (a save before it is seen by check())
@@ -317,7 +317,7 @@ async def test_the_watcher_thread_parses_off_the_event_loop_and_reports_on_it(tm
     watcher = ConfigWatcher(live, {}, report)
     watcher._signature = None  # nothing at the boundaries: only the thread may reload
     watcher.check = lambda: False
-    watcher.start(delay=0)
+    watcher.start()
     try:
         await _wait_for(lambda: watcher.watching)
         await asyncio.sleep(0.1)

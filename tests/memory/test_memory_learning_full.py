@@ -157,6 +157,25 @@ async def test_nothing_that_looks_like_a_secret_is_learned_or_spooled(live, tmp_
     assert "hunter2secret" not in text and "Wint3r" not in text
 
 
+async def test_what_the_user_taught_is_on_disk_before_the_answer_and_sent_after_the_turn(live, tmp_path) -> None:
+    # A kill -9 right after the answer reaches history must not lose what the prompt taught, so it
+    # is spooled before the model answers; it is sent when the turn is over, not beside the recall.
+    spool = BatchSpool(tmp_path, scrub=make_scrubber())
+    caller = FakePlurCaller("full")
+    hook = LearningHook(ReadyClient(PlurClient(caller)), live, spool=spool, scrub=make_scrubber())
+    live.set(learn="full")
+    taught = turn("from now on answer in French")
+    hook.before_turn(taught)
+    (entry,) = spool.pending()
+    assert entry.kind == "learn" and entry.write["statement"] == "from now on answer in French"
+    await hook.drain(5)
+    assert learned(caller) == []  # nothing sent while the model answers
+    await hook.after_turn(taught, None)
+    await hook.drain(5)
+    assert [p["statement"] for p in learned(caller)] == ["from now on answer in French"]  # once
+    assert spool.pending() == []
+
+
 class DemotingCaller(FakePlurCaller):
     """The real server's answer to a project-scoped learn it finds sensitive: stored as `local`."""
 

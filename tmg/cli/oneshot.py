@@ -17,6 +17,7 @@ from tmg.errors import UsageError
 from tmg.redaction import process_redactor
 from tmg.session.signals import ending_signals
 from tmg.session.options import ChatOptions
+from tmg.session.runner import ChatSession
 from tmg.ui.answer import make_answer_sink
 from tmg.ui.console_events import ConsoleEvents
 from tmg.ui.json_events import JsonEvents, NoAnswer
@@ -112,10 +113,25 @@ def _run(options: ChatOptions, envr: Environment, words: list[str], notices: Not
     return asyncio.run(_answer_once(options, envr, live, notices, screen, prompt, machine, " ".join(words).strip()))
 
 
+class _WatchOnceToolsRun:
+    """Starts a one-shot's config watcher at its first tool call: a tool loop can run long enough
+    for a save to matter (SPEC §3); a plain answer, however slow the machine, never imports
+    watchfiles. Until then the check at each phase boundary covers a save."""
+
+    def __init__(self) -> None:
+        self.session: ChatSession | None = None
+
+    def on_tool(self, name: str, arguments: str, result: object) -> None:
+        if self.session is not None and self.session.config_watcher is not None:
+            self.session.config_watcher.start()  # a second call does nothing
+
+
 async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig, notices: Notices,
                        screen: EngineEvents, prompt: str, machine: JsonEvents | None = None,
                        typed: str = "") -> int:
-    session = await open_session(options, envr, live, notices, screen)
+    watch = _WatchOnceToolsRun()
+    session = await open_session(options, envr, live, notices, FanOut(screen, watch))
+    watch.session = session
     # Text already written to a pipe or file cannot be taken back: no retry after it (json
     # writes nothing before the end, so it may retry).
     session.engine.retry_after_partial = bool(envr.stdout_isatty) or (machine is not None and not machine.streams)
@@ -137,8 +153,7 @@ async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig
     # The memory server starts first; a prompt's recall waits for it (bounded). When that start
     # is cold, the provider's backend is imported on a thread meanwhile (see
     # ChatSession.prewarm_if_memory_starting); otherwise at the request, after the recall.
-    # A long tool loop picks up config saves (SPEC §3); a quick answer never imports watchfiles.
-    session.start(watcher_delay=1.0)
+    session.start(watch_config=False)  # the watcher waits for a tool call (_WatchOnceToolsRun)
     if session.memory is not None and session.memory.runtime.spec is not None:
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:

@@ -231,16 +231,12 @@ class ConfigWatcher:
 
     # -- the watcher thread ------------------------------------------------------------------
 
-    def start(self, delay: float = 0.0) -> None:
-        """Start watching; call from the event loop that runs the session. Safe to call twice.
-
-        With ``delay`` the thread waits that long before importing watchfiles (~40 ms of CPU), so
-        a quick one-shot ends before paying for it; the boundary check covers the wait.
-        """
+    def start(self) -> None:
+        """Start watching; call from the event loop that runs the session. Safe to call twice."""
         if self.path is None or self._thread is not None:
             return
         self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._watch, args=(delay,), name="tmg-config-watcher", daemon=True)
+        self._thread = threading.Thread(target=self._watch, name="tmg-config-watcher", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -248,10 +244,8 @@ class ConfigWatcher:
         self._stop.set()
         self.watching = False
 
-    def _watch(self, delay: float) -> None:
+    def _watch(self) -> None:
         assert self.path is not None and self._loop is not None
-        if self._stop.wait(delay):
-            return
         try:
             import watchfiles  # imported here, off the loop: -t/--help and one-shot starts never wait on it
 
@@ -259,8 +253,7 @@ class ConfigWatcher:
             names = {n for p in watched for n in (str(p), os.path.realpath(p))}
             folders = sorted({os.path.dirname(n) for n in names})
             self.watching = not self._stop.is_set()
-            if delay:
-                self._loop.call_soon_threadsafe(self.check)  # a save during the delay
+            self._loop.call_soon_threadsafe(self.check)  # a save while watchfiles was imported
             for _changes in watchfiles.watch(
                 *folders, watch_filter=lambda _c, p: p in names, debounce=_DEBOUNCE_MS, step=_STEP_MS,
                 stop_event=self._stop, recursive=False, raise_interrupt=False,

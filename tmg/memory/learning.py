@@ -118,16 +118,31 @@ class LearningHook:
         self._judged: tuple[str, int] | None = None  # (session, prompt) whose typed text was judged
         self._written = written
         self._kept_now: dict[int, list[str]] = {}  # this prompt's statements: one taught twice is kept once
+        # Writes spooled before the answer (before_turn), sent when the turn is over.
+        self._holding = False
+        self._held: list[tuple[str, Path | None, Callable[[Any], Any]]] = []
+
+    def before_turn(self, turn: Turn) -> None:
+        """The full tier judges what the user typed before the model answers, and spools what it
+        taught then: once the answer is in history its learning is on disk too, whenever the
+        process is killed. It is sent after the turn (beside the answer, not the recall)."""
+        memory = self._config().memory
+        if memory.enabled and memory.learn == "full":
+            self._holding = True
+            self._learn_taught(turn, memory.scope, memory.max_learns_per_session)
 
     async def after_turn(self, turn: Turn, error: BaseException | None) -> None:
         """Classify the turn and hand its episode to the live tier; never waits for a write."""
         config = self._config()
         memory = config.memory
+        held, self._held, self._holding = self._held, [], False
+        for kind, path, call in held:  # spooled before the answer: sent now
+            self._detach(self._send(kind, path, call), f"plur_{kind}")
         if not memory.enabled or memory.learn == "off":
             return
         self.turns_seen += 1
         if memory.learn == "full":  # what the user taught, not what the model answered
-            self._learn_taught(turn, memory.scope, memory.max_learns_per_session)
+            self._learn_taught(turn, memory.scope, memory.max_learns_per_session)  # judged once a prompt
             return
         self._scrub(turn.user_text)  # first: a password the user pasted is then masked in the answer too
         episode = classify(turn, error)
@@ -321,7 +336,10 @@ class LearningHook:
         cut-off end or a process killed right after the answer loses nothing (a later session
         end replays it; a duplicate is harmless)."""
         path = self._ahead(kind, payload)
-        self._detach(self._send(kind, path, call), f"plur_{kind}")
+        if self._holding:
+            self._held.append((kind, path, call))
+        else:
+            self._detach(self._send(kind, path, call), f"plur_{kind}")
 
     async def _send(self, kind: str, path: Path | None, call: Callable[[Any], Any]) -> None:
         client = await self._clients.client(self._client_wait)

@@ -104,15 +104,16 @@ class ChatSession:
             del self.pending[:-MAX_PENDING]
         return result
 
-    def start(self, watcher_delay: float = 0.0) -> None:
+    def start(self, watch_config: bool = True) -> None:
         """Start what runs beside the session: its memory server first (the slowest), the MCP
-        tool servers, then the config watcher. Call on the session's event loop."""
+        tool servers, then the config watcher (unless the caller starts it later). Call on the
+        session's event loop."""
         if self.memory is not None:
             self.memory.start()
         if self.mcp_servers is not None:
             self.mcp_servers.start()
-        if self.config_watcher is not None:
-            self.config_watcher.start(delay=watcher_delay)
+        if self.config_watcher is not None and watch_config:
+            self.config_watcher.start()
 
     def prewarm_if_memory_starting(self) -> None:
         """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
