@@ -10,12 +10,19 @@ What a year holds is derived from what the tier writes per prompt, at USE (below
   answer text each), and the issue's 800 engrams a year (it learned them through
   `plur_learn_batch`: the engrams any writer of a shared `~/.plur` may add; on main the tier
   pinned its own learns, which PLUR 0.20.0 refuses past its pinned quota);
-- "new" (issue 21's shape): the user's pinned instructions (a few a month, bounded by PLUR's
-  pinned quota) and one digest episode per session (up to 2,000 bytes).
+- "new" (issue 21's first shape, kept for comparison): the user's pinned instructions (a few a
+  month, bounded by PLUR's pinned quota) and one digest episode per session (up to 2,000 bytes);
+- "shipped" (the tier on main since issue 21's teaching round, `tmg.memory.learning`): only what
+  the user taught, as engrams (standing instructions pinned, up to PLUR's pinned quota; the rest,
+  corrections and facts, unpinned) at the rate the issue-11 corpus measured (0.39 a session, a
+  corpus dense with teaching: an upper figure), and no episode at all (no answer, no digest).
 Every store also holds one seeded standing instruction (pinned): "recall present" means its words
 reached the mock's request on an unrelated prompt.
 
-Per store: median wall and CPU of the one-shot with memory on vs off (interleaved rounds), the
+Per store: median wall and CPU of the one-shot with memory on vs off (interleaved rounds; "on" is
+the broker as shipped, "plain" the same broker with its PLUR read process off, `TMG_PLUR_READER:
+'0'`, each on its own copy of the store), three one-shots each after a pause longer than the
+broker's idle period (when it replays the reads' reinforcement on PLUR's writer), the
 exit after the answer (P4: the answer's last byte to the process's exit), PLUR's own time per call
 (inject, recall, capture, learn, the pinned list; one direct client on the same store) and
 whether every memory-on request carried the seeded instruction. `--busy` adds the busy-machine leg
@@ -27,7 +34,7 @@ by one learn and one capture through the server (so both files are in its own du
 by the counts `plur_status` reports. Each run works on a copy.
 
 Run: PYTHONPATH=$PWD ./.venv/bin/python bench/memory_scale.py [--rounds N] [--years 0,1,5]
-     [--shapes main,new] [--busy] [--calls N]
+     [--shapes main,new,shipped] [--busy] [--calls N]
 (heavy: on a shared machine, run it when nothing else heavy runs)
 """
 
@@ -44,12 +51,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from _common import ROOT, scratch_env, timed, tmg_bin, with_bytecode
 from memory_oneshot import exit_after_answer, installed_plur, stop_broker
 from plur_store import Volume, build
+
+from tmg.broker.reinforce import IDLE_S
 
 from e2e.mock_llm import MockLLM, Text
 from e2e.plur import memory_blocks
@@ -65,6 +75,7 @@ class Use(NamedTuple):
     digest_bytes: int = 1500  # one session's digest (the capture bound is 2,000 bytes)
     main_engrams_per_year: int = 800  # the issue's figure
     pins_per_month: int = 3  # standing instructions a person teaches (new shape)
+    teachings_per_session: float = 0.39  # what the shipped tier learns (docs/memory-quality.md, issue-11 corpus)
     pinned_cap: int = 40  # what PLUR 0.20.0's pinned quota (1,000 tokens) holds, ~100-char instructions
 
 
@@ -83,6 +94,9 @@ def volume(shape: str, years: int) -> Volume:
         return Volume(engrams=years * USE.main_engrams_per_year, pinned=0,
                       episodes=days * USE.prompts_per_day, episode_bytes=USE.answer_bytes)
     pins = min(USE.pinned_cap, years * 12 * USE.pins_per_month)
+    if shape == "shipped":
+        taught = round(days * USE.sessions_per_day * USE.teachings_per_session)
+        return Volume(engrams=max(taught, pins), pinned=pins, episodes=0, episode_bytes=0)
     return Volume(engrams=pins, pinned=pins, episodes=days * USE.sessions_per_day, episode_bytes=USE.digest_bytes)
 
 
@@ -135,15 +149,17 @@ def cached_store(vol: Volume, years: int, entry: Path) -> tuple[Path, dict[str, 
     return home, counts
 
 
-def config_text(llm_url: str, home: Path | None, entry: Path) -> str:
+def config_text(llm_url: str, home: Path | None, entry: Path, reader: bool = True) -> str:
     """The shipped config's memory (`tmg.config.shipped`: lean profile, keyword search, DIR /, LEARN
-    full) with the store's HOME; or memory off when `home` is None."""
+    full) with the store's HOME; or memory off when `home` is None. `reader=False`: the broker runs
+    PLUR's reads as PLUR does them, writes and all (tmg/broker/reinforce.py's off switch)."""
     text = f"PROVIDERS:\n  mock:\n    MODEL: openai/mock\n    API_KEY: k\n    URL: {llm_url}\n"
     if home is None:
         return text + "MEMORY:\n  ENABLED: false\n"
-    return (text + "MCP_SERVERS:\n  plur:\n    COMMAND: node\n"
+    switch = "" if reader else ", TMG_PLUR_READER: '0'"
+    return (text + f"MCP_SERVERS:\n  plur:\n    COMMAND: {json.dumps(shutil.which('node') or 'node')}\n"
             f"    ARGS: [{json.dumps(str(entry))}]\n"
-            f"    ENV: {{HOME: {json.dumps(str(home))}, PLUR_DISABLE_EMBEDDINGS: '1'}}\n    DIR: /\n"
+            f"    ENV: {{HOME: {json.dumps(str(home))}, PLUR_DISABLE_EMBEDDINGS: '1'{switch}}}\n    DIR: /\n"
             "MEMORY:\n  ENABLED: true\n  LEARN: full\n")
 
 
@@ -183,6 +199,19 @@ def per_call(home: Path, entry: Path, calls: int) -> dict[str, float]:
                 times.setdefault(label, []).append(time.perf_counter() - start)
                 if outcome.is_error:
                     raise SystemExit(f"bench: {tool} failed on the store: {outcome.text[:300]}")
+    # The same reads on the broker's read process (PLUR through tmg/broker/plur_reader.mjs).
+    from tmg.broker.reinforce import SHIM
+
+    reader = replace(plur_spec(home, entry, "full"), args=(str(SHIM), str(entry)))
+    with running(reader) as server:
+        server.call("plur_inject_hybrid", {"task": "warm up", "budget": 2000}, timeout=300)
+        for i in range(calls):
+            for label, tool, args in plan[:2]:
+                start = time.perf_counter()
+                outcome = server.call(tool, args(i), timeout=300)
+                times.setdefault(f"{label} (read process)", []).append(time.perf_counter() - start)
+                if outcome.is_error:
+                    raise SystemExit(f"bench: {tool} failed on the read process: {outcome.text[:300]}")
     return {label: statistics.median(values) * 1000 for label, values in times.items()}
 
 
@@ -196,15 +225,17 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
     env, scratch = scratch_env(LITELLM_LOCAL_MODEL_COST_MAP="True")
     env = with_bytecode(env, scratch)
     root = Path(scratch)
-    home = root / "store"
-    shutil.copytree(home_src, home, symlinks=True)
-    configs = {"off": config_text(llm.url, None, entry), "on": config_text(llm.url, home, entry)}
+    homes = {"on": root / "store", "plain": root / "store-plain"}  # a copy each: neither sees the other's writes
+    for home in homes.values():
+        shutil.copytree(home_src, home, symlinks=True)
+    configs = {"off": config_text(llm.url, None, entry), "on": config_text(llm.url, homes["on"], entry),
+               "plain": config_text(llm.url, homes["plain"], entry, reader=False)}
     cases = []
     for name, text in configs.items():
         path = root / f"{name}.yaml"
         path.write_text(text)
         case_env = dict(env, TMG_CONFIG=str(path), TMG_HOME=str(root / f"tmg-{name}"))
-        if name == "on":
+        if name != "off":
             del case_env["TMG_MEMORY_ENABLED"]  # scratch_env's memory-off switch wins over the file
         cases.append(Case(name, case_env))
     cmd = [tmg, "-r", PROMPT]
@@ -217,14 +248,28 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
         on_carried, total = carried(llm, since)
         result |= {"wall_off": statistics.median(wall["off"]), "wall_on": statistics.median(wall["on"]),
                    "cpu_off": statistics.median(cpu["off"]), "cpu_on": statistics.median(cpu["on"]),
-                   "recall": (on_carried, total // 2)}
+                   "wall_plain": statistics.median(wall["plain"]), "cpu_plain": statistics.median(cpu["plain"]),
+                   "recall": (on_carried, total * 2 // 3)}
+        # A person pauses between prompts: the broker then replays the reads' reinforcement on PLUR's
+        # writer and warms its read process again; the prompt after such a pause must not pay for it.
+        idle: dict[str, list[float]] = {"off": [], "on": []}
+        for n in range(3):
+            time.sleep(IDLE_S + 2)
+            for case in cases[:2]:
+                idle[case.name].append(timed([tmg, "-r", f"{PROMPT} (after a pause {n})"], stdin="", env=case.env))
+        result |= {"after_idle": statistics.median(idle["on"]), "after_idle_off": statistics.median(idle["off"])}
         exits = [exit_after_answer(cmd, cases[1].env, answer=ANSWER, stdin=b"") for _ in range(args.rounds)]
         result |= {"p4_median": statistics.median(exits), "p4_max": max(exits)}
         if busy:
             result["busy"] = busy_leg(cases[1], llm, cmd)
     finally:
-        stop_broker(tmg, cases[1].env)
-    result["calls"] = per_call(home, entry, args.calls)
+        for case in cases[1:]:
+            stop_broker(tmg, case.env)
+        log = Path(cases[1].env["TMG_HOME"]) / "broker.log"
+        if log.exists():  # what the broker did while idle (replays, warm-ups), for the record
+            lines = [line for line in log.read_text().splitlines() if "replayed" in line or "warmed" in line]
+            print(f"broker of {label}: {len(lines)} replay/warm lines; last: {lines[-4:]}", file=sys.stderr)
+    result["calls"] = per_call(homes["on"], entry, args.calls)
     shutil.rmtree(root, ignore_errors=True)
     return result
 
@@ -249,16 +294,22 @@ def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: 
     print(f"Use: {USE.prompts_per_day} prompts a day in {USE.sessions_per_day} sessions, {USE.days_per_year} days a "
           f"year; main: an episode per answer (~{USE.answer_bytes} B) and {USE.main_engrams_per_year} engrams a year; "
           f"new: {USE.pins_per_month} pinned instructions a month (at most {USE.pinned_cap}) and a digest per "
-          f"session (~{USE.digest_bytes} B).\n")
+          f"session (~{USE.digest_bytes} B); shipped: {USE.teachings_per_session} teachings a session (pinned "
+          f"as new), no episodes.\n")
+    print("\"on\" is the broker as shipped (PLUR's reads on its read process, reinforcement replayed when "
+          "idle); \"plain\" is the same broker with `TMG_PLUR_READER: '0'` (every read as PLUR does it).\n")
     print("| store | engrams (pinned) / episodes | engrams.yaml / episodes.yaml | wall off / on (s) | ratio "
-          "| CPU off / on (ms) | ratio | exit after answer, median / max (ms) | recall present |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| plain: wall (s), ratio | after a pause: wall off / on (s), ratio | CPU off / on (ms) | ratio "
+          "| exit after answer, median / max (ms) | recall present |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         s = stores[row["store"]]
         busy = f"; busy: {row['busy'][0]}/{row['busy'][1]}" if "busy" in row else ""
         print(f"| {row['store']} | {s['engrams']} ({s['pinned']}) / {s['episodes']} "
               f"| {s['engrams_yaml_bytes'] / 1e6:.2f} / {s['episodes_yaml_bytes'] / 1e6:.2f} MB "
               f"| {row['wall_off']:.3f} / {row['wall_on']:.3f} | {row['wall_on'] / row['wall_off']:.2f}x "
+              f"| {row['wall_plain']:.3f}, {row['wall_plain'] / row['wall_off']:.2f}x "
+              f"| {row['after_idle_off']:.3f} / {row['after_idle']:.3f}, {row['after_idle'] / row['after_idle_off']:.2f}x "
               f"| {row['cpu_off'] * 1000:.0f} / {row['cpu_on'] * 1000:.0f} | {row['cpu_on'] / row['cpu_off']:.2f}x "
               f"| {row['p4_median'] * 1000:.0f} / {row['p4_max'] * 1000:.0f} "
               f"| {row['recall'][0]}/{row['recall'][1]}{busy} |")
@@ -275,7 +326,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--years", default="0,1,5")
-    parser.add_argument("--shapes", default="main,new")
+    parser.add_argument("--shapes", default="shipped,new,main")
     parser.add_argument("--calls", type=int, default=5, help="calls per tool for PLUR's own times")
     parser.add_argument("--busy", action="store_true", help="add the busy-machine leg at 1 year")
     args = parser.parse_args()

@@ -5,7 +5,9 @@ and a server that stopped answering is restarted."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -156,3 +158,54 @@ async def test_a_cached_read_is_kept_per_view_so_a_changed_team_store_is_read_ag
         same_view = await run.client.call_tool("peek", {"path": str(state)}, timeout=20, cached="team v1")
         new_view = await run.client.call_tool("peek", {"path": str(state)}, timeout=20, cached="team v2")
     assert (first.text, same_view.text, new_view.text) == ("before", "before", "after")
+
+
+async def test_a_server_that_reads_nothing_fails_the_call_and_is_restarted_not_buffered_for(tmp_path, monkeypatch):
+    monkeypatch.setattr("tmg.broker.child.BUFFER_LIMIT", 64 * 1024)
+    spec = _spec(tmp_path)
+    from tmg.broker.child import ChildError, Spec
+
+    child = Child(Spec(command=spec.command, args=spec.args, env=tuple(sorted(spec.env.items())), cwd=spec.cwd,
+                       kind="tools", name="echo"), None)
+    await child.ensure()
+    first = child.proc.pid
+    os.kill(first, signal.SIGSTOP)  # alive, reading nothing
+    try:
+        with pytest.raises(ChildError, match="reads nothing"):
+            # 400 KB: the pipe holds 64 KB, the rest would wait in the broker's memory
+            await asyncio.wait_for(child.call({"name": "echo", "arguments": {"text": "x" * 400_000}}), 10)
+    except TimeoutError:
+        pytest.fail("a write to a server that reads nothing was buffered without a bound")
+    finally:
+        await child.ensure()  # the stopped process went; a new one answers
+    try:
+        assert child.starts == 2 and child.proc.pid != first
+        answer = await child.call({"name": "echo", "arguments": {"text": "back"}})
+        assert answer["content"][0]["text"] == "back"
+    finally:
+        await child.stop()
+
+
+async def test_a_client_that_reads_none_of_its_answers_is_disconnected(tmp_path, monkeypatch):
+    monkeypatch.setattr("tmg.broker.child.BUFFER_LIMIT", 256 * 1024)
+    from tmg.broker.paths import fingerprint
+
+    async with _Running(tmp_path) as run:
+        spec = run.spec
+        wire = {"name": spec.name, "command": spec.command, "args": list(spec.args), "env": dict(spec.env),
+                "cwd": spec.cwd, "kind": "memory"}
+        _reader, writer = await asyncio.open_unix_connection(str(run.broker.socket))
+        lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"_meta": {"tmg/server": wire, "tmg/fingerprint": fingerprint()}}}]
+        lines += [{"jsonrpc": "2.0", "id": 2 + n, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": "y" * 100_000}}} for n in range(60)]
+        writer.write(b"".join((json.dumps(line) + "\n").encode() for line in lines))
+        await writer.drain()
+        for _ in range(1000):  # the broker answers into a socket nobody reads, then lets it go
+            if run.broker.clients == 1:  # the test's own client is left
+                break
+            await asyncio.sleep(0.02)
+        assert run.broker.clients == 1
+        writer.close()
+        # and the broker still serves the others
+        assert (await run.client.call_tool("echo", {"text": "fine"}, timeout=20)).text == "fine"

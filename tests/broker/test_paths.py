@@ -78,6 +78,7 @@ def test_the_fingerprint_covers_every_tmg_module_the_broker_loads():
     import subprocess
     import sys
 
+    import tmg.broker.reinforce  # noqa: F401 - the module naming the script PLUR's reads run through
     from tmg.broker.paths import broker_sources
 
     # What `python -m tmg.broker` and a client of it load, in a fresh interpreter.
@@ -85,3 +86,4 @@ def test_the_fingerprint_covers_every_tmg_module_the_broker_loads():
             "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('tmg')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert loaded and {Path(p).resolve() for p in loaded} <= set(broker_sources())
+    assert Path(sys.modules["tmg.broker.reinforce"].__file__).with_name("plur_reader.mjs") in broker_sources()

@@ -14,7 +14,8 @@ from tmg.engine.turn import Turn
 from tmg.llm.gateway import Completion, ErrorKind, GatewayError, ToolCallRequest, Usage
 from tmg.memory.client import PlurClient
 from tmg.memory.health import WriteReport
-from tmg.memory.learning import LearningHook, classify, content_text
+from tmg.memory.learning import LearningHook
+from tmg.memory.turn_episode import classify, content_text
 from tmg.memory.lock import WriteLock
 from tmg.memory.runtime import ReadyClient
 from tmg.memory.scrub import make_scrubber

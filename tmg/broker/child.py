@@ -2,7 +2,8 @@
 (again when it says they changed), restarted by the next client that needs it after it died; what
 its server says to its clients goes through its relay (relay.py). Writes to one memory store go one
 at a time, through a second process of the same server (its writer), so that calls known to only
-read never wait behind them.
+read never wait behind them. PLUR's read process runs through a script whose reads do not write,
+and their reinforcement is replayed on the writer when the store is idle (reinforce.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tmg import __version__
 from tmg.broker.paths import child_umask
@@ -31,8 +32,22 @@ _START_TIMEOUT_S = 30.0
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
 _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
+# What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
+# nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
+BUFFER_LIMIT = 16 * 1024 * 1024
+_PIN = "plur_pin"
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
+
+
+class Reinforcing(Protocol):
+    """What a read process's child tells about its store's use (reinforce.Reinforcement)."""
+
+    def note(self, params: dict[str, Any]) -> bool: ...
+
+    def touch(self) -> None: ...
+
+    async def aclose(self, bound: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -63,6 +78,12 @@ class Spec:
         return env.get("PLUR_PATH") or os.path.join(env.get("HOME", "~"), ".plur")
 
 
+def write_bounded(writer: asyncio.StreamWriter, data: bytes) -> bool:
+    """Write `data` without waiting; False when the peer has left more than BUFFER_LIMIT unread."""
+    writer.write(data)
+    return writer.transport.get_write_buffer_size() <= BUFFER_LIMIT
+
+
 class ChildError(RuntimeError):
     """The child could not be reached, or answered with a JSON-RPC error (`error`, forwarded as is)."""
 
@@ -75,14 +96,20 @@ class Child:
     """One server process over stdio, initialized once, its tools listed once."""
 
     def __init__(self, spec: Spec, write_lock: asyncio.Lock | None,
-                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None) -> None:
+                 on_write: Callable[[], None] = lambda: None, writer: Child | None = None,
+                 launch: Spec | None = None) -> None:
+        """`launch`: how to start it when that differs from `spec` (PLUR's read process, whose
+        reads do not write: reinforce.py); its writes then always go to `writer`, and its
+        `reinforcement` (set by the broker) replays the reads there when the store is idle."""
         self.spec = spec
+        self.launch = launch or spec
         self.write_lock = write_lock
         self.on_write = on_write  # told when a write to the store starts and when it ends
         # A second process of the same server that takes the writes (memory servers): PLUR's
         # writes are synchronous and rewrite a whole file (a second or more at a year of use),
         # and its one thread would hold every read behind them. Started at the first write.
         self.writer = writer
+        self.reinforcement: Reinforcing | None = None
         self.proc: asyncio.subprocess.Process | None = None
         self.init_result: dict[str, Any] = {}
         self.tools: list[dict[str, Any]] = []
@@ -97,6 +124,8 @@ class Child:
         self._reader: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._last_read: dict[str, Any] | None = None  # its last inject or recall (to warm it after a write)
+        self._heating: asyncio.Task[None] | None = None
         self._restarting: asyncio.Task[None] | None = None
         self.relay = Relay(self._send, self.list_tools)  # what its server says to its clients, and back
 
@@ -140,7 +169,7 @@ class Child:
         self._warming = asyncio.create_task(start())
 
     async def _start(self) -> None:
-        spec = self.spec
+        spec = self.launch
         errlog: Any = asyncio.subprocess.DEVNULL
         if spec.errlog:
             rotate(Path(spec.errlog))
@@ -169,6 +198,8 @@ class Child:
         except (ChildError, TimeoutError) as exc:
             await self.stop()
             raise ChildError(f"{spec.name or spec.command}: {exc or 'timed out'}") from exc
+        if self.reinforcement is not None and self.writer is not None:
+            self.writer.start_soon()  # a read process takes no write: its writer is up before the first
 
     async def list_tools(self) -> None:
         """tools/list, every page: the list clients are answered with (again when it changed)."""
@@ -192,7 +223,9 @@ class Child:
         name = str(params.get("name", ""))
         arguments = params.get("arguments")
         if name == _GATEWAY and isinstance(arguments, dict):
-            name = str(arguments.get("action", ""))
+            name, arguments = str(arguments.get("action", "")), arguments.get("args")
+        if name == _PIN and isinstance(arguments, dict) and arguments.get("list") is True and "id" not in arguments:
+            return True  # the pinned set, asked every prompt: the tool pins too, but its list mode only reads
         return self.is_read(name)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -224,29 +257,71 @@ class Child:
 
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         """A tools/call, forwarded unchanged; writes to one store one at a time, through the
-        writer process once it is up (this one takes them until then). Cancelled (its deadline,
-        the client's notifications/cancelled), it frees the store's write lock."""
+        writer process once it is up (this one takes them until then, unless it is PLUR's read
+        process: a write then waits for the writer). Cancelled (its deadline, the client's
+        notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
         if self.write_lock is None or self.is_read_call(params):
+            if self.reinforcement is not None and self.reinforcement.note(params):
+                self._last_read = params  # a read of the store's cached parse (the pinned list parses afresh)
             return await self.request("tools/call", params)
         async with self.write_lock:
-            target = self.writer if self.writer is not None and self.writer.ready else self
-            if target is self and self.writer is not None:
-                self.writer.start_soon()
+            if self.reinforcement is not None and self.writer is not None:
+                await self.writer.ensure()
+                target = self.writer
+            else:
+                target = self.writer if self.writer is not None and self.writer.ready else self
+                if target is self and self.writer is not None:
+                    self.writer.start_soon()
             self.on_write()
             try:
                 return await target.request("tools/call", params)
             finally:
                 self.on_write()
+                if self.reinforcement is not None:
+                    self.reinforcement.touch()
+                    self.warm()
+
+    async def replay(self, calls: list[dict[str, Any]]) -> None:
+        """Reads the read process served, run again on the writer (PLUR reinforces there); what
+        they change is activation, not what any read shows, so the read cache stays."""
+        assert self.writer is not None and self.write_lock is not None
+        for params in calls:
+            async with self.write_lock:  # one call at a time: a write of tmg's waits for one replay, not all
+                await self.writer.ensure()
+                began = time.monotonic()
+                with contextlib.suppress(ChildError):
+                    await self.writer.request("tools/call", params)
+                log.info("server %s: a read replayed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
+
+    def warm(self) -> None:
+        """The store's file changed: the read process parses it now (the last inject or recall it
+        served, again; not kept for replay), not on the next prompt."""
+        params = self._last_read
+        if params is None or not self.ready:
+            return
+
+        async def warm() -> None:
+            began = time.monotonic()
+            with contextlib.suppress(ChildError):
+                await self.request("tools/call", params)
+            log.info("server %s: read process warmed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
+
+        self._heating = asyncio.create_task(warm())
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
             raise ChildError("the server is not running")
         try:
-            proc.stdin.write((json.dumps(message) + "\n").encode())
+            unread = write_bounded(proc.stdin, (json.dumps(message) + "\n").encode())
         except (OSError, RuntimeError) as exc:
             raise ChildError(f"the server went away ({exc})") from exc
+        if not unread:
+            log.warning("server %s: it reads nothing of what it is sent: restarting it", self.spec.name)
+            if self._restarting is None:
+                self._restarting = asyncio.create_task(self.stop())
+            raise ChildError("the server reads nothing of what it is sent (hung)")
 
     async def _read(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None

@@ -38,8 +38,9 @@ from typing import Any
 from tmg.atomic_file import replace_file
 from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
-from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec
+from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec, write_bounded
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
+from tmg.broker.reinforce import Reinforcement, reader_launch
 from tmg.broker.relay import FORWARDED
 
 STALE = -32098  # our code: the broker's code differs from the client's; it is stepping down
@@ -91,7 +92,10 @@ class Broker:
             store = spec.store()
             lock = self.write_locks.setdefault(store, asyncio.Lock()) if spec.kind == "memory" else None
             writer = Child(spec, None) if lock is not None else None
-            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer)
+            launch = reader_launch(spec) if writer is not None else None
+            child = self.children[spec] = Child(spec, lock, lambda: self.reads.written(store), writer, launch)
+            if launch is not None:
+                child.reinforcement = Reinforcement(child.replay, child.warm)
         return child
 
     def detach(self, like: Child, params: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +155,8 @@ class Broker:
                 if self.socket.exists():
                     self.socket.unlink()
             await self.reads.aclose()
+            await asyncio.gather(*(c.reinforcement.aclose(5.0) for c in self.children.values()
+                                   if c.reinforcement is not None), return_exceptions=True)
             for task in self.detached.values():
                 task.cancel()  # its own finally stops its server
             children = [c for child in self.children.values() for c in (child, child.writer) if c is not None]
@@ -244,8 +250,11 @@ class ClientSession:
                 task.cancel()
 
     def send(self, message: dict[str, Any]) -> None:
-        if not self.writer.is_closing():
-            self.writer.write((json.dumps(message) + "\n").encode())
+        if self.writer.is_closing():
+            return
+        if not write_bounded(self.writer, (json.dumps(message) + "\n").encode()):
+            log.warning("a client reads nothing of its answers: it is disconnected")
+            self.writer.transport.abort()  # its reader then ends, and its calls go with it
 
     @property
     def open(self) -> bool:

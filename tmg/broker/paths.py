@@ -81,9 +81,10 @@ _BROKER_PACKAGES = ("", "broker", "mcp", "config")
 
 
 def broker_sources() -> list[Path]:
-    """Every tmg source file the broker's code may import."""
+    """Every tmg source file the broker's code may import, and the script it runs PLUR's reads through."""
     package_root = Path(__file__).resolve().parents[1]  # tmg/
-    return sorted(path for package in _BROKER_PACKAGES for path in (package_root / package).glob("*.py"))
+    return sorted([*(path for package in _BROKER_PACKAGES for path in (package_root / package).glob("*.py")),
+                   package_root / "broker" / "plur_reader.mjs"])
 
 
 @functools.cache

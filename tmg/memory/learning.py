@@ -1,6 +1,6 @@
 """Seam B, `LearningHook`: what each finished turn taught, written per the LEARN tier (memory.md §4).
 
-A turn's episode is classified by `tmg.memory.turn_episode` (by the hook's own `error` argument).
+A turn's episode (its answer, or an error with its prompt) is `tmg.memory.turn_episode`'s.
 
 Tiers, read from the live config on every turn (LEARN is hot):
 - `capture`: every episode -> `plur_capture`, detached;
@@ -43,7 +43,7 @@ from tmg.project import PROJECT_PREFIX, Project
 from tmg.memory.runtime import ClientSource
 from tmg.memory.scrub import make_scrubber
 from tmg.memory.spool import BatchSpool
-from tmg.memory.turn_episode import Episode, classify, content_text  # noqa: F401 - where tests find them
+from tmg.memory.turn_episode import Episode, classify
 
 RING_SIZE = 20
 # A write waits this long for a server that is still starting (it is detached: nobody waits on it).

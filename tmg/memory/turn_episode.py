@@ -1,4 +1,4 @@
-"""A finished turn's episode (memory.md §4): its text, or an error with the prompt that caused it.
+"""What a finished turn taught, for the LEARN tiers that write answers (`capture`, `batch`).
 
 Classification is by the hook's own `error` argument, never a stale field:
 1. the turn has a response -> its text (non-thought text parts joined by newlines);

@@ -1,0 +1,53 @@
+"""PLUR's reads on the broker's read process (issue 22): the real `tmg` one-shot, the real PLUR.
+
+The broker runs PLUR's read process through tmg/broker/plur_reader.mjs, whose reads do not rewrite
+the store; the reads' reinforcement is replayed on PLUR's writer once the store is idle. Observed:
+what reached the mock (the user's standing instruction in each request), the process the status
+names, and what the store's own file says about the instruction afterwards (PLUR's injection
+count and access frequency, written by PLUR's own code on the replay).
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import yaml
+
+from e2e.mock_llm import Text
+from e2e.plur import instructions_part
+from e2e.test_memory_broker import Plur, status
+from tests.support.waiting import eventually
+
+
+def _engram(home: Path, statement: str) -> dict:
+    engrams = yaml.safe_load((home / ".plur" / "engrams.yaml").read_text())["engrams"]
+    (found,) = [e for e in engrams if e["statement"] == statement]
+    return found
+
+
+def test_reads_go_to_a_process_that_does_not_write_and_their_reinforcement_lands_later(tmg, llm, tmp_path,
+                                                                                       plur_entry):
+    plur = Plur(tmp_path, plur_entry)
+    home = tmp_path / "store"
+    seeded = f"Never deploy the osprey{uuid.uuid4().hex[:8]} service on Fridays"
+    with plur.reader(home) as writer:  # the user's memory, learned earlier
+        assert not writer.call("plur_learn", {"statement": seeded, "pinned": True}).is_error
+    before = _engram(home, seeded)
+    tmg.write_config(plur.config(home, learn="off"))
+    env = tmg.env(memory=True)
+    llm.enqueue(Text("Not on Fridays."), Text("Monday is fine."))
+    for prompt in ("can I deploy today?", "and on Monday?"):
+        r = tmg.run("-r", prompt, env=env, timeout=90)
+        assert r.code == 0, r.err
+    assert [f"- {seeded}" in instructions_part(req).splitlines() for req in llm.requests] == [True, True]
+
+    server = int(status(tmg).split("server plur: up, pid ")[1].split(",")[0])
+    assert "plur_reader.mjs" in Path(f"/proc/{server}/cmdline").read_bytes().decode()
+
+    def reinforced() -> bool:
+        after = _engram(home, seeded)
+        return after.get("injection_count", 0) > before.get("injection_count", 0) or \
+            after["activation"]["frequency"] > before["activation"]["frequency"]
+
+    assert eventually(reinforced, guard=60)  # both prompts' reads, replayed on the writer while idle

@@ -1,0 +1,48 @@
+// The broker's read process of PLUR: `node plur_reader.mjs <@plur-ai/mcp entry> [args...]`.
+//
+// It is the real server (the entry is imported and serves stdio as it always does), with one
+// change: its reads do not write. PLUR 0.20.0 reinforces what `plur_inject*` and `plur_recall`
+// return (activation, co-access, injection_count, a co_injection history line) by rewriting the
+// whole engrams.yaml on every read, which also throws its parsed copy away: at a year of use every
+// prompt paid a YAML dump and a YAML parse of the store. Here those steps are skipped, so the
+// parsed store stays cached until something else changes the file; the broker replays the same
+// reads on PLUR's writer process when the store is idle (tmg/broker/reinforce.py), so the
+// reinforcement still lands, in PLUR's own code, off every prompt's path.
+//
+// If this PLUR does not have the two methods (another version), nothing is changed, and the
+// "reader-patched" line on stderr says so.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const entry = process.argv[2];
+process.argv.splice(1, 1); // the server sees the argv it would have had: [node, entry, ...]
+
+function coreEntry(from) {
+  // Node's own lookup for a bare import, from the mcp entry's folder upwards.
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    const manifest = join(dir, "node_modules", "@plur-ai", "core", "package.json");
+    if (existsSync(manifest)) {
+      const pkg = JSON.parse(readFileSync(manifest, "utf8"));
+      const target = pkg.exports?.["."]?.import ?? pkg.module ?? pkg.main;
+      return join(dirname(manifest), target);
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+const core = coreEntry(entry);
+const Plur = core ? (await import(pathToFileURL(core).href)).Plur : undefined;
+const proto = Plur?.prototype;
+if (proto && typeof proto._reactivateResults === "function" && typeof proto._appendHistory === "function") {
+  proto._reactivateResults = async function () {};
+  const append = proto._appendHistory;
+  // Without its co_injection line an inject skips its injection_count rewrite too (PLUR's own branch).
+  proto._appendHistory = function (event) {
+    return event && event.event === "co_injection" ? false : append.call(this, event);
+  };
+  process.stderr.write("tmg: reader-patched\n");
+} else {
+  process.stderr.write("tmg: reader-unpatched (this PLUR has no _reactivateResults/_appendHistory)\n");
+}
+await import(pathToFileURL(entry).href);
