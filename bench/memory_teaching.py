@@ -18,11 +18,11 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout4` (written after the held-out 3 fixes, run once before any change it prompts),
-`heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
+Parts: `heldout5` (written blind before its round's changes, run once before any change it prompts),
+`heldout4` (written after the held-out 3 fixes, run once), `heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
 development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
 
-Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout4|heldout3|heldout2|heldout|tune|old|all]
+Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout5|heldout4|heldout3|heldout2|heldout|tune|old|all]
      [--server fake|real] [--misses]
 """
 
@@ -52,8 +52,10 @@ from tmg.memory.learning import LearningHook  # noqa: E402
 from tmg.project import Project  # noqa: E402
 from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
+from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
+PARTS = {"heldout5": ROOT / "bench" / "data" / "teaching_heldout5.json",
+         "heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
          "heldout3": ROOT / "bench" / "data" / "teaching_heldout3.json",
          "heldout2": ROOT / "bench" / "data" / "teaching_heldout2.json",
          "heldout": ROOT / "bench" / "data" / "teaching_heldout.json",
@@ -90,6 +92,10 @@ class Score:
     scope_ok: int = 0
     from_material: int = 0  # statements holding words only piped or tool text had
     secrets: int = 0
+    # The remember tool, as a note (no model here): misses the tool would keep in the labelled
+    # words if the model called it with them; piped or tool sentences it would accept (goal 0).
+    groundable: int = 0
+    tool_from_material: int = 0
     misses: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
 
@@ -182,6 +188,10 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
             score.found_ic += found
         if not found:
             score.misses.append(f"{sid}: {label['kind']} {label['statement'][:90]!r}")
+            span = ground(label["statement"], [turn["user"]])
+            score.groundable += span is not None and matches(label["statement"], span.span)
+    for line in (s for s in re.split(r"(?<=[.!?])\s+|\n", material) if len(content(s)) >= 2):
+        score.tool_from_material += ground(line, [turn["user"]]) is not None
 
 
 def table(scores: list[Score], server: str) -> str:
@@ -195,6 +205,13 @@ def table(scores: list[Score], server: str) -> str:
                      f"{s.ratio(s.found_ic, s.wanted_ic)} | {s.ratio(s.found_facts, s.wanted_facts)} | "
                      f"{s.ratio(s.pinned_ok, s.right)} | {s.ratio(s.scope_ok, s.right)} | {s.from_material} | "
                      f"{s.secrets} |")
+    lines += ["", "The remember tool (a note: no model here, so what a model would call it with is not measured): "
+              "misses above it would keep in the labelled words, were the model to call it with them; sentences "
+              "of piped or tool text it would accept (goal 0).", "",
+              "| part | misses the tool could keep | piped or tool sentences accepted |", "|---|---|---|"]
+    for s in scores:
+        misses = s.wanted_ic + s.wanted_facts - s.found_ic - s.found_facts
+        lines.append(f"| {s.part} | {s.ratio(s.groundable, misses)} | {s.tool_from_material} |")
     return "\n".join(lines) + "\n"
 
 

@@ -217,6 +217,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
     hooks.register(tracker)
     if memory is not None:
         hooks.register(memory.hook)  # this session's engine has its own HookSet: once per session
+        hooks.register(memory.remember)  # it grounds a call in the prompts the user typed
     elif envr.debug:
         hooks.register(_NoMemoryThisRun(watcher.current, notices.notice))
     waiting = WaitingLine(envr.stderr, enabled=bool(envr.stderr_isatty))
@@ -249,7 +250,7 @@ def _wire(options: ChatOptions, envr: Environment, live: LiveConfig, notices: No
                                  consent=mcp.consent))
     tools = build_tools(envr, McpTools(mcp, config), watcher.current, gate, skills=skills,
                         checkpoints=Checkpoints(checkpoint_log, lambda: current_prompt(history.messages), say),
-                        more=session_tools, warn=say)
+                        more=session_tools, warn=say, own_sources=[memory.remember] if memory is not None else None)
     engine = PhaseEngine(
         config=watcher.current,  # the live config, after a cheap file check at each phase boundary
         pipeline=build_pipeline(memory.injector if memory is not None else None, budget, skills=skills,

@@ -117,6 +117,7 @@ class LearningHook:
         self._ledgers: dict[str, LearnLedger] = {}
         self._judged: tuple[str, int] | None = None  # (session, prompt) whose typed text was judged
         self._written = written
+        self._kept_now: dict[int, list[str]] = {}  # this prompt's statements: one taught twice is kept once
         # Writes spooled before the answer (before_turn), sent when the turn is over.
         self._holding = False
         self._held: list[tuple[str, Path | None, Callable[[Any], Any]]] = []
@@ -184,18 +185,26 @@ class LearningHook:
             statement = self._statement(teaching)
             if statement is None:
                 continue
-            ledger = self._ledger(turn.session_id)
-            if statement in ledger:
-                continue  # taught before in this session (maybe in an earlier one-shot)
-            if ledger.count >= cap:
-                self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
-                return
             where = scope or (project.scope if teaching.project and project is not None else "")
-            tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{teaching.kind}"]
-            self._debug(f"memory: learning the user's {teaching.kind} ({', '.join(teaching.cues)})"
-                        f"{' in ' + where if where else ''}: {statement[:60]!r}")
-            self._learn(statement, tags, where, turn.prompt_id, pinned=teaching.standing)
-            ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
+            if self.keep(statement, teaching.kind, teaching.standing, where, turn, cap) == "capped":
+                return
+
+    def keep(self, statement: str, kind: str, standing: bool, where: str, turn: Turn, cap: int) -> str:
+        """Write one teaching in the user's words (the scorer's, or the `remember` tool's), counted
+        against the session's cap: "learned", "known" (taught before in this session, maybe in
+        an earlier one-shot) or "capped"."""
+        ledger = self._ledger(turn.session_id)
+        if statement in ledger or any(statement in k or k in statement for k in self._kept_now.get(turn.prompt_id, ())):
+            return "known"
+        if ledger.count >= cap:
+            self._debug(f"memory: MAX_LEARNS_PER_SESSION ({cap}) reached; not learning {statement[:40]!r}")
+            return "capped"
+        tags = payloads.session_tags(turn.session_id, turn.mode, payloads.USER_ORIGIN) + [f"kind:{kind}"]
+        self._debug(f"memory: learning the user's {kind}{' in ' + where if where else ''}: {statement[:60]!r}")
+        self._learn(statement, tags, where, turn.prompt_id, pinned=standing)
+        ledger.add(statement)  # after the write-ahead: a kill between the two loses nothing
+        self._kept_now = {turn.prompt_id: [*self._kept_now.get(turn.prompt_id, ()), statement]}
+        return "learned"
 
     def _statement(self, teaching: Any) -> str | None:
         """What is written for a teaching: the user's words (a correction with the sentence of the

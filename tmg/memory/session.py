@@ -118,6 +118,9 @@ class SessionMemory:
             session_dir=session_dir, warn=warn, written=written,
         )
         self.injector.scopes = self.hook.scopes  # what this session learns is filtered at once
+        from tmg.memory.remember import RememberTool
+
+        self.remember = RememberTool(self.hook, config, scrub, project)  # the model's way to keep a teaching
         self.end = MemoryEnd(
             session_id=session_id, config=config, clients=clients, hook=self.hook, spool=self.spool,
             report=self.report, runtime=self.runtime if owned else None, lock=self.lock, warn=warn, debug=debug,

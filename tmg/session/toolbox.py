@@ -18,7 +18,7 @@ from tmg.tools.edit import EditFileTool, WriteFileTool
 from tmg.tools.files import ListFolderTool, ReadFileTool, RootGuard
 from tmg.tools.ledger import ReadLedger
 from tmg.tools.mcp_tools import McpTools
-from tmg.tools.registry import Tool, ToolRegistry
+from tmg.tools.registry import Tool, ToolRegistry, ToolSource
 from tmg.tools.sandbox import Sandbox
 from tmg.tools.search import GlobTool, GrepTool
 from tmg.permissions.sensitive import SensitivePaths
@@ -29,11 +29,13 @@ from tmg.tools.web_fetch import WebFetchTool
 def build_tools(envr: Environment, mcp: McpTools | None = None,
                 config: Callable[[], Config] | None = None, gate: PermissionGate | None = None,
                 skills: SessionSkills | None = None, checkpoints: Checkpoints | None = None,
-                more: list[Tool] | None = None, warn: Callable[[str], None] = lambda _t: None) -> ToolRegistry:
+                more: list[Tool] | None = None, warn: Callable[[str], None] = lambda _t: None,
+                own_sources: list[ToolSource] | None = None) -> ToolRegistry:
     """The built-in tools of one session (one ledger of what its model has read), then MCP's and
     the skills', every call judged by ``gate`` (the permission engine). With ``checkpoints``, what
     the file tools and shell change is kept first (tmg.checkpoints); ``more``: the session's own
-    tools (todo_write, exit_plan_mode)."""
+    tools (todo_write, exit_plan_mode); ``own_sources``: its tools offered only at times (memory's
+    remember, while memory learns)."""
     guard = RootGuard([envr.cwd], SensitivePaths(envr.env))
     ledger = ReadLedger()
     redact = process_redactor()
@@ -45,7 +47,8 @@ def build_tools(envr: Environment, mcp: McpTools | None = None,
     if checkpoints is not None:
         tools = checkpointed(tools, checkpoints.log, checkpoints.prompt, guard.locate, checkpoints.say)
     tools += more or []
-    sources = [s for s in (mcp, SkillTools(skills) if skills is not None else None) if s is not None]
+    sources = [*(own_sources or []), *(s for s in (mcp, SkillTools(skills) if skills is not None else None)
+                                       if s is not None)]
     return ToolRegistry(tools, sources=sources, gate=gate)
 
 
