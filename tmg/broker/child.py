@@ -35,7 +35,6 @@ _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the proc
 # What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
 # nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
 BUFFER_LIMIT = 16 * 1024 * 1024
-_PIN = "plur_pin"
 _GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
@@ -224,8 +223,9 @@ class Child:
         arguments = params.get("arguments")
         if name == _GATEWAY and isinstance(arguments, dict):
             name, arguments = str(arguments.get("action", "")), arguments.get("args")
-        if name == _PIN and isinstance(arguments, dict) and arguments.get("list") is True and "id" not in arguments:
-            return True  # the pinned set, asked every prompt: the tool pins too, but its list mode only reads
+        # `plur_pin {list: true}` only reads, but it is not served as a read: the pinned set spans
+        # the stores PLUR was told of (a trusted clone's team store), which neither the read
+        # cache's fingerprint nor the read process sees change (e2e/test_memory_team.py).
         return self.is_read(name)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
