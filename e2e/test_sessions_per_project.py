@@ -82,7 +82,9 @@ def test_resume_an_older_session_by_id_and_continue_the_latest(tmg, llm, tmp_pat
     assert user_texts(llm.requests[-1])[0] == "the old conversation about tides"
 
     newer = [d.name for d in tmg.session_dirs() if d.name != old][0]
-    os.utime(tmg.home / "sessions" / "default" / newer / "history.jsonl")  # touched last: the most recent
+    # touched last: the most recent (later than the old one's last write by more than the clock's tick)
+    later = (tmg.home / "sessions" / "default" / old / "history.jsonl").stat().st_mtime + 10
+    os.utime(tmg.home / "sessions" / "default" / newer / "history.jsonl", (later, later))
     assert run_in(tmg, a, "--continue", "-r", "continuing")[0] == 0
     assert user_texts(llm.requests[-1]) == ["a newer one about stars", "continuing"]
 
