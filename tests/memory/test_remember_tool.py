@@ -137,3 +137,10 @@ def test_grounding_finds_the_shortest_run_of_the_users_own_clauses() -> None:
     assert found is not None and found.span == "Because I'm dyslexic, I want short sentences."
     assert ground("what is a monad", ["nothing like it"]) is None
     assert ground("the the a", [typed]) is None  # no word that says anything
+
+
+def test_one_word_grounds_nothing_not_even_in_a_question_that_mentions_it() -> None:
+    from tmg.memory.grounding import ground
+
+    assert ground("The user prefers tabs", ["why does make complain about tabs in my file?"]) is None
+    assert ground("use tabs, not spaces", ["always use tabs, not spaces"]).span == "always use tabs, not spaces"

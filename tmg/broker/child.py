@@ -31,6 +31,7 @@ _START_TIMEOUT_S = 30.0
 # Tools known to only read; any other call to a store waits for the write before it (per store).
 _READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
           "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
+REPLAY_BOUND_S = 30.0  # a replayed read holds the store's write lock at most this long
 _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
 # What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
 # nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
@@ -78,9 +79,11 @@ class Spec:
 
 
 def write_bounded(writer: asyncio.StreamWriter, data: bytes) -> bool:
-    """Write `data` without waiting; False when the peer has left more than BUFFER_LIMIT unread."""
+    """Write `data` without waiting; False when the peer had left more than BUFFER_LIMIT unread
+    (measured before: one large message to a peer that reads is not a hang)."""
+    backlog = writer.transport.get_write_buffer_size()
     writer.write(data)
-    return writer.transport.get_write_buffer_size() <= BUFFER_LIMIT
+    return backlog <= BUFFER_LIMIT
 
 
 class ChildError(RuntimeError):
@@ -290,8 +293,9 @@ class Child:
             async with self.write_lock:  # one call at a time: a write of tmg's waits for one replay, not all
                 await self.writer.ensure()
                 began = time.monotonic()
-                with contextlib.suppress(ChildError):
-                    await self.writer.request("tools/call", params)
+                with contextlib.suppress(ChildError, TimeoutError):
+                    async with asyncio.timeout(REPLAY_BOUND_S):  # a hung writer never holds the lock
+                        await self.writer.request("tools/call", params)
                 log.info("server %s: a read replayed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
 
     def warm(self) -> None:

@@ -46,7 +46,7 @@ def ground(text: str, typed: Iterable[str]) -> Grounded | None:
     from tmg.memory.teaching.segment import user_clauses
 
     wanted = set(content(text))
-    if not wanted:
+    if len(wanted) < 2:  # one word ("tabs") is found in any prompt that mentions it, a question too
         return None
     for number, prompt in enumerate(typed):
         clauses = user_clauses(prompt)
