@@ -173,7 +173,10 @@ async def test_a_server_that_reads_nothing_fails_the_call_and_is_restarted_not_b
     # 400 KB: the pipe holds 64 KB, the rest waits in the broker's memory. One message that size is
     # taken (a server that reads may get one large message); the next, behind it unread, is not.
     pending = asyncio.create_task(child.call({"name": "echo", "arguments": {"text": "x" * 400_000}}))
-    await asyncio.sleep(0.2)
+    for _ in range(500):  # until that message waits unread in the broker's buffer
+        if child.proc.stdin.transport.get_write_buffer_size() > 0:
+            break
+        await asyncio.sleep(0.02)
     try:
         with pytest.raises(ChildError, match="reads nothing"):
             await asyncio.wait_for(child.call({"name": "echo", "arguments": {"text": "y"}}), 10)
