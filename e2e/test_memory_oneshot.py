@@ -7,6 +7,7 @@ model was sent (the mock's requests), or what the user sees (stdout, stderr, the
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -21,6 +22,16 @@ BATCH_DEAD = "plur_learn_batch failing — learning is disabled"
 @pytest.fixture
 def plur(tmp_path) -> FakePlur:
     return FakePlur(tmp_path)
+
+
+def eventually(check, seconds: float = 30.0) -> bool:
+    """Poll ``check``: a one-shot may leave its last write to the broker as it exits (P4)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def run(tmg, *args, **env):
@@ -127,7 +138,7 @@ def test_a_rejected_batch_names_exactly_that_tool_injection_goes_on_and_the_next
     llm.enqueue(Text("Deploy on Monday."))
     r = run(tmg, "so when do I deploy the zebrafish service?")
     assert r.code == 0 and "memory write failures" not in r.err
-    assert sorted(plur.statements()) == sorted([SEED, "Fridays are for reading logs.", "Deploy on Monday."])
+    assert eventually(lambda: sorted(plur.statements()) == sorted([SEED, "Fridays are for reading logs.", "Deploy on Monday."]))
     assert [c["is_error"] for c in plur.calls("plur_learn_batch")] == [True, False, False]  # spool first
 
 
@@ -153,7 +164,7 @@ def test_a_rejected_inject_never_puts_error_text_in_the_prompt(tmg, llm, plur):
     assert memory_blocks(request) == [] and "rejected" not in sent and "FAKE_PLUR" not in sent
     assert len(plur.calls("plur_inject_hybrid")) == 1
     assert "memory write failures" not in r.err  # injection failures never count as write failures
-    assert "Answered without memory." in plur.statements()
+    assert eventually(lambda: "Answered without memory." in plur.statements())  # landed, maybe after the exit
     # ... but a failed recall is never silent: one notice, on stderr and in the transcript
     (said,) = [line for line in r.err.splitlines() if "recall failed" in line]
     assert said.startswith("tmg: memory: recall failed (plur_inject_hybrid: ") and said.endswith("answering without it")
