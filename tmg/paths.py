@@ -4,6 +4,7 @@ test or an embedding program passes its own."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,3 +30,10 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
         return tmg_home(env) / "run"
     return Path(env["XDG_RUNTIME_DIR"]) / "tmg"
 
+
+def real_path(path: Path | str) -> str:
+    """`path` with `~` expanded and every symlink resolved (as given when it cannot be)."""
+    try:
+        return os.path.realpath(os.path.expanduser(str(path)))
+    except (OSError, ValueError):
+        return str(path)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tmg.paths import tmg_home, user_config_dir
+from tmg.paths import real_path as _real, tmg_home, user_config_dir
 
 _GIT_PARTS = (("hooks",), ("config",), ("info", "attributes"))  # under any .git folder, or .git/modules/<m>/
 
@@ -72,10 +72,3 @@ def _git_control(path: str) -> str | None:
                 what = "a hook runs at the next commit" if tail == ("hooks",) else "it can define commands git runs"
                 return f"git's {'/'.join(tail)} ({what})"
     return None
-
-
-def _real(path: Path | str) -> str:
-    try:
-        return os.path.realpath(os.path.expanduser(str(path)))
-    except (OSError, ValueError):
-        return str(path)

@@ -7,11 +7,10 @@ that walks a folder skips them unless the folder itself was named (and so consen
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tmg.paths import tmg_home, user_config_dir
+from tmg.paths import real_path as _real, tmg_home, user_config_dir
 
 # Folders of the user's home whose every file is a credential store.
 _HOME_SECRET_DIRS = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
@@ -71,10 +70,3 @@ class SensitivePaths:
             if path == folder or path.startswith(folder + "/"):
                 return why
         return None
-
-
-def _real(path: Path | str) -> str:
-    try:
-        return os.path.realpath(os.path.expanduser(str(path)))
-    except (OSError, ValueError):
-        return str(path)
