@@ -78,6 +78,16 @@ class Spec:
         return env.get("PLUR_PATH") or os.path.join(env.get("HOME", "~"), ".plur")
 
 
+def tool_name(params: dict[str, Any]) -> str:
+    """The tool a tools/call runs: its name, or through PLUR's `plur_admin` gateway (the lean
+    profile) the tool it names."""
+    name = str(params.get("name", ""))
+    arguments = params.get("arguments")
+    if name == _GATEWAY and isinstance(arguments, dict):
+        return str(arguments.get("action", ""))
+    return name
+
+
 def write_bounded(writer: asyncio.StreamWriter, data: bytes) -> bool:
     """Write `data` without waiting; False when the peer had left more than BUFFER_LIMIT unread
     (measured before: one large message to a peer that reads is not a hang)."""
@@ -222,14 +232,10 @@ class Child:
     def is_read_call(self, params: dict[str, Any]) -> bool:
         """A tools/call that only reads: by the tool's name, or through PLUR's `plur_admin`
         gateway (the lean profile) by the tool it names."""
-        name = str(params.get("name", ""))
-        arguments = params.get("arguments")
-        if name == _GATEWAY and isinstance(arguments, dict):
-            name, arguments = str(arguments.get("action", "")), arguments.get("args")
         # `plur_pin {list: true}` only reads, but it is not served as a read: the pinned set spans
         # the stores PLUR was told of (a trusted clone's team store), which neither the read
         # cache's fingerprint nor the read process sees change (e2e/test_memory_team.py).
-        return self.is_read(name)
+        return self.is_read(tool_name(params))
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request and wait for its result; ChildError for an error answer or a dead child.

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.child import Spec
+from tmg.broker.child import Spec, tool_name
 
 SHIM = Path(__file__).with_name("plur_reader.mjs")
 IDLE_S = 5.0  # no call to the store for this long: it is idle, the reads are replayed
@@ -32,7 +32,6 @@ KEPT = 64  # distinct reads kept for the replay; the oldest go first (a bound, w
 _ENTRY = "@plur-ai/mcp/dist/index.js"
 OFF_SWITCH = "TMG_PLUR_READER"
 _REINFORCING = ("plur_inject", "plur_recall")
-_GATEWAY = "plur_admin"
 log = logging.getLogger("tmg.broker")
 
 
@@ -50,11 +49,7 @@ def reader_launch(spec: Spec) -> Spec | None:
 
 def reinforces(params: dict[str, Any]) -> bool:
     """A read PLUR would have reinforced what it returned for (also through the lean gateway)."""
-    name = str(params.get("name", ""))
-    arguments = params.get("arguments")
-    if name == _GATEWAY and isinstance(arguments, dict):
-        name = str(arguments.get("action", ""))
-    return name.startswith(_REINFORCING)
+    return tool_name(params).startswith(_REINFORCING)
 
 
 class Reinforcement:
