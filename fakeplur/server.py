@@ -13,7 +13,7 @@ from typing import Any
 from fakeplur import tools
 from fakeplur.config import FakeConfig
 from fakeplur.snapshot import ADMIN_TOOL, Snapshot, load_snapshot
-from fakeplur.store import Store, load_seed
+from fakeplur.store import Store, content_hash, load_seed
 from fakeplur.validation import validate_args
 
 Answer = tuple[str, bool]  # (text, is_error)
@@ -44,11 +44,18 @@ class Fake:
             self._seed(load_seed(config.seed))
 
     def _seed(self, entries: list[Any]) -> None:
-        for entry in entries:
-            item = {"statement": entry} if isinstance(entry, str) else dict(entry)
-            if self.store.find_duplicate(item.get("statement", "")) is None:
-                self.store.add_engram(item["statement"], item)
-        self.store.save()
+        """Add the seeds the store does not hold yet, in any status (a seed forgotten since stays
+        forgotten); the file is written only when one was added."""
+        with self.store.locked():
+            held = {e.get("content_hash") for e in self.store.engrams}
+            added = False
+            for entry in entries:
+                item = {"statement": entry} if isinstance(entry, str) else dict(entry)
+                if content_hash(item.get("statement", "")) not in held:
+                    held.add(self.store.add_engram(item["statement"], item).get("content_hash"))
+                    added = True
+            if added:
+                self.store.save()
 
     def tool_list(self) -> list[dict[str, Any]]:
         return self.snapshot.tools(self.config.profile)
@@ -106,12 +113,12 @@ class Fake:
         validated = validate_args(tool["inputSchema"], args)
         if not validated.ok:
             return compact(validated.error_payload), True
-        self.store.refresh()
         try:
-            if name == ADMIN_TOOL:
-                result = self._admin(validated.data)
-            else:
-                result = self._handle(name, validated.data)
+            with self.store.locked():
+                if name == ADMIN_TOOL:
+                    result = self._admin(validated.data)
+                else:
+                    result = self._handle(name, validated.data)
         except tools.ToolFailure as exc:
             return compact({"error": str(exc), "success": False}), True
         if isinstance(result, dict) and result.get("_isError") is True:

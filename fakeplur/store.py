@@ -2,11 +2,15 @@
 
 Writes are atomic (temp file in the same folder, fsync, rename) after every mutation, and the
 file is re-read when another process changed it, so two sessions in a row (or two fakes) see
-each other's writes, as two real servers on one store do.
+each other's writes, as two real servers on one store do. A read-modify-write holds `locked()`
+(a lock on the store's folder), so a fake that read the file before another one wrote it never
+writes its stale copy over that write.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -15,6 +19,7 @@ import re
 import string
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -74,7 +79,7 @@ class Store:
     path: Path | None = None
     engrams: list[dict[str, Any]] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
-    _seen: tuple[int, int] | None = None
+    _seen: tuple[int, int, int] | None = None  # (inode, mtime, size): every save is a new file
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None) -> Store:
@@ -90,13 +95,29 @@ class Store:
             stat = self.path.stat()
         except FileNotFoundError:
             return
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
         if stamp == self._seen:
             return
         raw = json.loads(self.path.read_text(encoding="utf-8") or "{}")
         self.engrams = list(raw.get("engrams", []))
         self.episodes = list(raw.get("episodes", []))
         self._seen = stamp
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the lock on the store's folder (other fakes on this store wait; no file is added
+        beside it), the copy refreshed first."""
+        if self.path is None:
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX)
+            self.refresh()
+            yield
+        finally:
+            os.close(folder)  # closing the last descriptor releases the lock
 
     def save(self) -> None:
         """Write the whole store atomically (no reader ever sees half a file)."""
@@ -115,7 +136,7 @@ class Store:
             Path(tmp).unlink(missing_ok=True)
             raise
         stat = self.path.stat()
-        self._seen = (stat.st_mtime_ns, stat.st_size)
+        self._seen = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
     def active_engrams(self) -> list[dict[str, Any]]:
         return [e for e in self.engrams if e.get("status", "active") == "active"]

@@ -177,3 +177,19 @@ async def test_log_knob_records_every_call_with_its_real_target(tmp_path: Path) 
     assert [(c["tool"], c["called"], c["is_error"]) for c in calls] == [
         ("plur_learn_batch", "plur_admin", False), ("plur_capture", "plur_admin", True)]
     assert calls[0]["args"]["args"]["engrams"] == [{"statement": "x"}]
+
+
+def test_a_fake_that_read_the_store_before_another_wrote_it_never_writes_its_stale_copy_over(tmp_path: Path) -> None:
+    """The broker's writer process opens (and seeds) while its first process still takes writes:
+    the seed is re-read under the store's lock, and nothing is written when every seed is there."""
+    path, seed = tmp_path / "store.json", json.dumps(["Always answer in French", "Deploys go from main"])
+    first = Fake(FakeConfig(profile="full", store_path=str(path), seed=seed))
+    late = Fake(FakeConfig(profile="full", store_path=str(path)))  # read the file before the forget below
+    (french,) = [e["id"] for e in first.store.engrams if e["statement"].startswith("Always")]
+    assert first.dispatch("plur_forget", {"id": french})[1] is False
+    written = path.stat().st_ino
+    late._seed(json.loads(seed))
+    assert path.stat().st_ino == written  # every seed was there: the file was left alone
+    Fake(FakeConfig(profile="full", store_path=str(path), seed=seed))  # a seed forgotten stays forgotten
+    statuses = {e["statement"]: e["status"] for e in json.loads(path.read_text())["engrams"]}
+    assert statuses == {"Always answer in French": "retired", "Deploys go from main": "active"}
