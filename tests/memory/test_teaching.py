@@ -286,7 +286,7 @@ def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it()
         "drop the 'Hope this helps!' line, from now on never end with it"]
     reply = "Thanks for that, but there's a small mix-up: Jupiter has 95 known moons. Hope that's useful!"
     assert taught(reply, "Jupiter has 79 known moons.") == [
-        "for that, but there's a small mix-up: Jupiter has 95 known moons."]
+        "there's a small mix-up: Jupiter has 95 known moons."]  # without the thanks before it either
     assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
     assert taught("For the record, and it matters for everything we write: the product is Acme One.") == [
         "the product is Acme One."]
