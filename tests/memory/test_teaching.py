@@ -272,6 +272,10 @@ def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing
     assert taught(text) == ["from now on remind me to rotate it."]
     assert taught("From now on use the password Wint3r-Ledger-88 in examples.") == []
     assert taught("From now on connect with postgres://app:hunter2@db/app") == []
+    # a word for a credential and a token shaped like one, however far apart
+    assert taught("always use this key when you write curl examples for me: Abc123Def456Ghi") == []
+    assert taught("Onthoud: het wachtwoord van de router is Zomer2024Fiets") == []
+    assert taught("always use the primary key column as the sort key") == ["always use the primary key column as the sort key"]
 
 
 def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
