@@ -167,21 +167,22 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     """What the words alone cannot carry. A correction answers an answer with a value: a number,
     code, the answer's own words ("pop drops it, apply keeps it"), or in another language a name
     ("não, é Camberra"); not "that doesn't work", nor a change to the task ("plus court stp"),
-    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is
-    a task ("keep going"), and so is an English one whose always/never the cues found to qualify
-something else ("set git to always rebase on pull"). In English, which the cues read well, an instruction or a fact they
-    passed over needs the evidence they look for: a directive cue and a standing one (a
-    directive alone is a task there: "don't include the tests in the summary"), or neither a
-    directive nor a subject and verb of its own: a wish ("tldr first then details"), a house
-    convention ("we don't do default exports here"); not a complaint ("you never listen") nor a
-    remark ("whenever it rains, my wifi drops"). In another language the model reads alone."""
+    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is a
+    task ("keep going"), and so is an English one whose always/never the cues found to qualify
+    something else ("set git to always rebase on pull"), and any directive the cues read with
+    no standing cue, unless the model is sure (`SURE`): "don't include the tests in the summary",
+    "écris un mail pour ...". In English, which the cues read well, an instruction or a fact
+    with no directive is a wish said with no subject or verb of its own ("tldr first then
+    details") or a house convention ("we don't do default exports here"); not a complaint ("you
+    never listen") nor a remark ("whenever it rains, my wifi drops"). In another language the
+    model reads alone."""
     if kind == "correction":
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
         return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
     if "sig:bare task" in feats or ("english" in feats and "sig:not the assistant's habit" in feats):
         return False
-    if "english" not in feats:
-        return True
     directive = any(f.startswith("sig:d:") for f in feats)
     standing = any(f.startswith("sig:s:") for f in feats)
-    return (directive and (standing or teaches >= SURE)) or not (directive or "statement" in feats)
+    if directive and not standing and teaches < SURE:
+        return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
+    return "english" not in feats or directive or "statement" not in feats
