@@ -19,8 +19,9 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout6` (written blind before the learned reading, run once with the shipped model,
-then trained on), `train7` (a training part for the learned reading), `heldout5` (written blind
+Parts: `heldout9` (written blind, never trained on: run once with the shipped model), `train8`
+and `train7` (training parts for the learned reading), `heldout6` (written blind before the
+learned reading, run once with the shipped model, then trained on), `heldout5` (written blind
 before its round's changes, run once before any change it prompts), `heldout4` (written after the
 held-out 3 fixes, run once), `heldout3`, `heldout2`, `heldout` (each run once, then its misses were
 worked on, so they are development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
@@ -60,7 +61,9 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout6": ROOT / "bench" / "data" / "teaching_heldout6.json",
+PARTS = {"heldout9": ROOT / "bench" / "data" / "teaching_heldout9.json",
+         "train8": ROOT / "bench" / "data" / "teaching_train8.json",
+         "heldout6": ROOT / "bench" / "data" / "teaching_heldout6.json",
          "train7": ROOT / "bench" / "data" / "teaching_train7.json",
          "heldout5": ROOT / "bench" / "data" / "teaching_heldout5.json",
          "heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",

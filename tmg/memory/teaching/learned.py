@@ -27,6 +27,7 @@ from tmg.memory.teaching.phrases import FUNCTION_WORDS, stem
 MODEL = Path(__file__).with_name("learned_model.json")
 OUTCOMES = ("none", "instruction", "correction", "fact")
 THRESHOLD = 0.6  # the model's probability that the clause teaches, to fire
+WISH = 0.8  # an English wish with no directive, subject or verb (the model is this sure)
 SURE = 0.97  # an English directive with no standing cue, when the model is this sure it is one
 # An English clause led by a subject, or with a finite verb of its own, states something; one
 # without ("bullet points > paragraphs for me", "tldr first then details") can only be a wish.
@@ -35,7 +36,7 @@ SUBJECTS = frozenset("i i'm im i'll ill i've ive you you're youre u it it's its 
 FINITE = frozenset("is are was were am be been being do does did doesn't didn't isn't aren't wasn't weren't have has "
                    "had will would can could should shall may might must won't can't couldn't wouldn't don't "
                    "dont".split())
-HOUSE = frozenset("we we're our here".split())  # how things are done here: a convention, said as a fact
+HOUSE = frozenset("we we're here".split())  # how things are done here: a convention, said as a fact
 PRONOUNS = frozenset("i i'm im i'll i've i'd you you're u it it's he she they we we're they're".split())
 CONDITIONS = frozenset("when whenever if unless once before after until".split())
 # Common English words beyond the function words, so a short English clause is known as English.
@@ -79,7 +80,7 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
     if _english(said, words):
         out.append("english")
     if words[0] in HOUSE:
-        out.append("house")  # "we don't do default exports here", "our servers are air-gapped"
+        out.append("house")  # "we don't do default exports here", "here we squash every PR"
     elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
         out.append("statement")  # a subject and its verb: it says how things are, not what to do
     if first:
@@ -172,9 +173,10 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     something else ("set git to always rebase on pull"), and any directive the cues read with
     no standing cue, unless the model is sure (`SURE`): "don't include the tests in the summary",
     "écris un mail pour ...". In English, which the cues read well, an instruction or a fact
-    with no directive is a wish said with no subject or verb of its own ("tldr first then
-    details") or a house convention ("we don't do default exports here"); not a complaint ("you
-    never listen") nor a remark ("whenever it rains, my wifi drops"). In another language the
+    with no directive is a house convention ("we don't do default exports here") or a wish said
+    with no subject or verb of its own ("tldr first then details", when the model is `WISH` sure);
+    not a complaint ("you never listen", "always something with this laptop") nor a remark
+    ("whenever it rains, my wifi drops", "our CI always fails on Mondays"). In another language the
     model reads alone."""
     if kind == "correction":
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
@@ -185,4 +187,6 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     standing = any(f.startswith("sig:s:") for f in feats)
     if directive and not standing and teaches < SURE:
         return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
-    return "english" not in feats or directive or "statement" not in feats
+    if "english" not in feats or directive:
+        return True
+    return "house" in feats or ("statement" not in feats and teaches >= WISH)
