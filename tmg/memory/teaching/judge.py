@@ -93,6 +93,7 @@ class _Read(NamedTuple):
 
 def _read(typed: str, previous_answer: str,
           record: Callable[[Clause, list[str], bool], None] | None = None) -> _Read | None:
+    """Each clause of the user's voice in `typed` and its verdict (None: it teaches nothing)."""
     if not typed or not typed.strip():
         return None
     if len(typed) > 2 * EDGE_CHARS:
