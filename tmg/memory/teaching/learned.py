@@ -6,12 +6,13 @@ lines, a terse correction) was missed. This is a linear model over the clause's 
 character 4-grams (which carry across languages: "sempre", "altijd", "toujours") and a few
 facts of its place (first of a short reply to an answer, words shared with that answer), with
 four outcomes: nothing, instruction, correction, fact. It runs only on a clause every rule
-passed over and no veto ruled out (a question, a hypothetical, a joke, reported speech), and it
-fires only above `THRESHOLD`, so the rules keep their precision.
+passed over and no veto ruled out (a question, a hypothetical, a joke, reported speech), fires
+only above `THRESHOLD`, and only in the shape its kind needs (`supported`), so the rules keep
+their precision.
 
-The weights are `learned_model.json`, written by `bench/train_teaching.py` from the labelled
-corpora (bench/data); the bench reports each part with a model trained without it (`--hold`).
-Scoring is a few dictionary lookups per feature: no dependency, nothing to warm.
+The weights are `learned_model.json` (read once, ~6 ms), written by `bench/train_teaching.py`
+from the labelled corpora (bench/data); the bench scores each part with a model trained without
+it. Scoring is a few dictionary lookups per feature: no dependency.
 """
 
 from __future__ import annotations
