@@ -23,6 +23,7 @@ def kept(text: str, answer: str = "") -> list[tuple[str, str, bool, tuple[str, .
     "short replies, one paragraph max. thats all i have time for",  # a wish, its reason after it
     "code first, words after. thats how i skim",
     "one question at a time pls, i get lost otherwise",
+    "I want every commit message you write for me in the imperative mood",  # a wish for every time
     "Rispondimi sempre in italiano da adesso.",  # languages the cues have no words for
     "Svara alltid på svenska från och med nu.",
 ])
@@ -34,7 +35,7 @@ def test_a_wish_no_cue_reads_is_kept_whole_in_the_users_words_and_pinned(text) -
     "You never listen", "you always forget the imports",  # complaints: they ask for nothing
     "set npm to always save exact versions",  # the always is npm's, a task
     "for this email only, sign it as 'The Events Team'.",  # a one-off, whatever the model reads
-    "keep going",
+    "keep going", "I want the code in Rust",  # a wish for this task only
 ])
 def test_what_the_fences_keep_from_the_model(text) -> None:
     assert kept(text, ANSWER) == [] and kept(text) == []

@@ -37,6 +37,8 @@ SUBJECTS = frozenset("i i'm im i'll ill i've ive you you're youre u it it's its 
 FINITE = frozenset("is are was were am be been being do does did doesn't didn't isn't aren't wasn't weren't have has "
                    "had will would can could should shall may might must won't can't couldn't wouldn't don't "
                    "dont".split())
+WANTS = frozenset("want like prefer need love rather".split())
+QUANTIFIERS = frozenset("every all any each always whenever anything everything".split())
 HOUSE = frozenset("we we're here".split())  # how things are done here: a convention, said as a fact
 PRONOUNS = frozenset("i i'm im i'll i've i'd you you're u it it's he she they we we're they're".split())
 CONDITIONS = frozenset("when whenever if unless once before after until".split())
@@ -80,7 +82,9 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
             out += [f"c:{padded[i:i + 4]}" for i in range(len(padded) - 3)]
     if _english(said, words):
         out.append("english")
-    if words[0] in HOUSE:
+    if words[0] in ("i", "i'd", "id") and len(words) > 2 and words[1] in WANTS and QUANTIFIERS & set(words):
+        out.append("wish")  # "I want every translation you do for me to ...", not "I want the code in Rust"
+    elif words[0] in HOUSE:
         out.append("house")  # "we don't do default exports here", "here we squash every PR"
     elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
         out.append("statement")  # a subject and its verb: it says how things are, not what to do
@@ -190,4 +194,4 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
         return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
     if "english" not in feats or directive:
         return True
-    return "house" in feats or ("statement" not in feats and teaches >= WISH)
+    return "house" in feats or (("wish" in feats or "statement" not in feats) and teaches >= WISH)
