@@ -144,6 +144,7 @@ class MemoryInjector:
         self.stats = InjectorStats()
         self._said_no_client = False
         self._said_recall_failed = False
+        self.asking = False  # a prompt's ask is out (the one-shot imports its model backend meanwhile)
 
     async def apply(self, ctx: TurnContext) -> None:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
@@ -255,6 +256,7 @@ class MemoryInjector:
         pins = asyncio.ensure_future(self._read_pins(client, deadline)) if cached or self._pinned is None else None
         inject = asyncio.ensure_future(client.inject(text, memory.inject_budget, memory.scope or self.home_scope,
                                                      timeout=_left(deadline, client.timeout)))
+        self.asking = True
         try:
             await _until(deadline, "the memory server", inject, *([pins] if pins else []))
             result = inject.result()
@@ -265,6 +267,7 @@ class MemoryInjector:
             self.stats.deadline_hits += 1
             return self._failed(prompt_id, str(hit))
         finally:  # cancelled (Ctrl-C), or the deadline: what is still out goes too
+            self.asking = False
             for task in (inject, pins):
                 if task is not None and not task.done():
                     task.cancel()
