@@ -17,9 +17,10 @@
 - Words for every selected engram: `plur_inject_hybrid` leaves the constraints bucket (default
   type, procedural, "never ..." engrams, pinned ones included) out of its text and cuts `consider`
   lines to 60 characters, so those ids are resolved from a cache of statements seen, the pinned
-  set and one `plur_recall`. The pinned set is read beside the inject: through the broker every
-  prompt (the broker answers it from its cache, refreshed off the path when the store changes),
-  otherwise once a session.
+  set and one `plur_recall` (a second scan of the store). Through the broker's read process the
+  inject answers with every word (tmg/broker/plur_reader.mjs), and no recall is made. The pinned
+  set is read beside the inject: through the broker every prompt (on PLUR's writer process, which
+  sees every store PLUR was told of; a few ms), otherwise once a session.
 - The budget is INJECT_BUDGET tokens for both parts, counted as characters / 4 (a rough ratio for
   English; good enough for a bound, and it needs no tokenizer); instructions first.
 - Failure (raise, timeout, isError, bad result, the deadline): no notes this prompt; the
