@@ -78,3 +78,25 @@ async def test_the_pinned_list_goes_to_the_writer_after_a_write_but_is_no_write_
         await reader.call(LIST_LEAN)
     assert writes == ["edge", "edge"] and reader.sent == [INJECT, INJECT]
     assert reader._heating.done() and len(writer.sent) == 7
+
+
+def test_a_broker_started_under_debug_logs_each_forwarded_calls_time(monkeypatch, tmp_path, caplog):
+    import logging
+    import subprocess
+
+    from tmg.broker import launch
+    from tmg.broker.calls import trace
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **_kw: started.append(argv))
+    for debug in ("1", "0"):
+        launch.launch_broker({"TMG_HOME": str(tmp_path / debug), "TMG_DEBUG": debug, "HOME": str(tmp_path)})
+    assert "--debug" in started[0] and "--debug" not in started[1]
+    with caplog.at_level(logging.DEBUG, logger="tmg.broker"):
+        trace("plur", "list", LIST_LEAN, 10.0, 10.5)
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.startswith("server plur: list plur_pin in ") and "waiting for the store's write lock" in line
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="tmg.broker"):
+        trace("plur", "read", INJECT, 10.0, 10.0)
+    assert caplog.records == []

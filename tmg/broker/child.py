@@ -391,4 +391,3 @@ class Child:
             os.killpg(proc.pid, signal.SIGKILL)  # anything it left in its group
         if self._reader is not None:
             self._reader.cancel()
-

@@ -25,11 +25,6 @@ def broker_enabled(env: Mapping[str, str]) -> bool:
     return env.get("TMG_MEMORY_BROKER", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def debug_on(env: Mapping[str, str]) -> bool:
-    """TMG_DEBUG (what `--debug` sets): a broker started then logs every forwarded call's time."""
-    return env.get("TMG_DEBUG", "") not in ("", "0", "false")
-
-
 def idle_seconds(env: Mapping[str, str]) -> float:
     """How long a broker with nothing to do stays up (`TMG_BROKER_IDLE`, seconds)."""
     try:
