@@ -304,28 +304,24 @@ class Child:
                 log.info("server %s: a read replayed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
 
     def warm(self) -> None:
-        """The store's file changed: PLUR's processes parse it now, not on the next prompt: the
-        read process by its last inject or recall (not kept for replay), the writer by the
-        pinned list (its own parse was dropped by its write), after the write that holds the lock."""
-        read, listing = self._last_read, self._last_list
+        """The store's file changed: PLUR's processes parse it now, not on the next prompt, side by
+        side: the read process by its last inject or recall (not kept for replay), the writer by
+        the pinned list (its own write dropped its parse), after the write that holds the lock."""
+        read, listing, writer = self._last_read, self._last_list, self.writer
 
-        async def warm() -> None:
-            began = time.monotonic()
-            if read is not None and self.ready:
-                with contextlib.suppress(ChildError):
-                    await self.request("tools/call", read)
-                log.info("server %s: read process warmed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
-            writer = self.writer
-            if listing is not None and writer is not None and self.write_lock is not None:
-                async with self.write_lock:
-                    began = time.monotonic()
+        async def warm(process: Child, params: dict[str, Any], lock: asyncio.Lock | None, what: str) -> None:
+            async with lock if lock is not None else contextlib.nullcontext():
+                began = time.monotonic()
+                if process.ready:
                     with contextlib.suppress(ChildError):
-                        if writer.ready:
-                            await writer.request("tools/call", listing)
-                log.info("server %s: writer warmed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
+                        await process.request("tools/call", params)
+                log.info("server %s: %s warmed in %.0f ms", self.spec.name, what, (time.monotonic() - began) * 1000)
 
-        if read is not None or listing is not None:
-            self._heating = asyncio.create_task(warm())
+        warming = [warm(self, read, None, "read process")] if read is not None else []
+        if listing is not None and writer is not None:
+            warming.append(warm(writer, listing, self.write_lock, "writer"))
+        if warming:
+            self._heating = asyncio.ensure_future(asyncio.gather(*warming))
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc
