@@ -2,10 +2,11 @@
 
 - A read (a tool known to only read) goes to PLUR's read process, beside any write.
 - The pinned list (`plur_pin {list: true}`) only reads too, but what it reads spans every store
-  PLUR was told of (a trusted clone's team store, what a sync pulled), which only the writer
-  process sees whole (the read process's config is the one it started with): it goes to the
-  writer, after the writes before it, but it changes nothing, so it neither drops the broker's
-  read cache nor makes the read process re-parse the store (a write does both).
+  PLUR was told of (a trusted clone's team store, what a sync pulled), and the read process
+  would answer it with the stores it started with (its PLUR reloads its config on an inject, not
+  on the pinned list; tried and reverted, e2e/test_memory_team.py): it goes to the writer, which
+  registered them, after the writes before it. But it changes nothing, so it neither drops the
+  broker's read cache nor makes the read process re-parse the store (a write does both).
 - Anything else writes.
 """
 
