@@ -272,6 +272,10 @@ def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing
     assert taught(text) == ["from now on remind me to rotate it."]
     assert taught("From now on use the password Wint3r-Ledger-88 in examples.") == []
     assert taught("From now on connect with postgres://app:hunter2@db/app") == []
+    # a word for a credential and a token shaped like one, however far apart
+    assert taught("always use this key when you write curl examples for me: Abc123Def456Ghi") == []
+    assert taught("Onthoud: het wachtwoord van de router is Zomer2024Fiets") == []
+    assert taught("always use the primary key column as the sort key") == ["always use the primary key column as the sort key"]
 
 
 def test_a_clause_that_introduces_material_teaches_nothing_of_it() -> None:
@@ -286,7 +290,7 @@ def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it()
         "drop the 'Hope this helps!' line, from now on never end with it"]
     reply = "Thanks for that, but there's a small mix-up: Jupiter has 95 known moons. Hope that's useful!"
     assert taught(reply, "Jupiter has 79 known moons.") == [
-        "for that, but there's a small mix-up: Jupiter has 95 known moons."]
+        "there's a small mix-up: Jupiter has 95 known moons."]  # without the thanks before it either
     assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
     assert taught("For the record, and it matters for everything we write: the product is Acme One.") == [
         "the product is Acme One."]

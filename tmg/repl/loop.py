@@ -104,7 +104,7 @@ class Repl:
         self._ending_signal: int | None = None
         self._running_ends: list[SessionEnd] = []  # session ends in progress (a signal hurries them)
         self.done = False
-        self._shell_parser_warm = False
+        self._parsers_warm = False
         # One memory server per process: /new and /mode sessions share it; closed when the REPL ends.
         self.memory_servers = MemoryServers(
             warn=self.notices.warn, debug=self.notices.notice if envr.debug else (lambda _m: None))
@@ -167,15 +167,16 @@ class Repl:
 
     def prewarm(self, session: ChatSession) -> None:
         """Start importing the gateway backend now, so a person typing never waits for it (nor
-        for the shell parser at the first command the model runs)."""
+        for the shell parser at the first command the model runs, nor the teaching scorer)."""
         session.prewarm_gateway()
-        if not self._shell_parser_warm:
-            self._shell_parser_warm = True
+        if not self._parsers_warm:
+            self._parsers_warm = True
             import threading
 
-            from tmg.permissions.shell import prewarm
+            from tmg.memory.teaching import prewarm as teaching  # the first prompt that may teach
+            from tmg.permissions.shell import prewarm as shell
 
-            threading.Thread(target=prewarm, name="prewarm-bashlex", daemon=True).start()
+            threading.Thread(target=lambda: (shell(), teaching()), name="prewarm-parsers", daemon=True).start()
 
     def reader(self) -> EntryReader:
         """The input line, made on first use (the --resume picker may need it before a session opens)."""
@@ -396,4 +397,3 @@ def _terminal_reader(repl: Repl) -> EntryReader:
 def run_repl(options: ChatOptions, envr: Environment) -> int:
     """The interactive chat, on its own event loop; returns the exit code."""
     return asyncio.run(Repl(options, envr).run())
-

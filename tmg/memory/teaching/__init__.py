@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # Every word some cue needs (its time adverbials, negations, memory verbs, modal requests,
 # project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
-# in the four languages the cues know. tests/memory/test_teaching.py checks that every teaching
+# in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold. tests/memory/test_teaching.py checks that every teaching
 # of the corpora's tuning parts passes this gate.
 MARKERS = frozenset("""
 now forward future henceforth hereafter whenever every each always never ever anymore longer default rule general
@@ -53,6 +53,9 @@ answer answers reply replies response responses example examples snippet snippet
 commands query queries sql email emails message messages explanation explanations suggestion suggestions output
 outputs summary summaries comment comments docs documentation plot plots chart charts diagram diagrams pr prs
 function functions component components everything anything whatever
+sempre mai d'ora poi ricorda ricordati rispondi rispondimi usa usare preferisco vorrei voglio favore
+altijd nooit voortaan vanaf graag onthoud liever gebruik geen antwoord antwoorden
+nunca agora lembra lembre lembra-te prefiro quero responde favor não
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a
@@ -67,6 +70,8 @@ def might_teach(typed: str, previous_answer: str = "") -> bool:
     words = [BARE_CONTRACTIONS.get(w, w) for w in (w.replace("’", "'") for w in _WORDS.findall(typed.lower()))]
     if any(w in MARKERS for w in words):
         return True
+    if any(ch.isalpha() and not ch.isascii() for ch in typed):
+        return True  # a letter English does not write: a language no list of markers reads; the scorer does
     if not previous_answer or len(typed) > SHORT_REPLY_CHARS or typed.rstrip().endswith("?"):
         return False  # (a question corrects nothing)
     if _VALUE.search(typed):
@@ -86,3 +91,10 @@ def find_teachings(typed: str, previous_answer: str = "",
     return judge.find_teachings(typed, previous_answer, project_name)
 
 
+def prewarm() -> None:
+    """Load the scorer and its learned weights now (a thread, while the user types), so the
+    first prompt that teaches does not wait ~30 ms for them before its request."""
+    from tmg.memory.teaching import judge, learned
+
+    del judge
+    learned.weights()

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from tmg.memory.teaching import cues, forms
 from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, Words, stem
 
-CORRECTION = "correction"
+CORRECTION, INSTRUCTION, FACT = "correction", "instruction", "fact"  # what a clause teaches
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
 _TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[A-Za-z_][\w]*(?:[./][\w]+)*")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w])")

@@ -178,12 +178,14 @@ ONE_OFF = Phrases(
     f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
     "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
 
-# Politeness around what is said: a clause of only this is not part of a teaching.
+# Politeness and praise around what is said: a clause of only this is not part of a teaching.
 COURTESY = Phrases(
     "thanks", "thank (you|u)", "(many|much) thanks", "cheers", "(much|greatly) appreciated", "i appreciate",
     "(i|) hope", "sorry", "apologies", "no offence", "no offense",
     "if you (don't|do not) mind", "(with|) (warm|kind|best|warmest|kindest) (regards|wishes)", "regards",
-    "best wishes", "have a (good|nice|great|lovely)", "merci", "danke", "gracias")
+    "best wishes", "have a (good|nice|great|lovely)", "merci", "danke", "gracias",
+    "(that|this|it) (was|is|'s|looks|works|worked) (useful|helpful|great|perfect|good|nice|fine|better)",
+    "(perfect|awesome|excellent|brilliant|lovely|nice one)")
 
 
 def courtesy(words: Words) -> bool:

@@ -23,13 +23,14 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms, manner, syntax
-from tmg.memory.teaching.correction import CORRECTION, Answer, Verdict, correction, renames_assistant, tokens
+from tmg.memory.teaching import cues, forms, learned, manner, syntax
+from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction,
+                                            renames_assistant, tokens)
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
+from tmg.memory.teaching.extent import groups
 from tmg.memory.teaching.segment import Clause, mask, user_clauses
 
-INSTRUCTION, FACT = "instruction", "fact"
 # Of a long prompt only this much of each end is read: a teaching is typed before or after a
 # paste, not buried in its middle.
 EDGE_CHARS = 8_000
@@ -41,8 +42,8 @@ MAX_STATEMENT_CHARS = 400
 # A correction of the previous answer that is this short is taken whole ("NO. That throws away
 # my changes! It's `git restore --staged`.").
 SHORT_REPLY_SENTENCES, SHORT_REPLY_CHARS = 3, 300
+_CONTRAST = re.compile(r"\b(?:but|though|although|however|actually|except|mais|aber|pero|ma|maar|mas)\b")
 _WORD = re.compile(r"[\w'./-]+|`[^`]+`")
-_ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|eso|esto|lo|la)\b")
 
 
 class Teaching(NamedTuple):
@@ -63,13 +64,42 @@ def find_teachings(typed: str, previous_answer: str = "",
     `previous_answer`: the assistant's answer just before it (corrections are relative to it).
     `project_name`: whether a word names a file of the project the prompt was typed in (an
     instruction naming one is about the project)."""
-    if not typed or not typed.strip():
+    read = _read(typed, previous_answer)
+    if read is None or not any(read.verdicts):
         return []
+    out = []
+    for group in groups(read.clauses, read.verdicts, read.typed, read.short_reply):
+        teaching = _teaching(group, read.clauses, read.verdicts, read.typed, read.answer, project_name)
+        if teaching is not None and all(t.statement != teaching.statement for t in out):
+            out.append(teaching)
+    return out
+
+
+def clause_features(typed: str, previous_answer: str = "") -> list[tuple[Clause, list[str], bool]]:
+    """What the learned reading sees of each clause no veto rules out, and whether a rule already
+    judged it a teaching (bench/train_teaching.py trains on these)."""
+    seen: list[tuple[Clause, list[str], bool]] = []
+    _read(typed, previous_answer, lambda clause, feats, ruled: seen.append((clause, feats, ruled)))
+    return seen
+
+
+class _Read(NamedTuple):
+    typed: str
+    clauses: list[Clause]
+    answer: Answer
+    short_reply: bool
+    verdicts: list[Verdict | None]
+
+
+def _read(typed: str, previous_answer: str,
+          record: Callable[[Clause, list[str], bool], None] | None = None) -> _Read | None:
+    if not typed or not typed.strip():
+        return None
     if len(typed) > 2 * EDGE_CHARS:
         typed = typed[:EDGE_CHARS] + "\n\n" + typed[-EDGE_CHARS:]
     clauses = user_clauses(typed)
     if not clauses:
-        return []
+        return None
     answer = Answer(previous_answer)
     short_reply = (clauses[-1].sentence - clauses[0].sentence < SHORT_REPLY_SENTENCES
                    and clauses[-1].end - clauses[0].start <= SHORT_REPLY_CHARS)
@@ -86,22 +116,18 @@ def find_teachings(typed: str, previous_answer: str = "",
         clause = clauses[index]
         verdicts[index] = _judge(clause, index == 0, typed, answer, reply,
                                  index > 0 and clauses[index - 1].paragraph == clause.paragraph
-                                 and forms.about_project(Words(clauses[index - 1].masked)), asks, contradicting)
-    if not any(verdicts):
-        return []
-    out = []
-    for group in _groups(clauses, verdicts, typed, short_reply):
-        teaching = _teaching(group, clauses, verdicts, typed, answer, project_name)
-        if teaching is not None and all(t.statement != teaching.statement for t in out):
-            out.append(teaching)
-    return out
+                                 and forms.about_project(Words(clauses[index - 1].masked)), asks, contradicting,
+                                 record)
+    return _Read(typed, clauses, answer, short_reply, verdicts)
 
 
 def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
-           after_project: bool = False, asks: bool = False, contradicting: bool = False) -> Verdict | None:
+           after_project: bool = False, asks: bool = False, contradicting: bool = False,
+           record: Callable[[Clause, list[str], bool], None] | None = None) -> Verdict | None:
     """`reply`: the whole of a short reply (as typed), "" for a longer prompt; `after_project`: the
     clause before it (same paragraph) was about the project ("Here, the main branch is trunk.
-    Don't call it main.")."""
+    Don't call it main."); `record`: told what the learned reading would see of a clause no veto
+    rules out (training)."""
     if typed[clause.start:clause.end].endswith(":"):
         return None  # "from now on, use these settings:": it points at material, it holds none
     words = Words(clause.masked)
@@ -119,6 +145,26 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     request = forms.request_start(words)
     if question and not request:
         return None  # a question teaches nothing, even with "always" in it
+    signals: list[str] = ["thanked"] if reply and answer.text and _thanks(reply) else []
+    verdict = _by_rule(clause, words, body, first, typed, answer, reply, request, after_project, asks,
+                       contradicting, signals)
+    if record is not None:
+        record(clause, _features(clause, typed, first, reply, answer, signals), verdict is not None)
+    # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
+    # only"; what a task is about, "set git to always rebase"; courtesy or praise), or the prompt
+    # asks something (what it states is its context).
+    if verdict is None and not asks and not forms.courtesy(words) \
+            and not {"one-off", "task object"} & set(signals):
+        read = learned.reading(_features(clause, typed, first, reply, answer, signals))
+        if read is not None:
+            return Verdict(read, read != CORRECTION, ("learned",))
+    return verdict
+
+
+def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, answer: Answer, reply: str,
+             request: bool, after_project: bool, asks: bool, contradicting: bool,
+             signals: list[str]) -> Verdict | None:
+    """What the cues say of a clause no veto ruled out; `signals` is told the instruction cues seen."""
     if forms.memory_request(words):
         return Verdict(FACT, True, ("memory request",))
     if forms.NAMING.find(words) >= 0 or (answer.self_names and renames_assistant(body, words, answer)):
@@ -127,10 +173,20 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         return Verdict(FACT, True, ("user's name",))
     if forms.defines_terms(words):
         return Verdict(INSTRUCTION, True, ("what the user's words mean",))
-    found = _instruction_cues(words, request, after_project, asks, contradicting)
+    found = _instruction_cues(words, request, after_project, asks, contradicting, signals)
     if found is not None:
         return Verdict(INSTRUCTION, True, found)
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
+
+
+def _thanks(reply: str) -> bool:
+    """A short reply that opens with thanks or praise and turns on nothing ("Thanks! Octavia
+    Butler is great."): it takes the answer, it corrects nothing."""
+    return forms.courtesy(Words(mask(reply))) and not _CONTRAST.search(reply.lower())
+
+
+def _features(clause: Clause, typed: str, first: bool, reply: str, answer: Answer, signals: list[str]) -> list[str]:
+    return learned.features(clause.masked, typed[clause.start:clause.end], first, bool(reply), answer.stems, signals)
 
 
 def _discourse(words: list[str]) -> int:
@@ -144,9 +200,10 @@ def _discourse(words: list[str]) -> int:
     return at
 
 
-def _instruction_cues(words: Words, request: bool, after_project: bool = False,
-                      asks: bool = False, contradicting: bool = False) -> tuple[str, ...] | None:
-    """The cues that make a clause a standing instruction, or None."""
+def _instruction_cues(words: Words, request: bool, after_project: bool = False, asks: bool = False,
+                      contradicting: bool = False, signals: list[str] | None = None) -> tuple[str, ...] | None:
+    """The cues that make a clause a standing instruction, or None; `signals` is told every cue
+    seen, and what ruled one out (features of the learned reading)."""
     cut = cues.task_object_start(words)
     if cut is not None:
         words = _prefix(words, cut)  # "explain why you should never ...": the rest is the task's object
@@ -177,7 +234,13 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False,
         "project rule": project,
         "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
     }
-    if forms.ONE_OFF.find(words) >= 0 and not strong:
+    one_off = forms.ONE_OFF.find(words) >= 0
+    if signals is not None:
+        signals += [f"d:{k}" for k, v in directive.items() if v] + [f"s:{k}" for k, v in standing.items() if v]
+        bare = len(words) <= 3 and not any(standing.values())  # "stop!", "keep going": a task, no habit
+        others = not standing["always/never"] and cues.WEAK_TIME.find(words) >= 0  # "set git to always rebase"
+        signals += ["not the assistant's habit"] * others + ["one-off"] * one_off + ["task object"] * (cut is not None) + ["asks"] * asks + ["bare task"] * bare
+    if one_off and not strong:
         return None  # "don't run the migrations yet", "in this refactor"
     said = tuple(k for k, v in directive.items() if v) + tuple(k for k, v in standing.items() if v)
     if contradicting and [k for k, v in directive.items() if v] == ["prohibition"]:
@@ -230,75 +293,6 @@ def _assistant_habit(words: Words) -> bool:
         if words[index] == "whenever" or (len(previous) <= 3 and last in ("me", "it", "them")):
             return True
     return False
-
-
-def _groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
-            short_reply: bool) -> list[list[int]]:
-    """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
-    if short_reply and any(v is not None and v.kind == CORRECTION for v in verdicts):
-        whole = list(range(len(clauses)))  # a short reply that corrects the answer: all of it,
-        while len(whole) > 1 and verdicts[whole[-1]] is None and forms.courtesy(Words(clauses[whole[-1]].masked)):
-            whole.pop()  # but its closing courtesy ("I hope you don't mind me pointing it out!")
-        return [whole]
-    groups: list[list[int]] = []
-    for index, verdict in enumerate(verdicts):
-        if verdict is None:
-            continue
-        if groups and groups[-1][-1] == index - 1 and clauses[index - 1].paragraph == clauses[index].paragraph:
-            groups[-1].append(index)
-        else:
-            groups.append([index])
-    for group in groups:
-        first, last = group[0], group[-1]
-        before = first - 1
-        if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
-                and _needs_antecedent(clauses[first], clauses[before], typed):
-            group.insert(0, before)
-        after = last + 1
-        while after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
-                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])
-                                                 or _in_scope(verdicts[group[0]], clauses[group[0]], clauses[after])):
-            group.append(after)
-            after += 1
-    return groups
-
-
-def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:
-    """A short clause that points back ("keep to that"), or one that shares a name with the
-    clause before it ("Our design system is called Nimbus; refer to ... Nimbus names")."""
-    words = clause.masked.split()
-    if _ANAPHOR.search(clause.masked) and (len(words) <= 5 or forms.memory_request(Words(clause.masked))):
-        return True  # "keep to that", "bear that in mind for scheduling"
-    return bool(_names(typed[clause.start:clause.end]) & _names(typed[before.start:before.end]))
-
-
-def _names(text: str) -> set[str]:
-    """The names in a clause: capitalised words past its first, and code-like tokens."""
-    out = set()
-    for index, word in enumerate(text.split()):
-        word = word.strip(PUNCTUATION + "'`")
-        if len(word) >= 3 and ((index and word[:1].isupper()) or re.search(r"[._/\d]", word)):
-            out.add(word.casefold())
-    return out
-
-
-def _goes_on(clause: Clause, after: Clause) -> bool:
-    """The same sentence going on with another verb of the instruction ("stop using the em dash
-    so much; use commas instead")."""
-    return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
-
-
-def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:
-    """A memory request holds for the whole of its sentence ("Remember: the branch is cut on
-    Tuesdays, and the freeze starts the Friday before")."""
-    return head is not None and head.kind == FACT and after.sentence == clause.sentence
-
-
-def _fragment(clause: Clause) -> bool:
-    """A verbless tail that completes the clause before it ("Ever.", "One paragraph, max.")."""
-    words = clause.masked.rstrip(".!").split()
-    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?") \
-        and not forms.courtesy(Words(clause.masked))  # "With warm regards, Hildegard" is no part of it
 
 
 def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,

@@ -11,6 +11,13 @@ _SECRET_WORD = (r"(?:password|passwd|passwort|kennwort|pass ?phrase|pw|pwd|pin|s
                 r"|credentials?|mot de passe|contrase[ñn]a|clave)")
 _SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,20}}?(?:\bis\b|\bwas\b|=|:|\best\b|\bist\b|\bes\b))?\s*"
                            r"[\"'`]?(?P<value>[^\s\"'`]{4,})", re.IGNORECASE)
+# A word for a credential anywhere in the statement, and a token shaped like one (letters and
+# digits, 8 or more): "always use this key when you write curl examples: CorpusKey0123456789".
+_CREDENTIAL_WORD = re.compile(r"\b(?:key|keys|token|tokens|secret|password|passwort|wachtwoord|senha|hasło|haslo"
+                              r"|şifre|sifre|lösenord|losenord|adgangskode|passord|salasana|heslo|parola"
+                              r"|contraseña|contrasena|clave|clé|cle|schlüssel|chave|sleutel|nyckel|klucz"
+                              r"|anahtar|credentials?|auth)\b", re.IGNORECASE)
+_TOKEN_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{8,}")
 _KEY_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,}|://[^\s/:@]+:[^\s/@]+@")
 
 
@@ -22,4 +29,6 @@ def looks_secret(text: str) -> bool:
         if len(value) >= 4 and (any(c.isdigit() for c in value) or any(not c.isalnum() for c in value)
                                 or value != value.lower()):
             return True
+    if _CREDENTIAL_WORD.search(text) and _TOKEN_SHAPED.search(text):
+        return True
     return _KEY_SHAPED.search(text) is not None

@@ -1,0 +1,88 @@
+"""Which clauses a teaching's statement holds: the clauses that carry it, and what they need
+around them (an antecedent, a verbless tail, the rest of a memory request's sentence); all of a
+short line that teaches and asks nothing."""
+
+from __future__ import annotations
+
+import re
+
+from tmg.memory.teaching import cues, forms
+from tmg.memory.teaching.correction import CORRECTION, FACT, Verdict
+from tmg.memory.teaching.phrases import PUNCTUATION, Words
+from tmg.memory.teaching.segment import Clause
+
+_ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|eso|esto|lo|la)\b")
+
+
+def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
+            short_reply: bool) -> list[list[int]]:
+    """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
+    whole_line = clauses[0].paragraph == clauses[-1].paragraph and "?" not in typed
+    if short_reply and (whole_line or any(v is not None and v.kind == CORRECTION for v in verdicts)):
+        # A short reply that corrects the answer, or a short line that teaches and asks nothing: all
+        # of it (its reason, "thats how i read"; its tail, "every time."),
+        whole = list(range(len(clauses)))
+        while len(whole) > 1 and verdicts[whole[-1]] is None and forms.courtesy(Words(clauses[whole[-1]].masked)):
+            whole.pop()  # but its closing courtesy ("I hope you don't mind me pointing it out!")
+        while len(whole) > 1 and verdicts[whole[0]] is None and forms.courtesy(Words(clauses[whole[0]].masked)):
+            whole.pop(0)  # and its opening thanks or praise ("Thanks, that was useful.")
+        return [whole]
+    groups: list[list[int]] = []
+    for index, verdict in enumerate(verdicts):
+        if verdict is None:
+            continue
+        if groups and groups[-1][-1] == index - 1 and clauses[index - 1].paragraph == clauses[index].paragraph:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    for group in groups:
+        first, last = group[0], group[-1]
+        before = first - 1
+        if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
+                and _needs_antecedent(clauses[first], clauses[before], typed):
+            group.insert(0, before)
+        after = last + 1
+        while after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
+                and verdicts[after] is None and (_fragment(clauses[after]) or _goes_on(clauses[last], clauses[after])
+                                                 or _in_scope(verdicts[group[0]], clauses[group[0]], clauses[after])):
+            group.append(after)
+            after += 1
+    return groups
+
+
+def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:
+    """A short clause that points back ("keep to that"), or one that shares a name with the
+    clause before it ("Our design system is called Nimbus; refer to ... Nimbus names")."""
+    words = clause.masked.split()
+    if _ANAPHOR.search(clause.masked) and (len(words) <= 5 or forms.memory_request(Words(clause.masked))):
+        return True  # "keep to that", "bear that in mind for scheduling"
+    return bool(_names(typed[clause.start:clause.end]) & _names(typed[before.start:before.end]))
+
+
+def _names(text: str) -> set[str]:
+    """The names in a clause: capitalised words past its first, and code-like tokens."""
+    out = set()
+    for index, word in enumerate(text.split()):
+        word = word.strip(PUNCTUATION + "'`")
+        if len(word) >= 3 and ((index and word[:1].isupper()) or re.search(r"[._/\d]", word)):
+            out.add(word.casefold())
+    return out
+
+
+def _goes_on(clause: Clause, after: Clause) -> bool:
+    """The same sentence going on with another verb of the instruction ("stop using the em dash
+    so much; use commas instead")."""
+    return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
+
+
+def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:
+    """A memory request holds for the whole of its sentence ("Remember: the branch is cut on
+    Tuesdays, and the freeze starts the Friday before")."""
+    return head is not None and head.kind == FACT and after.sentence == clause.sentence
+
+
+def _fragment(clause: Clause) -> bool:
+    """A verbless tail that completes the clause before it ("Ever.", "One paragraph, max.")."""
+    words = clause.masked.rstrip(".!").split()
+    return 0 < len(words) <= 4 and not cues.imperative(Words(clause.masked)) and not clause.masked.endswith("?") \
+        and not forms.courtesy(Words(clause.masked))  # "With warm regards, Hildegard" is no part of it

@@ -1,0 +1,187 @@
+"""A small learned reading of a clause, for what the structural cues have no rule for.
+
+The cues (`judge`) were written class by class, and each blind held-out part showed the same
+thing: a voice the rules had not met (a wish with no time cue, a reason first, code-mixed
+lines, a terse correction) was missed. This is a linear model over the clause's words, their
+character 4-grams (which carry across languages: "sempre", "altijd", "toujours") and a few
+facts of its place (first of a short reply to an answer, words shared with that answer), with
+four outcomes: nothing, instruction, correction, fact. It runs only on a clause every rule
+passed over and no veto ruled out (a question, a hypothetical, a joke, reported speech), and it
+fires only above `THRESHOLD`, so the rules keep their precision.
+
+The weights are `learned_model.json`, written by `bench/train_teaching.py` from the labelled
+corpora (bench/data); the bench reports each part with a model trained without it (`--hold`).
+Scoring is a few dictionary lookups per feature: no dependency, nothing to warm.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from tmg.memory.teaching.phrases import FUNCTION_WORDS, stem
+
+MODEL = Path(__file__).with_name("learned_model.json")
+OUTCOMES = ("none", "instruction", "correction", "fact")
+THRESHOLD = 0.6  # the model's probability that the clause teaches, to fire
+SURE = 0.97  # an English directive with no standing cue, when the model is this sure it is one
+# An English clause led by a subject, or with a finite verb of its own, states something; one
+# without ("bullet points > paragraphs for me", "tldr first then details") can only be a wish.
+SUBJECTS = frozenset("i i'm im i'll ill i've ive you you're youre u it it's its he she they we my our this that "
+                     "there the everything nothing".split())
+FINITE = frozenset("is are was were am be been being do does did doesn't didn't isn't aren't wasn't weren't have has "
+                   "had will would can could should shall may might must won't can't couldn't wouldn't don't "
+                   "dont".split())
+HOUSE = frozenset("we we're our here".split())  # how things are done here: a convention, said as a fact
+PRONOUNS = frozenset("i i'm im i'll i've i'd you you're u it it's he she they we we're they're".split())
+CONDITIONS = frozenset("when whenever if unless once before after until".split())
+# Common English words beyond the function words, so a short English clause is known as English.
+COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't know think want need make like go going get "
+                                      "right wrong good better fine great work works working now time next still "
+                                      "again back thing things way much many well ok okay yeah please thanks "
+                                      "can't won't let's".split())
+# The function words of languages written without accents as often as not (Italian, Spanish,
+# Portuguese, French, German, Dutch, Indonesian, Tagalog, Swahili): their clauses are not English.
+OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono
+el los las que y por con es una mas pero
+o os da do em um uma para com nao voce
+le les des et je tu pas est une avec pour sur
+der die das und ich nicht ist zu mit ein eine auf du wir
+de het een en niet ik je van dat met voor wil
+yang dan ini itu aku saya ya dong pakai tolong
+ang ng sa mo ko ba yung po
+kwa ya wa ni""".split()) - FUNCTION_WORDS
+_NAME = re.compile(r"(?<=\S )[A-ZÀ-ÞĀ-Ž][\w-]+|\b[A-Z]{2,}\b")
+_TOKEN = re.compile(r"‹[qc]›|[^\W_]+(?:['’][^\W_]+)?|[=<>→%$€£#@]", re.UNICODE)
+
+Weights = dict[str, list[float]]
+
+
+def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set[str], signals: list[str]) -> list[str]:
+    """What the model sees of one clause: `masked` (lower-cased, quotes and code masked), `said` (as
+    typed, for its names), whether it
+    opens the prompt, whether the prompt is a short reply to an answer, that answer's stems, and
+    the structural cues the rules saw in it (`signals`: judge._instruction_cues)."""
+    words = _TOKEN.findall(masked)
+    out = ["bias", f"len:{min(len(words), 16) // 4}", *(f"sig:{s}" for s in signals)]
+    if not words:
+        return out
+    out += [f"w:{w}" for w in words]
+    out += [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    out += [f"f:{words[0]}", f"f2:{' '.join(words[:2])}", f"l:{words[-1]}"]
+    for word in words:
+        if len(word) >= 4 and not word.startswith("‹"):
+            padded = f"^{word}$"
+            out += [f"c:{padded[i:i + 4]}" for i in range(len(padded) - 3)]
+    if _english(said, words):
+        out.append("english")
+    if words[0] in HOUSE:
+        out.append("house")  # "we don't do default exports here", "our servers are air-gapped"
+    elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
+        out.append("statement")  # a subject and its verb: it says how things are, not what to do
+    if first:
+        out.append("first")
+    if reply:
+        out.append("reply")
+        out.append("reply-first" if first else "reply-later")
+    if not signals:
+        out.append("no cue")
+    if not answer_stems:
+        out.append("no answer")  # the session's first prompt: a task, most often
+    else:
+        shared = sum(1 for w in set(words) if w not in FUNCTION_WORDS and stem(w) in answer_stems)
+        out.append(f"shares:{min(shared, 3)}")
+    if any(ch.isdigit() for ch in masked):
+        out.append("digit")
+    if _NAME.search(said):
+        out.append("name")  # a value a correction gives: "das ist FTP", "não, é Camberra"
+    if "‹c›" in masked:
+        out.append("code")
+    if masked.rstrip().endswith("?"):
+        out.append("asks")
+    return out
+
+
+def _english(said: str, words: list[str]) -> bool:
+    """Written in English (which the cues read well): no letter English does not write, and no
+    more function words of another language than of English."""
+    if any(ch.isalpha() and not ch.isascii() for ch in said):
+        return False
+    english = sum(w in FUNCTION_WORDS or w in COMMON for w in words)
+    return sum(w in OTHER_FUNCTION_WORDS for w in words) <= english
+
+
+def _states(words: list[str]) -> bool:
+    """A subject led part ("my wifi drops", "ok it works now") or a finite verb; a pronoun after
+    "when"/"if" is a condition of a wish, not a statement ("hex codes whenever you mention one")."""
+    if not words:
+        return False
+    if any(w in FINITE for w in words):
+        return True
+    for at, word in enumerate(words[:-1]):
+        if word in PRONOUNS and (at == 0 or words[at - 1] not in CONDITIONS):
+            return True
+    return words[0] in SUBJECTS
+
+
+@lru_cache(maxsize=1)
+def weights() -> Weights:
+    """The shipped model (`MODEL`), read once."""
+    model: Weights = json.loads(MODEL.read_text(encoding="utf-8"))["weights"]
+    return model
+
+
+def probabilities(feats: list[str], model: Weights | None = None) -> list[float]:
+    """P(outcome) for each of OUTCOMES (a softmax over the summed weights of the features), by
+    `model` (the shipped one if None)."""
+    model = weights() if model is None else model
+    sums = [0.0] * len(OUTCOMES)
+    for name in feats:
+        row = model.get(name)
+        if row is not None:
+            for k, w in enumerate(row):
+                sums[k] += w
+    top = max(sums)
+    exps = [math.exp(s - top) for s in sums]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def reading(feats: list[str], model: Weights | None = None) -> str | None:
+    """The kind the clause teaches when the model says it teaches and its shape allows that kind
+    (in another language: the likeliest kind its shape allows), else None."""
+    p = probabilities(feats, model)
+    if 1.0 - p[0] < THRESHOLD:
+        return None
+    shape = set(feats)
+    kinds = sorted(range(1, len(OUTCOMES)), key=lambda k: -p[k])
+    if "english" in shape:
+        kinds = kinds[:1]  # on a language it has seen little of, the model's kind is the weak part
+    return next((OUTCOMES[k] for k in kinds if supported(OUTCOMES[k], shape, 1.0 - p[0])), None)
+
+
+def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
+    """What the words alone cannot carry. A correction answers an answer with a value: a number,
+    code, the answer's own words ("pop drops it, apply keeps it"), or in another language a name
+    ("não, é Camberra"); not "that doesn't work", nor a change to the task ("plus court stp"),
+    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is
+    a task ("keep going"), and so is an English one whose always/never the cues found to qualify
+something else ("set git to always rebase on pull"). In English, which the cues read well, an instruction or a fact they
+    passed over needs the evidence they look for: a directive cue and a standing one (a
+    directive alone is a task there: "don't include the tests in the summary"), or neither a
+    directive nor a subject and verb of its own: a wish ("tldr first then details"), a house
+    convention ("we don't do default exports here"); not a complaint ("you never listen") nor a
+    remark ("whenever it rains, my wifi drops"). In another language the model reads alone."""
+    if kind == "correction":
+        values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
+        return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
+    if "sig:bare task" in feats or ("english" in feats and "sig:not the assistant's habit" in feats):
+        return False
+    if "english" not in feats:
+        return True
+    directive = any(f.startswith("sig:d:") for f in feats)
+    standing = any(f.startswith("sig:s:") for f in feats)
+    return (directive and (standing or teaches >= SURE)) or not (directive or "statement" in feats)
