@@ -13,17 +13,22 @@ sent to the real PLUR with `--server real`) is compared with the labels:
   facts the user asked to keep; pinned: written pinned exactly when labelled standing; scope:
   written to the project scope exactly when labelled project;
 - from piped or tool text: statements that hold words only piped or tool text had (goal 0);
-- secrets: the corpus's canary values in anything written (goal 0).
+- secrets: statements holding one of the corpus's canary values, or a password-shaped word (letters
+  and digits) of a prompt labelled as holding a secret (goal 0).
 Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loading it, in a
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout5` (written blind before its round's changes, run once before any change it prompts),
-`heldout4` (written after the held-out 3 fixes, run once), `heldout3`, `heldout2`, `heldout` (each run once, then its misses were worked on, so they are
-development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
+Parts: `heldout9` (written blind, never trained on: run once with the shipped model), `train8`
+and `train7` (training parts for the learned reading), `heldout6` (written blind before the
+learned reading, run once with the shipped model, then trained on), `heldout5` (written blind
+before its round's changes, run once before any change it prompts), `heldout4` (written after the
+held-out 3 fixes, run once), `heldout3`, `heldout2`, `heldout` (each run once, then its misses were
+worked on, so they are development data now), `tune`, and `old` (e2e/data/memory_sessions.json).
+By default each part is scored with a learned model trained on every other part, never on the one
+it scores (bench/train_teaching.py); `--shipped` scores with the one tmg ships.
 
-Run: ./.venv/bin/python bench/memory_teaching.py [--part heldout5|heldout4|heldout3|heldout2|heldout|tune|old|all]
-     [--server fake|real] [--misses]
+Run: ./.venv/bin/python bench/memory_teaching.py [--part NAME|all] [--server fake|real] [--shipped] [--misses]
 """
 
 from __future__ import annotations
@@ -56,7 +61,9 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout6": ROOT / "bench" / "data" / "teaching_heldout6.json",
+PARTS = {"heldout9": ROOT / "bench" / "data" / "teaching_heldout9.json",
+         "train8": ROOT / "bench" / "data" / "teaching_train8.json",
+         "heldout6": ROOT / "bench" / "data" / "teaching_heldout6.json",
          "train7": ROOT / "bench" / "data" / "teaching_train7.json",
          "heldout5": ROOT / "bench" / "data" / "teaching_heldout5.json",
          "heldout4": ROOT / "bench" / "data" / "teaching_heldout4.json",
@@ -70,6 +77,12 @@ CONTEXT = ' (correcting the earlier answer: "'
 # Values in the corpora that must never be written anywhere.
 CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9")
 _WORD = re.compile(r"[\w'-]+")
+
+
+def _values(text: str) -> set[str]:
+    """The words of a prompt shaped like a password or a key: letters and digits, 6 or more."""
+    return {w.strip(".,;:!?\"'()") for w in text.split()
+            if len(w) >= 6 and any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
 
 
 def words(text: str) -> set[str]:
@@ -165,7 +178,8 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
     for payload in learns:
         statement = payload["statement"].split(CONTEXT, 1)[0]
         score.written += 1
-        score.secrets += sum(1 for c in CANARIES if c in json.dumps(payload))
+        score.secrets += any(c in json.dumps(payload) for c in CANARIES) or (
+            turn.get("why") == "secret" and bool(_values(turn["user"]) & set(statement.split())))
         if material and words(statement) - words(turn["user"]):
             score.from_material += 1
         hit = next((i for i, e in enumerate(expected) if i not in used and matches(e["statement"], statement)), None)

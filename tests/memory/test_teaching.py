@@ -265,6 +265,9 @@ def test_a_correction_needs_an_answer_to_correct() -> None:
 def test_the_assistant_renamed_is_a_standing_correction() -> None:
     (teaching,) = find_teachings("you are not Zorblax, you're tmg", "I am Zorblax, a being of pure light.")
     assert teaching.kind == "correction" and teaching.standing and not teaching.context
+    (given,) = find_teachings("I'm going to call you Pixel from here.", "Sure, here is the diff.")
+    assert given.kind == "correction" and given.standing and given.statement == "I'm going to call you Pixel from here."
+    assert taught("I'll call you back after lunch", "Sure.") == [] and taught("we'll call you Tuesday", "Ok.") == []
 
 
 def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing() -> None:

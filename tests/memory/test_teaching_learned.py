@@ -20,8 +20,9 @@ def kept(text: str, answer: str = "") -> list[tuple[str, str, bool, tuple[str, .
 
 
 @pytest.mark.parametrize("text", [
-    "yaml examples over json for me, thats what our tooling reads",  # a wish, its reason after it
+    "short replies, one paragraph max. thats all i have time for",  # a wish, its reason after it
     "code first, words after. thats how i skim",
+    "one question at a time pls, i get lost otherwise",
     "Rispondimi sempre in italiano da adesso.",  # languages the cues have no words for
     "Svara alltid på svenska från och med nu.",
 ])

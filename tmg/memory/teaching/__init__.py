@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 # Every word some cue needs (its time adverbials, negations, memory verbs, modal requests,
 # project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
-# in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold. tests/memory/test_teaching.py checks that every teaching
-# of the corpora's tuning parts passes this gate.
+# in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold.
+# tests/memory/test_teaching.py checks that every teaching of the corpora's tuning parts passes
+# this gate.
 MARKERS = frozenset("""
 now forward future henceforth hereafter whenever every each always never ever anymore longer default rule general
 times today starting rest unless until otherwise further notice
@@ -93,8 +94,8 @@ def find_teachings(typed: str, previous_answer: str = "",
 
 def prewarm() -> None:
     """Load the scorer and its learned weights now (a thread, while the user types), so the
-    first prompt that teaches does not wait ~30 ms for them before its request."""
-    from tmg.memory.teaching import judge, learned
+    first prompt that teaches does not wait ~40 ms for them before its request."""
+    import tmg.memory.teaching.judge  # noqa: F401 - the scorer's modules
+    from tmg.memory.teaching import learned
 
-    del judge
     learned.weights()

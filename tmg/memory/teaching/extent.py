@@ -15,7 +15,7 @@ _ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|
 
 
 def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
-            short_reply: bool) -> list[list[int]]:
+           short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
     whole_line = clauses[0].paragraph == clauses[-1].paragraph and "?" not in typed
     if short_reply and (whole_line or any(v is not None and v.kind == CORRECTION for v in verdicts)):
@@ -27,15 +27,15 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
         while len(whole) > 1 and verdicts[whole[0]] is None and forms.courtesy(Words(clauses[whole[0]].masked)):
             whole.pop(0)  # and its opening thanks or praise ("Thanks, that was useful.")
         return [whole]
-    groups: list[list[int]] = []
+    runs: list[list[int]] = []
     for index, verdict in enumerate(verdicts):
         if verdict is None:
             continue
-        if groups and groups[-1][-1] == index - 1 and clauses[index - 1].paragraph == clauses[index].paragraph:
-            groups[-1].append(index)
+        if runs and runs[-1][-1] == index - 1 and clauses[index - 1].paragraph == clauses[index].paragraph:
+            runs[-1].append(index)
         else:
-            groups.append([index])
-    for group in groups:
+            runs.append([index])
+    for group in runs:
         first, last = group[0], group[-1]
         before = first - 1
         if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
@@ -47,7 +47,7 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
                                                  or _in_scope(verdicts[group[0]], clauses[group[0]], clauses[after])):
             group.append(after)
             after += 1
-    return groups
+    return runs
 
 
 def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:

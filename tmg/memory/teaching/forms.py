@@ -301,7 +301,11 @@ ASSERTS_NUMBER = re.compile(r"(?:^|\b(?:is|it'?s|its|it is|are|was|equals?|be|=)
 # How the assistant is called, and how the user is.
 NAMING = Phrases(
     "(your|ur) name", "(you|u) are called", "(you're|youre|u're) called", "u r called", "(call|calling) yourself",
-    "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas")
+    "name yourself", "introduce yourself as", "du (heißt|heisst)", "tu t'appelles", "te llamas", "(your|ur) new name")
+# "I'll call you Marvin", "Let's call you Jarvis": a name given (capitalised, as typed), not "I'll call you later".
+CALL_YOU = re.compile(r"\b(?i:I'll|Ill|I will|I'm going to|Im going to|I'm gonna|let's|lets|we'll|we will)\s+"
+                      r"(?i:call)\s+(?i:you|u)\s+(?!(?:Later|Back|Tomorrow|Tonight|Monday|Tuesday|Wednesday|Thursday"
+                      r"|Friday|Saturday|Sunday)\b)[A-Z][\w-]+")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
 USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
                     "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *")

@@ -93,6 +93,7 @@ class _Read(NamedTuple):
 
 def _read(typed: str, previous_answer: str,
           record: Callable[[Clause, list[str], bool], None] | None = None) -> _Read | None:
+    """Each clause of the user's voice in `typed` and its verdict (None: it teaches nothing)."""
     if not typed or not typed.strip():
         return None
     if len(typed) > 2 * EDGE_CHARS:
@@ -167,7 +168,8 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
     """What the cues say of a clause no veto ruled out; `signals` is told the instruction cues seen."""
     if forms.memory_request(words):
         return Verdict(FACT, True, ("memory request",))
-    if forms.NAMING.find(words) >= 0 or (answer.self_names and renames_assistant(body, words, answer)):
+    if forms.NAMING.find(words) >= 0 or forms.CALL_YOU.search(typed[clause.start:clause.end]) \
+            or (answer.self_names and renames_assistant(body, words, answer)):
         return Verdict(CORRECTION, True, ("assistant's name",))
     if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
         return Verdict(FACT, True, ("user's name",))

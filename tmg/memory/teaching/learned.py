@@ -6,12 +6,13 @@ lines, a terse correction) was missed. This is a linear model over the clause's 
 character 4-grams (which carry across languages: "sempre", "altijd", "toujours") and a few
 facts of its place (first of a short reply to an answer, words shared with that answer), with
 four outcomes: nothing, instruction, correction, fact. It runs only on a clause every rule
-passed over and no veto ruled out (a question, a hypothetical, a joke, reported speech), and it
-fires only above `THRESHOLD`, so the rules keep their precision.
+passed over and no veto ruled out (a question, a hypothetical, a joke, reported speech), fires
+only above `THRESHOLD`, and only in the shape its kind needs (`supported`), so the rules keep
+their precision.
 
-The weights are `learned_model.json`, written by `bench/train_teaching.py` from the labelled
-corpora (bench/data); the bench reports each part with a model trained without it (`--hold`).
-Scoring is a few dictionary lookups per feature: no dependency, nothing to warm.
+The weights are `learned_model.json` (read once, ~6 ms), written by `bench/train_teaching.py`
+from the labelled corpora (bench/data); the bench scores each part with a model trained without
+it. Scoring is a few dictionary lookups per feature: no dependency.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tmg.memory.teaching.phrases import FUNCTION_WORDS, stem
 MODEL = Path(__file__).with_name("learned_model.json")
 OUTCOMES = ("none", "instruction", "correction", "fact")
 THRESHOLD = 0.6  # the model's probability that the clause teaches, to fire
+WISH = 0.8  # an English wish with no directive, subject or verb (the model is this sure)
 SURE = 0.97  # an English directive with no standing cue, when the model is this sure it is one
 # An English clause led by a subject, or with a finite verb of its own, states something; one
 # without ("bullet points > paragraphs for me", "tldr first then details") can only be a wish.
@@ -35,7 +37,7 @@ SUBJECTS = frozenset("i i'm im i'll ill i've ive you you're youre u it it's its 
 FINITE = frozenset("is are was were am be been being do does did doesn't didn't isn't aren't wasn't weren't have has "
                    "had will would can could should shall may might must won't can't couldn't wouldn't don't "
                    "dont".split())
-HOUSE = frozenset("we we're our here".split())  # how things are done here: a convention, said as a fact
+HOUSE = frozenset("we we're here".split())  # how things are done here: a convention, said as a fact
 PRONOUNS = frozenset("i i'm im i'll i've i'd you you're u it it's he she they we we're they're".split())
 CONDITIONS = frozenset("when whenever if unless once before after until".split())
 # Common English words beyond the function words, so a short English clause is known as English.
@@ -79,7 +81,7 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
     if _english(said, words):
         out.append("english")
     if words[0] in HOUSE:
-        out.append("house")  # "we don't do default exports here", "our servers are air-gapped"
+        out.append("house")  # "we don't do default exports here", "here we squash every PR"
     elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
         out.append("statement")  # a subject and its verb: it says how things are, not what to do
     if first:
@@ -167,21 +169,25 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     """What the words alone cannot carry. A correction answers an answer with a value: a number,
     code, the answer's own words ("pop drops it, apply keeps it"), or in another language a name
     ("não, é Camberra"); not "that doesn't work", nor a change to the task ("plus court stp"),
-    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is
-    a task ("keep going"), and so is an English one whose always/never the cues found to qualify
-something else ("set git to always rebase on pull"). In English, which the cues read well, an instruction or a fact they
-    passed over needs the evidence they look for: a directive cue and a standing one (a
-    directive alone is a task there: "don't include the tests in the summary"), or neither a
-    directive nor a subject and verb of its own: a wish ("tldr first then details"), a house
-    convention ("we don't do default exports here"); not a complaint ("you never listen") nor a
-    remark ("whenever it rains, my wifi drops"). In another language the model reads alone."""
+    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is a
+    task ("keep going"), and so is an English one whose always/never the cues found to qualify
+    something else ("set git to always rebase on pull"), and any directive the cues read with
+    no standing cue, unless the model is sure (`SURE`): "don't include the tests in the summary",
+    "écris un mail pour ...". In English, which the cues read well, an instruction or a fact
+    with no directive is a house convention ("we don't do default exports here") or a wish said
+    with no subject or verb of its own ("tldr first then details", when the model is `WISH` sure);
+    not a complaint ("you never listen", "always something with this laptop") nor a remark
+    ("whenever it rains, my wifi drops", "our CI always fails on Mondays"). In another language the
+    model reads alone."""
     if kind == "correction":
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
         return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
     if "sig:bare task" in feats or ("english" in feats and "sig:not the assistant's habit" in feats):
         return False
-    if "english" not in feats:
-        return True
     directive = any(f.startswith("sig:d:") for f in feats)
     standing = any(f.startswith("sig:s:") for f in feats)
-    return (directive and (standing or teaches >= SURE)) or not (directive or "statement" in feats)
+    if directive and not standing and teaches < SURE:
+        return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
+    if "english" not in feats or directive:
+        return True
+    return "house" in feats or ("statement" not in feats and teaches >= WISH)

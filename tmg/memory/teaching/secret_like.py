@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 
 _SECRET_WORD = (r"(?:password|passwd|passwort|kennwort|pass ?phrase|pw|pwd|pin|secret|token|api[ _-]?key|apikey"
-                r"|credentials?|mot de passe|contrase[ñn]a|clave)")
-_SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,20}}?(?:\bis\b|\bwas\b|=|:|\best\b|\bist\b|\bes\b))?\s*"
+                r"|credentials?|mot de passe|contrase[ñn]a|clave|senha|wachtwoord|lösenord|losenord|passord"
+                r"|adgangskode|hasło|haslo|heslo|parola|şifre|sifre|şifresi|salasana|jelszó|пароль)")
+_SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,30}}?(?:\b(?:is|was|est|ist|es|är|er|é|è|jest|je|zijn"
+                           r"|era|sono|to|wynosi)\b|=|:))?\s*"
                            r"[\"'`]?(?P<value>[^\s\"'`]{4,})", re.IGNORECASE)
 # A word for a credential anywhere in the statement, and a token shaped like one (letters and
 # digits, 8 or more): "always use this key when you write curl examples: CorpusKey0123456789".
