@@ -1,7 +1,8 @@
 """PLUR's reads on the broker's read process (issue 22): the real `tmg` one-shot, the real PLUR.
 
 The broker runs PLUR's read process through tmg/broker/plur_reader.mjs, whose reads do not rewrite
-the store; the reads' reinforcement is replayed on PLUR's writer once the store is idle. Observed:
+the store and whose inject answers with every selected engram's words (no second scan for them);
+the reads' reinforcement is replayed on PLUR's writer once the store is idle. Observed:
 what reached the mock (the user's standing instruction in each request), the process the status
 names, and what the store's own file says about the instruction afterwards (PLUR's injection
 count and access frequency, written by PLUR's own code on the replay).
@@ -15,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from e2e.mock_llm import Text
-from e2e.plur import instructions_part
+from e2e.plur import instructions_part, notes_part
 from e2e.test_memory_broker import Plur, status
 from tests.support.waiting import eventually
 
@@ -51,3 +52,26 @@ def test_reads_go_to_a_process_that_does_not_write_and_their_reinforcement_lands
             after["activation"]["frequency"] > before["activation"]["frequency"]
 
     assert eventually(reinforced, guard=60)  # both prompts' reads, replayed on the writer while idle
+
+
+def test_one_inject_brings_every_note_in_whole_words_with_no_recall_after_it(tmg, llm, tmp_path, plur_entry):
+    # PLUR's own answer leaves its constraints bucket ("never ...") out and cuts `consider` lines to
+    # 60 characters; through the read process both arrive whole, and the prompt makes one call.
+    plur = Plur(tmp_path, plur_entry)
+    home = tmp_path / "store"
+    tag = uuid.uuid4().hex[:8]
+    constraint = f"Never restart the kittiwake{tag} queue workers while a backup of the queue runs"
+    fact = (f"The kittiwake{tag} queue workers drain the backlog of the nightly backup in about forty "
+            "minutes, then restart on their own")
+    with plur.reader(home) as writer:
+        for statement in (constraint, fact):
+            assert not writer.call("plur_learn", {"statement": statement}).is_error
+    tmg.write_config(plur.config(home, learn="off"))
+    llm.enqueue(Text("Wait for the backup."))
+    r = tmg.run("-r", f"can I restart the kittiwake{tag} queue workers during the backup?",
+                env=tmg.env(memory=True, TMG_DEBUG="1"), timeout=90)
+    assert r.code == 0, r.err
+    notes = notes_part(llm.requests[-1])
+    assert f"- {constraint}" in notes.splitlines() and f"- {fact}" in notes.splitlines(), notes
+    log = (tmg.home / "broker.log").read_text()  # the broker logs each forwarded call at --debug
+    assert "read plur_inject_hybrid" in log and "plur_recall" not in log, log[-3000:]

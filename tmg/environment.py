@@ -20,6 +20,11 @@ def _isatty(stream: IO | None) -> bool:
         return False
 
 
+def debug_env(env: Mapping[str, str]) -> bool:
+    """TMG_DEBUG set (not 0/false): what `--debug` sets too (a broker started then logs more)."""
+    return env.get("TMG_DEBUG", "") not in ("", "0", "false")
+
+
 @dataclass
 class Environment:
     stdin: IO[str] | None = field(default_factory=lambda: sys.stdin)
@@ -52,4 +57,4 @@ class Environment:
     @property
     def debug(self) -> bool:
         """Details on (tracebacks, memory's debug lines): `--debug` or TMG_DEBUG set (not 0/false)."""
-        return self.debug_flag or self.env.get("TMG_DEBUG", "") not in ("", "0", "false")
+        return self.debug_flag or debug_env(self.env)

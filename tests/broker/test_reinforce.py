@@ -40,7 +40,7 @@ async def test_reads_are_replayed_once_each_when_the_store_has_been_idle_not_bef
     reinforcement = Reinforcement(land, idle=0.2)
     assert reinforcement.note(_inject("first"))
     reinforcement.note({"name": "plur_admin", "arguments": {"action": "plur_recall", "args": {"query": "q"}}})
-    # reinforces nothing: not kept (nor used to warm the read process: it parses afresh each time)
+    # reinforces nothing: not kept (it goes to the writer: tmg/broker/calls.py)
     assert not reinforcement.note({"name": "plur_pin", "arguments": {"list": True}})
     reinforcement.note(_inject("first") | {"_meta": {"progressToken": 7}})  # the same read again: replayed once
     for _ in range(4):  # the store keeps being used: no replay meanwhile

@@ -522,3 +522,18 @@ async def test_a_slow_recall_does_not_add_to_a_slow_pinned_read() -> None:
     (notice,) = ctx.notices
     assert notice == ("memory: recall failed (no answer from the recall of their words within the prompt's "
                       "memory deadline); answering without it")
+
+
+async def test_the_injector_says_while_a_prompts_ask_is_out() -> None:
+    """The one-shot imports its model backend on a thread while the ask is out (the prompt waits
+    on another process meanwhile: ChatSession.prewarm_if_memory_starting), not once it is in."""
+    caller = _Paced("full", hold={"plur_inject_hybrid": 0.3})
+    assert not (await caller.call_tool("plur_learn", {"statement": ARCH})).is_error
+    injector = injector_for(caller, deadline=0.1)
+    assert not injector.asking
+    ctx = ctx_for([{"role": "user", "content": TASK}], memory_config())
+    asking = asyncio.ensure_future(injector.apply(ctx))
+    await asyncio.sleep(0.05)
+    assert injector.asking
+    await asking
+    assert not injector.asking and injector.stats.deadline_hits == 1  # and not left set by a deadline

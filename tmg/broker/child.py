@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tmg import __version__
+from tmg.broker.calls import READS, lists_pinned, tool_name, trace
 from tmg.broker.paths import child_umask
 from tmg.broker.relay import Relay, capabilities
 from tmg.mcp.errlog import rotate
@@ -28,15 +29,11 @@ from tmg.mcp.errlog import rotate
 PROTOCOL_VERSION = "2025-06-18"
 LINE_LIMIT = 64 * 1024 * 1024
 _START_TIMEOUT_S = 30.0
-# Tools known to only read; any other call to a store waits for the write before it (per store).
-_READS = ("plur_inject", "plur_recall", "plur_status", "plur_timeline", "plur_list", "plur_search",
-          "plur_session_start", "plur_profile", "plur_packs_list", "plur_stores_list")
 REPLAY_BOUND_S = 30.0  # a replayed read holds the store's write lock at most this long
 _UNANSWERED_RESTART = 3  # calls abandoned in a row with no answer from the process: it is hung, restart it
 # What may wait unread for one peer (a server's stdin, a client's socket): past it the peer reads
 # nothing and is taken for hung, not buffered for without end (the broker's memory is everyone's).
 BUFFER_LIMIT = 16 * 1024 * 1024
-_GATEWAY = "plur_admin"  # the lean profile's way to every other tool: {"action": tool, "args": {...}}
 log = logging.getLogger("tmg.broker")
 
 
@@ -76,16 +73,6 @@ class Spec:
         """Which store its writes go to (PLUR's: PLUR_PATH, else ~/.plur of its HOME)."""
         env = dict(self.env)
         return env.get("PLUR_PATH") or os.path.join(env.get("HOME", "~"), ".plur")
-
-
-def tool_name(params: dict[str, Any]) -> str:
-    """The tool a tools/call runs: its name, or through PLUR's `plur_admin` gateway (the lean
-    profile) the tool it names."""
-    name = str(params.get("name", ""))
-    arguments = params.get("arguments")
-    if name == _GATEWAY and isinstance(arguments, dict):
-        return str(arguments.get("action", ""))
-    return name
 
 
 def write_bounded(writer: asyncio.StreamWriter, data: bytes) -> bool:
@@ -137,6 +124,7 @@ class Child:
         self._starting: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._last_read: dict[str, Any] | None = None  # its last inject or recall (to warm it after a write)
+        self._last_list: dict[str, Any] | None = None  # the last pinned list (to warm the writer after one)
         self._heating: asyncio.Task[None] | None = None
         self._restarting: asyncio.Task[None] | None = None
         self.relay = Relay(self._send, self.list_tools)  # what its server says to its clients, and back
@@ -227,14 +215,12 @@ class Child:
         self.read_only = frozenset(t["name"] for t in tools if (t.get("annotations") or {}).get("readOnlyHint"))
 
     def is_read(self, tool: str) -> bool:
-        return tool in self.read_only or tool.startswith(_READS)
+        return tool in self.read_only or tool.startswith(READS)
 
     def is_read_call(self, params: dict[str, Any]) -> bool:
         """A tools/call that only reads: by the tool's name, or through PLUR's `plur_admin`
         gateway (the lean profile) by the tool it names."""
-        # `plur_pin {list: true}` only reads, but it is not served as a read: the pinned set spans
-        # the stores PLUR was told of (a trusted clone's team store), which neither the read
-        # cache's fingerprint nor the read process sees change (e2e/test_memory_team.py).
+        # `plur_pin {list: true}` only reads, but not what the read process sees (calls.py).
         return self.is_read(tool_name(params))
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -267,14 +253,21 @@ class Child:
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         """A tools/call, forwarded unchanged; writes to one store one at a time, through the
         writer process once it is up (this one takes them until then, unless it is PLUR's read
-        process: a write then waits for the writer). Cancelled (its deadline, the client's
+        process: a write then waits for the writer). The pinned list goes the writer's way too,
+        but it is no write (calls.py). Cancelled (its deadline, the client's
         notifications/cancelled), it frees the store's write lock."""
         self.calls += 1
+        began = time.monotonic()
         if self.write_lock is None or self.is_read_call(params):
             if self.reinforcement is not None and self.reinforcement.note(params):
-                self._last_read = params  # a read of the store's cached parse (the pinned list parses afresh)
-            return await self.request("tools/call", params)
+                self._last_read = params  # a read of the store's cached parse, to warm it after a write
+            try:
+                return await self.request("tools/call", params)
+            finally:
+                trace(self.spec.name, "read", params, began, began)
+        listing = lists_pinned(params)
         async with self.write_lock:
+            locked = time.monotonic()
             if self.reinforcement is not None and self.writer is not None:
                 await self.writer.ensure()
                 target = self.writer
@@ -282,14 +275,20 @@ class Child:
                 target = self.writer if self.writer is not None and self.writer.ready else self
                 if target is self and self.writer is not None:
                     self.writer.start_soon()
-            self.on_write()
+            if listing:
+                self._last_list = params
+            else:
+                self.on_write()
             try:
                 return await target.request("tools/call", params)
             finally:
-                self.on_write()
+                trace(self.spec.name, "list" if listing else "write", params, began, locked)
                 if self.reinforcement is not None:
                     self.reinforcement.touch()
-                    self.warm()
+                if not listing:
+                    self.on_write()
+                    if self.reinforcement is not None:
+                        self.warm()
 
     async def replay(self, calls: list[dict[str, Any]]) -> None:
         """Reads the read process served, run again on the writer (PLUR reinforces there); what
@@ -305,19 +304,24 @@ class Child:
                 log.info("server %s: a read replayed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
 
     def warm(self) -> None:
-        """The store's file changed: the read process parses it now (the last inject or recall it
-        served, again; not kept for replay), not on the next prompt."""
-        params = self._last_read
-        if params is None or not self.ready:
-            return
+        """The store's file changed: PLUR's processes parse it now, not on the next prompt, side by
+        side: the read process by its last inject or recall (not kept for replay), the writer by
+        the pinned list (its own write dropped its parse), after the write that holds the lock."""
+        read, listing, writer = self._last_read, self._last_list, self.writer
 
-        async def warm() -> None:
-            began = time.monotonic()
-            with contextlib.suppress(ChildError):
-                await self.request("tools/call", params)
-            log.info("server %s: read process warmed in %.0f ms", self.spec.name, (time.monotonic() - began) * 1000)
+        async def warm(process: Child, params: dict[str, Any], lock: asyncio.Lock | None, what: str) -> None:
+            async with lock if lock is not None else contextlib.nullcontext():
+                began = time.monotonic()
+                if process.ready:
+                    with contextlib.suppress(ChildError):
+                        await process.request("tools/call", params)
+                log.info("server %s: %s warmed in %.0f ms", self.spec.name, what, (time.monotonic() - began) * 1000)
 
-        self._heating = asyncio.create_task(warm())
+        warming = [warm(self, read, None, "read process")] if read is not None else []
+        if listing is not None and writer is not None:
+            warming.append(warm(writer, listing, self.write_lock, "writer"))
+        if warming:
+            self._heating = asyncio.ensure_future(asyncio.gather(*warming))
 
     def _send(self, message: dict[str, Any]) -> None:
         proc = self.proc

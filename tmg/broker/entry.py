@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", required=True, help="the private runtime folder")
     parser.add_argument("--idle", type=float, default=900.0)
     parser.add_argument("--log", help="the broker's log file")
+    parser.add_argument("--debug", action="store_true", help="log every forwarded call's time")
     args = parser.parse_args(argv)
     folder = private_dir(Path(args.dir))
     if args.log:
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     log.addHandler(handler)
-    log.setLevel(logging.INFO)
+    log.setLevel(logging.DEBUG if args.debug else logging.INFO)
     # One broker per folder and version: a second one started in a race steps aside at once.
     lock = open(broker_file(folder, "lock"), "a")  # noqa: SIM115 - held for the process's life
     deadline = time.monotonic() + 5.0

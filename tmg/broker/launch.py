@@ -18,6 +18,7 @@ from tmg.broker.paths import LOG_NAME, TOOLS_UMASK_VAR, broker_enabled, idle_sec
 from tmg.mcp.errors import McpCallError, McpStartError
 from tmg.mcp.outcome import ToolOutcome
 from tmg.mcp.spec import child_environment
+from tmg.environment import debug_env
 from tmg.mcp.tool_server import Connection
 from tmg.paths import runtime_dir, tmg_home
 
@@ -42,7 +43,7 @@ def launch_broker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     broker_env[TOOLS_UMASK_VAR] = f"{current_umask():o}"
     return subprocess.Popen(
         [sys.executable, "-m", "tmg.broker", "--dir", str(folder), "--idle", str(idle_seconds(env)),
-         "--log", str(home / LOG_NAME)],
+         "--log", str(home / LOG_NAME), *(["--debug"] if debug_env(env) else [])],
         env=broker_env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, umask=PRIVATE_UMASK,
     )

@@ -24,7 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tmg.broker.child import Spec, tool_name
+from tmg.broker.calls import tool_name
+from tmg.broker.child import Spec
 
 SHIM = Path(__file__).with_name("plur_reader.mjs")
 IDLE_S = 5.0  # no call to the store for this long: it is idle, the reads are replayed

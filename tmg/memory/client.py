@@ -167,8 +167,9 @@ class PlurClient:
         return await self.call("plur_timeline", payloads.timeline_payload(search, since), results.parse_timeline)
 
     async def pinned(self, *, timeout: float | None = None) -> CallResult[list[results.Engram]]:
-        """The pinned set (the user's standing instructions), with statements; a broker may
-        answer it from its cache (it refreshes that off the path, and drops it on any write)."""
+        """The pinned set (the user's standing instructions), with statements; marked cacheable,
+        but the broker sends it to PLUR's writer every time (tmg/broker/calls.py: it spans every
+        store PLUR was told of, which the broker's cache cannot see change)."""
         return await self.call("plur_pin", payloads.pinned_list_payload(), results.parse_pinned, timeout=timeout,
                                cached=True)
 

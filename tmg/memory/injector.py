@@ -17,9 +17,10 @@
 - Words for every selected engram: `plur_inject_hybrid` leaves the constraints bucket (default
   type, procedural, "never ..." engrams, pinned ones included) out of its text and cuts `consider`
   lines to 60 characters, so those ids are resolved from a cache of statements seen, the pinned
-  set and one `plur_recall`. The pinned set is read beside the inject: through the broker every
-  prompt (the broker answers it from its cache, refreshed off the path when the store changes),
-  otherwise once a session.
+  set and one `plur_recall` (a second scan of the store). Through the broker's read process the
+  inject answers with every word (tmg/broker/plur_reader.mjs), and no recall is made. The pinned
+  set is read beside the inject: through the broker every prompt (on PLUR's writer process, which
+  sees every store PLUR was told of; a few ms), otherwise once a session.
 - The budget is INJECT_BUDGET tokens for both parts, counted as characters / 4 (a rough ratio for
   English; good enough for a bound, and it needs no tokenizer); instructions first.
 - Failure (raise, timeout, isError, bad result, the deadline): no notes this prompt; the
@@ -144,6 +145,7 @@ class MemoryInjector:
         self.stats = InjectorStats()
         self._said_no_client = False
         self._said_recall_failed = False
+        self.asking = False  # a prompt's ask is out (the one-shot imports its model backend meanwhile)
 
     async def apply(self, ctx: TurnContext) -> None:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
@@ -255,6 +257,7 @@ class MemoryInjector:
         pins = asyncio.ensure_future(self._read_pins(client, deadline)) if cached or self._pinned is None else None
         inject = asyncio.ensure_future(client.inject(text, memory.inject_budget, memory.scope or self.home_scope,
                                                      timeout=_left(deadline, client.timeout)))
+        self.asking = True
         try:
             await _until(deadline, "the memory server", inject, *([pins] if pins else []))
             result = inject.result()
@@ -265,6 +268,7 @@ class MemoryInjector:
             self.stats.deadline_hits += 1
             return self._failed(prompt_id, str(hit))
         finally:  # cancelled (Ctrl-C), or the deadline: what is still out goes too
+            self.asking = False
             for task in (inject, pins):
                 if task is not None and not task.done():
                     task.cancel()

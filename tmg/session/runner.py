@@ -117,10 +117,11 @@ class ChatSession:
 
     def prewarm_if_memory_starting(self) -> None:
         """`prewarm_gateway` while the memory server is still starting (a cold start: a broker
-        being started, a server spawned, hundreds of ms): the first prompt waits for its recall
-        anyway. Beside a warm broker, which answers in milliseconds, a thread importing the
-        backend would only contend with the recall for the GIL."""
-        if self.memory is not None and self.memory.runtime.starting:
+        being started, a server spawned, hundreds of ms) or the prompt's recall is still out (a
+        large store: PLUR scores every engram, tens of ms at a year of use): the prompt waits for
+        it anyway, on another process. Beside a warm broker that has already answered, a thread
+        importing the backend would only contend with the prompt for the GIL."""
+        if self.memory is not None and (self.memory.runtime.starting or self.memory.injector.asking):
             self.prewarm_gateway()
 
     def prewarm_gateway(self) -> None:
