@@ -83,7 +83,10 @@ def test_a_batch_refuses_items_one_by_one_without_is_error(servers) -> None:
 
 
 @pytest.mark.parametrize("profile", ["lean", "full"])
-def test_a_pinned_engram_is_selected_for_an_unrelated_task_its_words_not_in_the_text(servers, profile) -> None:
+def test_a_pinned_engram_is_selected_for_an_unrelated_task_its_words_not_in_the_text(servers, profile, transport) -> None:
+    """PLUR leaves a behavioral engram's words out of the inject's text; through the broker, the
+    real PLUR's read process (tmg/broker/plur_reader.mjs) answers with every selected engram's
+    words whole, in `directives`, so no recall has to follow (the fake is not patched)."""
     from tmg.memory.surface import ToolSurface
 
     marker = f"zq{profile}"
@@ -98,7 +101,11 @@ def test_a_pinned_engram_is_selected_for_an_unrelated_task_its_words_not_in_the_
         assert not inject.is_error, (kind, inject.text)
         assert pinned.data["id"] in inject.data["injected_ids"], (kind, inject.text)
         text = inject.data["directives"] + inject.data["consider"]
-        assert "French" not in text, (kind, text)  # a behavioral engram: its words are never in the text
+        if kind == "real" and transport is not None:  # the broker's read process: every engram in words
+            assert f"[{pinned.data['id']}] From now on, always answer in French {marker}." in inject.data["directives"]
+            assert "[ENG-" not in inject.data["consider"], (kind, text)  # no line left cut to 60 characters
+        else:
+            assert "French" not in text, (kind, text)  # a behavioral engram: its words are never in the text
         listed = server.call(*route("plur_pin", {"list": True}))
         assert not listed.is_error, (kind, listed.text)
         assert {"id": pinned.data["id"], "statement": f"From now on, always answer in French {marker}.",
