@@ -100,3 +100,35 @@ def test_a_broker_started_under_debug_logs_each_forwarded_calls_time(monkeypatch
     with caplog.at_level(logging.INFO, logger="tmg.broker"):
         trace("plur", "read", INJECT, 10.0, 10.0)
     assert caplog.records == []
+
+
+async def test_a_call_detached_at_a_session_end_runs_after_the_writes_queued_before_it():
+    """The session end hands its unfinished writes to the broker, then detaches its sync: the sync
+    must push them, so it waits for the store's write lock to come free of them (bounded)."""
+    from tmg.broker.calls import after_writes
+
+    reader, writer, _ = _pair()
+    writer.gate = asyncio.Event()
+    landing = asyncio.create_task(reader.call(LEARN))  # a handed-off write, held in PLUR
+    await asyncio.sleep(0)
+    synced: list[str] = []
+
+    async def sync() -> None:
+        await after_writes(reader.write_lock, 30)
+        synced.append("sync")
+
+    detached = asyncio.create_task(sync())
+    await asyncio.sleep(0.05)
+    assert synced == []  # the write still holds the store
+    writer.gate.set()
+    await asyncio.wait_for(asyncio.gather(landing, detached), 5)
+    assert synced == ["sync"] and writer.sent == [LEARN]
+    await asyncio.wait_for(after_writes(None, 30), 1)  # a store no write went to: at once
+
+
+async def test_a_write_that_never_lands_holds_the_sync_back_only_as_long_as_its_bound():
+    from tmg.broker.calls import after_writes
+
+    lock = asyncio.Lock()
+    await lock.acquire()  # a hung write
+    await asyncio.wait_for(after_writes(lock, 0.05), 2)  # returns: the sync runs anyway

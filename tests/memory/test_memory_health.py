@@ -93,3 +93,17 @@ def test_items_a_landed_batch_refused_one_by_one_are_write_failures_but_not_a_de
     assert report.failed_writes == 2 and report.dead_tools() == []
     assert report.notice() == "memory write failures: 2"
     assert "2 item(s) refused" in report.lines()[0]
+
+
+def test_a_session_wrote_when_a_write_landed_or_the_broker_took_one_still_in_flight() -> None:
+    """What the session end's sync asks (sync_end.due): a write the broker lands after the exit
+    is a write of this session, so the session end syncs it."""
+    report = WriteReport()
+    assert not report.wrote
+    report.record(result("plur_learn", False))
+    assert not report.wrote  # only failures: nothing new to push
+    report.handed += 1  # a plur_learn still in flight, left to the broker (SessionEnd.drain)
+    assert report.wrote and report.notice() is not None  # the failure is still told
+    landed = WriteReport()
+    landed.record(result("plur_learn", True))
+    assert landed.wrote

@@ -8,10 +8,14 @@
   registered them, after the writes before it. But it changes nothing, so it neither drops the
   broker's read cache nor makes the read process re-parse the store (a write does both).
 - Anything else writes.
+A call detached at a session's end (its sync) runs after the writes queued on the store before it
+(`after_writes`): the session's writes it left to the broker are in what it syncs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -55,3 +59,12 @@ def trace(server: str, how: str, params: dict[str, Any], began: float, locked: f
         now = time.monotonic()
         log.debug("server %s: %s %s in %.1f ms (%.1f ms of it waiting for the store's write lock)", server,
                   how, tool_name(params), (now - began) * 1000, (locked - began) * 1000)
+
+
+async def after_writes(lock: asyncio.Lock | None, bound: float) -> None:
+    """Wait (at most `bound` s) until the writes queued on a store's write lock before now are
+    done: a call detached at a session's end (its sync) runs after the writes the session left."""
+    if lock is not None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(bound), lock:
+                pass

@@ -38,6 +38,7 @@ from typing import Any
 from tmg.atomic_file import replace_file
 from tmg.broker import handoff
 from tmg.broker.cache import ReadCache
+from tmg.broker.calls import after_writes
 from tmg.broker.child import LINE_LIMIT, Child, ChildError, Spec, write_bounded
 from tmg.broker.paths import CACHE_META, DEADLINE_META, TIMED_OUT, fingerprint, private_dir, socket_path
 from tmg.broker.reinforce import Reinforcement, reader_launch
@@ -114,6 +115,7 @@ class Broker:
         return {"started": True}
 
     async def _detached(self, child: Child, tool: str, arguments: dict[str, Any], answer_file: Path, by: str) -> None:
+        await after_writes(self.write_locks.get(child.spec.store()), HANDED_WRITE_S)  # a session's, left to us
         try:
             await child.ensure()
             result = await child.call({"name": tool, "arguments": arguments})

@@ -51,6 +51,12 @@ class WriteReport:
         self.writes: dict[str, Tally] = {}
         self.injection = Tally()
         self.start_failure: str | None = None  # e.g. the server never finished starting
+        self.handed = 0  # writes still in flight at the session end, left to the broker to land
+
+    @property
+    def wrote(self) -> bool:
+        """This session wrote to memory: a write landed, or the broker took one to land."""
+        return self.handed > 0 or any(t.attempts > t.failures for t in self.writes.values())
 
     def record(self, result: CallResult[Any]) -> None:
         """Count one call (the `on_result` hook of PlurClient). Other reads are not counted."""

@@ -116,6 +116,7 @@ class MemoryEnd:
 
     async def drain(self) -> None:
         handed = await self._hand_off()
+        self.report.handed += sum(handed.values())  # they count as written (the session end syncs them)
         # Writes the broker took are not waited for: it lands them, and their files, after we go.
         wait = 0.0 if handed and sum(handed.values()) >= self._hook.pending else self._drain_wait
         late = await self._hook.drain(wait)

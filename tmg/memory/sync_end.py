@@ -69,8 +69,7 @@ class EndSync:
                 self._tell(notify, reason, f"memory: the last sync ({when}, by {record.by}) failed ({reason}); "
                                            f"{answer.kept}; a later session's end retries it (`tmg memory sync` "
                                            "now)")
-        wrote = any(t.attempts > t.failures for t in self._report.writes.values())
-        if not due(record, wrote):
+        if not due(record, self._report.wrote):
             return False
         client = await self._clients.client(0.0)  # a server that is not up is not started for a sync
         if client is None:
