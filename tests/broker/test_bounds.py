@@ -170,13 +170,15 @@ async def test_a_server_that_reads_nothing_fails_the_call_and_is_restarted_not_b
     await child.ensure()
     first = child.proc.pid
     os.kill(first, signal.SIGSTOP)  # alive, reading nothing
-    # 400 KB: the pipe holds 64 KB, the rest waits in the broker's memory. One message that size is
-    # taken (a server that reads may get one large message); the next, behind it unread, is not.
-    pending = asyncio.create_task(child.call({"name": "echo", "arguments": {"text": "x" * 400_000}}))
+    # 4 MB: the pipe holds what the kernel gives it (64 KB by default, more on some machines), the
+    # rest waits in the broker's memory. One message that size is taken (a server that reads may
+    # get one large message); the next, behind it unread, is not.
+    pending = asyncio.create_task(child.call({"name": "echo", "arguments": {"text": "x" * 4_000_000}}))
     for _ in range(500):  # until that message waits unread in the broker's buffer
         if child.proc.stdin.transport.get_write_buffer_size() > 0:
             break
         await asyncio.sleep(0.02)
+    assert child.proc.stdin.transport.get_write_buffer_size() > 0, "the stopped server's pipe took 4 MB"
     try:
         with pytest.raises(ChildError, match="reads nothing"):
             await asyncio.wait_for(child.call({"name": "echo", "arguments": {"text": "y"}}), 10)
