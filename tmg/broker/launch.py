@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from tmg.broker.client import BrokerConnection, BrokerError, NoBroker, StaleBroker
 from tmg.broker.paths import LOG_NAME, TOOLS_UMASK_VAR, broker_enabled, idle_seconds, socket_path
-from tmg.mcp.errors import McpCallError, McpStartError
+from tmg.environment import debug_env
+from tmg.mcp.errors import McpStartError
 from tmg.mcp.outcome import ToolOutcome
 from tmg.mcp.spec import child_environment
-from tmg.environment import debug_env
 from tmg.mcp.tool_server import Connection
 from tmg.paths import runtime_dir, tmg_home
 

@@ -149,14 +149,18 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     signals: list[str] = ["thanked"] if reply and answer.text and _thanks(reply) else []
     verdict = _by_rule(clause, words, body, first, typed, answer, reply, request, after_project, asks,
                        contradicting, signals)
+    feats = None  # computed once, for training and the learned reading alike
     if record is not None:
-        record(clause, _features(clause, typed, first, reply, answer, signals), verdict is not None)
+        feats = _features(clause, typed, first, reply, answer, signals)
+        record(clause, feats, verdict is not None)
     # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
     # only"; what a task is about, "set git to always rebase"; courtesy or praise), or the prompt
     # asks something (what it states is its context).
     if verdict is None and not asks and not forms.courtesy(words) \
             and not {"one-off", "task object"} & set(signals):
-        read = learned.reading(_features(clause, typed, first, reply, answer, signals))
+        if feats is None:
+            feats = _features(clause, typed, first, reply, answer, signals)
+        read = learned.reading(feats)
         if read is not None:
             return Verdict(read, read != CORRECTION, ("learned",))
     return verdict

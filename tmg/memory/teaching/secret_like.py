@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import re
 
-_SECRET_WORD = (r"(?:password|passwd|passwort|kennwort|pass ?phrase|pw|pwd|pin|secret|token|api[ _-]?key|apikey"
-                r"|credentials?|mot de passe|contrase[ñn]a|clave|senha|wachtwoord|lösenord|losenord|passord"
-                r"|adgangskode|hasło|haslo|heslo|parola|şifre|sifre|şifresi|salasana|jelszó|пароль)")
+# The words for a password or a credential both checks know, in the corpora's languages.
+_CREDENTIAL = (r"password|passwort|wachtwoord|senha|hasło|haslo|şifre|sifre|lösenord|losenord|adgangskode|passord"
+               r"|salasana|heslo|parola|contrase[ñn]a|clave|secret|token|credentials?")
+_SECRET_WORD = (rf"(?:{_CREDENTIAL}|passwd|kennwort|pass ?phrase|pw|pwd|pin|api[ _-]?key|apikey|mot de passe|şifresi"
+                r"|jelszó|пароль)")
 _SECRET_VALUE = re.compile(rf"\b{_SECRET_WORD}\b(?:[^.,;:=\n]{{0,30}}?(?:\b(?:is|was|est|ist|es|är|er|é|è|jest|je|zijn"
                            r"|era|sono|to|wynosi)\b|=|:))?\s*"
                            r"[\"'`]?(?P<value>[^\s\"'`]{4,})", re.IGNORECASE)
 # A word for a credential anywhere in the statement, and a token shaped like one (letters and
 # digits, 8 or more): "always use this key when you write curl examples: CorpusKey0123456789".
-_CREDENTIAL_WORD = re.compile(r"\b(?:key|keys|token|tokens|secret|password|passwort|wachtwoord|senha|hasło|haslo"
-                              r"|şifre|sifre|lösenord|losenord|adgangskode|passord|salasana|heslo|parola"
-                              r"|contraseña|contrasena|clave|clé|cle|schlüssel|chave|sleutel|nyckel|klucz"
-                              r"|anahtar|credentials?|auth)\b", re.IGNORECASE)
+_CREDENTIAL_WORD = re.compile(rf"\b(?:{_CREDENTIAL}|key|keys|tokens|clé|cle|schlüssel|chave|sleutel|nyckel|klucz"
+                              r"|anahtar|auth)\b", re.IGNORECASE)
 _TOKEN_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{8,}")
 _KEY_SHAPED = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,}|://[^\s/:@]+:[^\s/@]+@")
 
