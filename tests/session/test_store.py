@@ -41,6 +41,13 @@ def test_resume_new_and_find(tmp_path, a):
         store.find("nope")
 
 
+def test_sessions_made_within_one_second_sort_by_name_in_the_order_they_were_made(tmp_path, a):
+    # The listing and "the first session" go by name: a second's sessions must not be shuffled.
+    store = SessionStore(tmp_path)
+    made = [store.start_new("default", a).id for _ in range(40)]
+    assert len(set(made)) == 40 and made == sorted(made)
+
+
 def test_each_project_has_its_own_current_session(tmp_path, a, b):
     store = SessionStore(tmp_path)
     in_a = store.resume_or_start("default", a)

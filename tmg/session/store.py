@@ -34,9 +34,13 @@ LEGACY_POINTER = "current"  # one per mode, before sessions belonged to projects
 
 
 def new_session_id() -> str:
+    """`YYYYmmdd-HHMMSS-xxxx`: ids sort in the order they were made, within a second too (three
+    hex digits of its fraction, then a random one), so "the first session" is the first by name."""
     import secrets  # only when a session is created: `tmg -t` never needs it
 
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+    now = time.time()
+    fraction = int((now % 1) * 4096)
+    return time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + f"-{fraction:03x}{secrets.randbelow(16):x}"
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,8 @@ class SessionStore:
         """Create a session of ``project`` beside its current one, which stays current: for a
         run that finds the current session open in another tmg."""
         sid = new_session_id()
+        while (self._mode_dir(mode) / sid).exists():  # made in the same quarter millisecond
+            sid = new_session_id()
         ref = SessionRef(mode, sid, self._mode_dir(mode) / sid)
         try:
             private_dirs(ref.dir)
