@@ -75,3 +75,22 @@ def test_one_inject_brings_every_note_in_whole_words_with_no_recall_after_it(tmg
     assert f"- {constraint}" in notes.splitlines() and f"- {fact}" in notes.splitlines(), notes
     log = (tmg.home / "broker.log").read_text()  # the broker logs each forwarded call at --debug
     assert "read plur_inject_hybrid" in log and "plur_recall" not in log, log[-3000:]
+
+
+def test_a_note_that_shares_only_function_words_with_the_prompt_is_not_recalled(tmg, llm, tmp_path, plur_entry):
+    # PLUR counts any shared word of three letters as a half hit: "the" and "how" matched every
+    # note in the store. tmg asks with the prompt's other words, so only what it is about comes.
+    plur = Plur(tmp_path, plur_entry)
+    home = tmp_path / "store"
+    tag = uuid.uuid4().hex[:8]
+    about = f"The petrel{tag} release branch is cut on Tuesdays"
+    unrelated = "The office plants are watered by whoever is in first"
+    with plur.reader(home) as writer:
+        for statement in (about, unrelated):
+            assert not writer.call("plur_learn", {"statement": statement}).is_error
+    tmg.write_config(plur.config(home, learn="off"))
+    llm.enqueue(Text("On Tuesdays."))
+    r = tmg.run("-r", f"how is the petrel{tag} release branch cut?", env=tmg.env(memory=True), timeout=90)
+    assert r.code == 0, r.err
+    notes = notes_part(llm.requests[-1]).splitlines()
+    assert f"- {about}" in notes and f"- {unrelated}" not in notes, notes

@@ -168,7 +168,9 @@ async def test_the_inject_payload_is_exactly_task_budget_scope() -> None:
     caller, _ = await seeded("full")
     await injector_for(caller).apply(ctx_for([{"role": "user", "content": f"  {TASK}\n"}],
                                              memory_config(inject_budget=700, scope="project:x")))
-    assert inject_calls(caller) == [{"task": TASK, "budget": 700, "scope": "project:x"}]
+    # The task is the prompt's words less its function words: "how", "do", "I", "this" matched
+    # every note PLUR holds (docs/plur-at-scale.md).
+    assert inject_calls(caller) == [{"task": "indent YAML config", "budget": 700, "scope": "project:x"}]
 
 
 async def test_the_task_is_the_users_words_not_the_resources_attached_to_them() -> None:
@@ -176,7 +178,7 @@ async def test_the_task_is_the_users_words_not_the_resources_attached_to_them() 
     attached = f"{TASK}\n\n--- resource @docs:file:///a.yaml ---\nkey: value\n--- end of resource @docs:file:///a.yaml ---"
     ctx = TurnContext([{"role": "user", "content": attached}], memory_config(inject_budget=700), 1, 1, prompt_text=TASK)
     await injector_for(caller).apply(ctx)
-    assert [args["task"] for args in inject_calls(caller)] == [TASK]
+    assert [args["task"] for args in inject_calls(caller)] == ["indent YAML config"]
 
 
 async def test_statements_seen_before_are_not_recalled_again() -> None:

@@ -41,6 +41,7 @@ from tmg.context.pipeline import TurnContext
 from tmg.memory.client import PlurClient
 from tmg.memory.framing import (INSTRUCTIONS_HEADING, LEGACY_END, LEGACY_START, NOTES_HEADING, SHARED_HEADING, Note,
                                 Rendered, one_line, render, render_instructions, without_blocks)
+from tmg.memory.query import recall_query
 from tmg.memory.results import InjectResult
 from tmg.memory.team_store import team_prefix
 from tmg.project import PROJECT_PREFIX, visible
@@ -255,7 +256,7 @@ class MemoryInjector:
         # Through the broker it is read every prompt (from its cache); else once a session.
         cached = bool(getattr(client.caller, "caches_reads", False))
         pins = asyncio.ensure_future(self._read_pins(client, deadline)) if cached or self._pinned is None else None
-        inject = asyncio.ensure_future(client.inject(text, memory.inject_budget, memory.scope or self.home_scope,
+        inject = asyncio.ensure_future(client.inject(recall_query(text), memory.inject_budget, memory.scope or self.home_scope,
                                                      timeout=_left(deadline, client.timeout)))
         self.asking = True
         try:
@@ -293,7 +294,7 @@ class MemoryInjector:
                    if len(words) >= _CONSIDER_CUT and i not in self.statements]
         if wanted:
             limit = max(20, 4 * len(wanted))
-            recall = asyncio.ensure_future(client.recall(text, limit, memory.scope or self.home_scope, timeout=_left(deadline, client.timeout)))
+            recall = asyncio.ensure_future(client.recall(recall_query(text), limit, memory.scope or self.home_scope, timeout=_left(deadline, client.timeout)))
             await _until(deadline, "the recall of their words", recall)
             result = recall.result()
             if result.ok and result.value is not None:
