@@ -270,6 +270,25 @@ def test_the_assistant_renamed_is_a_standing_correction() -> None:
     assert taught("I'll call you back after lunch", "Sure.") == [] and taught("we'll call you Tuesday", "Ok.") == []
 
 
+def test_a_name_given_as_the_assistants_own_now_is_a_rename() -> None:
+    (given,) = find_teachings("Bob. you're Bob now", "I am tmg, happy to help.")
+    assert given.kind == "correction" and given.standing
+    assert taught("you're Right now, it works", "Try restarting it.") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Noem me maar Fleur", "Llámame Lu, porfa.", "Nennen Sie mich bitte Herr Vogt, nicht beim Vornamen.",
+    "appelle-moi Jo", "chiamami Bea", "mów mi Kasia", "Dr. Okafor is fine in emails, but you can call me Chidi.",
+])
+def test_how_the_user_would_be_called_in_several_languages_is_kept(text) -> None:
+    (kept,) = find_teachings(text, "Hello! How can I help?")
+    assert kept.kind == "fact" and kept.standing
+
+
+def test_you_can_call_me_needs_a_name_not_a_word() -> None:
+    assert taught("you can call me paranoid, but I back up twice a day", "Here is the loop.") == []
+
+
 def test_only_the_clauses_that_teach_are_kept_and_a_secret_in_them_keeps_nothing() -> None:
     text = "Here's the pw for tomorrow, staging pw is Wint3r-Ledger-88, and from now on remind me to rotate it."
     assert taught(text) == ["from now on remind me to rotate it."]

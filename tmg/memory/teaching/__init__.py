@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 # Every word some cue needs (its time adverbials, negations, memory verbs, modal requests,
 # project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
-# in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold.
+# in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold;
+# renames, and always/never/from now on, in languages written without accents as often as not.
 # tests/memory/test_teaching.py checks that every teaching of the corpora's tuning parts passes
 # this gate.
 MARKERS = frozenset("""
@@ -57,6 +58,9 @@ function functions component components everything anything whatever
 sempre mai d'ora poi ricorda ricordati rispondi rispondimi usa usare preferisco vorrei voglio favore
 altijd nooit voortaan vanaf graag onthoud liever gebruik geen antwoord antwoorden
 nunca agora lembra lembre lembra-te prefiro quero responde favor não
+noem nenn nennen appelle appelez chiamami chama chame llamame mów nazywaj kalla kald kall
+teraz zawsze nigdy alltid aldrig altid aldri fremover framover nikdy vzdy aina koskaan asla selalu jangan
+sekarang mereu totdeauna
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

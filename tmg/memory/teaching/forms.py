@@ -306,9 +306,15 @@ NAMING = Phrases(
 CALL_YOU = re.compile(r"\b(?i:I'll|Ill|I will|I'm going to|Im going to|I'm gonna|let's|lets|we'll|we will)\s+"
                       r"(?i:call)\s+(?i:you|u)\s+(?!(?:Later|Back|Tomorrow|Tonight|Monday|Tuesday|Wednesday|Thursday"
                       r"|Friday|Saturday|Sunday)\b)[A-Z][\w-]+")
+# "you're Bob now", "from today you are Ada": a name given as the assistant's own.
+YOU_ARE_NOW = re.compile(r"\b(?i:you're|youre|you are|u r|ur)\s+(?!(?:I|OK|Ok|Right|Welcome|Wrong|Done)\b)[A-Z][\w-]+"
+                         r"\s+(?i:now|from now on|from today)\b")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
 USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
-                    "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *")
+                    "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *",
+                    "(appelle-moi|appelez-moi|appelle|appelez) *", "(nenn|nenne) mich *", "nennen sie mich *",
+                    "(llámame|llamame|chiamami|chámame) *", "(me chama|me chame|chama-me) *", "noem me *",
+                    "(mów|mówcie) mi *", "nazywaj mnie *", "(kalla|kall|kald) (mig|meg) *")
 # The user saying what their own words mean: "when I say deploy I mean staging", "by 'the box' I mean ...".
 DEFINING = Phrases("(when|whenever|if) (i|we) (say|write|type|mention|use the word) *")
 DEFINED_BY = Phrases("by * (i|we) mean", "by * * (i|we) mean")
@@ -321,5 +327,7 @@ def defines_terms(words: Words) -> bool:
 
 
 ADDRESS_ME = Phrases("(address|call|refer to) me as *")
+# "... but you can call me Chidi": a name (capitalised, as typed), not "you can call me paranoid".
+CALL_ME = re.compile(r"\b(?i:you|u)\s+(?i:can|may|should)\s+(?:(?i:just)\s+)?(?i:call\s+me)\s+[A-Z][\w-]+")
 SELF_NAME = re.compile(r"\b(?:I am|I'm|my name is|call me|this is|je suis|ich bin|soy|me llamo)\s+"
                        r"((?:[A-Z][\w-]*)(?: [A-Z0-9][\w-]*){0,2})")

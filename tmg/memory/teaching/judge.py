@@ -172,10 +172,11 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
     """What the cues say of a clause no veto ruled out; `signals` is told the instruction cues seen."""
     if forms.memory_request(words):
         return Verdict(FACT, True, ("memory request",))
-    if forms.NAMING.find(words) >= 0 or forms.CALL_YOU.search(typed[clause.start:clause.end]) \
+    said = typed[clause.start:clause.end]
+    if forms.NAMING.find(words) >= 0 or forms.CALL_YOU.search(said) or forms.YOU_ARE_NOW.search(said) \
             or (answer.self_names and renames_assistant(body, words, answer)):
         return Verdict(CORRECTION, True, ("assistant's name",))
-    if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0:
+    if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0 or forms.CALL_ME.search(said):
         return Verdict(FACT, True, ("user's name",))
     if forms.defines_terms(words):
         return Verdict(INSTRUCTION, True, ("what the user's words mean",))
