@@ -19,7 +19,9 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout9` (written blind, never trained on: run once with the shipped model), `train8`
+Parts: `heldout10` (written blind, never trained on: run once with the shipped model), `train12`
+and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
+run once with the shipped model, then trained on), `train8`
 and `train7` (training parts for the learned reading), `heldout6` (written blind before the
 learned reading, run once with the shipped model, then trained on), `heldout5` (written blind
 before its round's changes, run once before any change it prompts), `heldout4` (written after the
@@ -61,7 +63,10 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout9": ROOT / "bench" / "data" / "teaching_heldout9.json",
+PARTS = {"heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
+         "train12": ROOT / "bench" / "data" / "teaching_train12.json",
+         "train11": ROOT / "bench" / "data" / "teaching_train11.json",
+         "heldout9": ROOT / "bench" / "data" / "teaching_heldout9.json",
          "train8": ROOT / "bench" / "data" / "teaching_train8.json",
          "heldout6": ROOT / "bench" / "data" / "teaching_heldout6.json",
          "train7": ROOT / "bench" / "data" / "teaching_train7.json",
