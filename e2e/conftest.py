@@ -13,7 +13,7 @@ import pytest
 
 from e2e.mock_llm import MockLLM
 from tests.support.ci_strict import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401 - hooks
-from tests.support.plur_server import PlurUnavailable, real_plur_entry
+from tests.support.plur_fixtures import plur_entry  # noqa: F401 - a fixture
 from tests.support.brokers import stop_brokers_under
 from tests.support.cli import Result, run_tmg  # noqa: F401 - Result: the tests import it from here
 
@@ -121,12 +121,3 @@ def tmg(tmp_path, llm, request):
 def _no_broker_outlives_the_run(tmp_path_factory):
     yield
     stop_brokers_under(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module")
-def plur_entry() -> Path:
-    """The pinned real PLUR's entry point (installed on first use); node missing is the only skip."""
-    try:
-        return real_plur_entry()
-    except PlurUnavailable as exc:
-        pytest.skip(f"real PLUR server unavailable: {exc}")

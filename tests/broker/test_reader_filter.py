@@ -24,7 +24,8 @@ import pytest
 import yaml
 
 from bench.plur_store import Prose, engram
-from tests.support.plur_server import PlurUnavailable, ServerThread, real_plur_entry, real_plur_spec, running
+from tests.support.plur_fixtures import plur_entry  # noqa: F401 - a fixture
+from tests.support.plur_server import ServerThread, real_plur_spec, running
 from tmg.broker.reinforce import SHIM
 
 pytestmark = pytest.mark.live
@@ -136,14 +137,6 @@ def _store(plur_dir: Path) -> dict[str, list[str]]:
         for target in [a["target"] for a in r["associations"] if a["target_type"] == "engram"]
         + [i for kind in ("broader", "narrower", "related") for i in r.get("relations", {}).get(kind, [])]]
     return ids
-
-
-@pytest.fixture(scope="module")
-def plur_entry() -> Path:
-    try:
-        return real_plur_entry()
-    except PlurUnavailable as exc:
-        pytest.skip(f"real PLUR server unavailable: {exc}")
 
 
 def _reader(root: Path, entry: Path, store: Path, filtered: bool) -> Any:
