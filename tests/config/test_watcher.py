@@ -170,6 +170,12 @@ def _returns(call, seconds: float = 20.0):
     return out[0]
 
 
+def _empty_for_a_while(path) -> None:
+    save(path, "")
+    past = time.time_ns() - 5_000_000_000
+    os.utime(path, ns=(past, past))  # emptied seconds ago: not the middle of a save
+
+
 def _replace_with_fifo(path) -> None:
     os.unlink(path)
     os.mkfifo(path)
@@ -178,7 +184,7 @@ def _replace_with_fifo(path) -> None:
 @pytest.mark.parametrize("make_bad, says", [
     (_replace_with_fifo, "is a FIFO (named pipe), not a regular file"),
     (lambda p: (os.unlink(p), os.mkdir(p)), "is a directory, not a regular file"),
-    (lambda p: save(p, ""), "is empty (no settings, at most comments); save the full config"),
+    (_empty_for_a_while, "is empty (no settings, at most comments); save the full config"),
     (lambda p: save(p, "# PROVIDERS:\n#   mock: {}\n\n"), "is empty (no settings, at most comments)"),
     (lambda p: p.write_bytes(b"PERSON: caf\xe9\n"), "line 1: not UTF-8 text; save the file as UTF-8"),
     (lambda p: save(p, "PERSON: " + "x" * (1 << 20) + "\n"), "is larger than 1 MB"),
@@ -193,12 +199,6 @@ def test_a_bad_save_at_the_path_never_blocks_and_keeps_the_last_good_config(tmp_
     assert warning.startswith(f"config reload failed, keeping the previous config: config file {path} ")
     assert says in warning and "\n" not in warning
     assert live.get().max_turns == 1
-
-
-def _empty_for_a_while(path) -> None:
-    save(path, "")
-    past = time.time_ns() - 5_000_000_000
-    os.utime(path, ns=(past, past))  # emptied seconds ago: not the middle of a save
 
 
 @pytest.mark.parametrize("make_bad, says", [
@@ -352,3 +352,46 @@ async def test_the_watcher_thread_parses_off_the_event_loop_and_reports_on_it(tm
     loop_thread = threading.current_thread()
     assert parsed_on and all(t is not loop_thread for t in parsed_on)
     assert reported_on == [loop_thread]
+
+
+@pytest.mark.asyncio
+async def test_a_truncate_seen_a_step_before_its_write_is_one_reload_not_a_refusal(tmp_path):
+    """A save by truncate-then-write on a loaded machine: the thread may be woken by the truncate
+    alone (watchfiles yields after a quiet step). The empty file is the middle of a save, not a
+    broken one: no "reload failed" is said, and the write that follows is installed."""
+    path, live, watcher, reports = make(tmp_path)
+    watcher.start()
+    try:
+        await _wait_for(lambda: watcher.watching)
+        await _until_armed(watcher, path)
+        with open(path, "w") as handle:  # truncated here
+            await asyncio.sleep(0.25)  # several watchfiles steps with nothing more
+            handle.write(BASE + "MAX_TURNS: 6\n")
+        await _wait_for(lambda: live.get().max_turns == 6)
+        await asyncio.sleep(0.6)  # any late report of the empty file would be in by now
+        assert reports == [("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 6")]
+    finally:
+        watcher.stop()
+    await _wait_for(lambda: not watcher._thread.is_alive())
+
+
+def test_a_read_that_lands_between_a_saves_truncate_and_its_write_refuses_nothing(tmp_path, monkeypatch):
+    """The boundary saw the file whole, then the editor truncated it just before the read: the
+    empty text read is the middle of a save. Nothing is said; the write is installed next look."""
+    import tmg.config.watcher as watcher_module
+
+    path, live, watcher, reports = make(tmp_path)
+    real_read = watcher_module.read_config_bytes
+
+    def truncated_first(p):
+        open(p, "w").close()
+        return real_read(p)
+
+    save(path, BASE + "MAX_TURNS: 3\n")
+    monkeypatch.setattr(watcher_module, "read_config_bytes", truncated_first)
+    assert watcher.check() is False
+    monkeypatch.setattr(watcher_module, "read_config_bytes", real_read)
+    assert reports == [] and live.get().max_turns == 1
+    save(path, BASE + "MAX_TURNS: 3\n")  # the save's write
+    assert watcher.check() is True
+    assert reports == [("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 3")]

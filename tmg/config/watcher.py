@@ -5,7 +5,8 @@ lock, and installing with one atomic swap, so reloads never race each other or t
 A reload reads only a regular file, bounded (:mod:`tmg.config.source`), so it never blocks; and
 the event loop never waits for the lock: while the thread reloads, a boundary goes on with the
 current config. A save that leaves nothing to chat with (an empty or comment-only file, no
-usable provider) is a bad save like a syntax error: the last good config stays.
+usable provider) is a bad save like a syntax error: the last good config stays. A file emptied
+less than a debounce ago is a save in its middle (truncated, not yet written), not a bad one.
 
 - a daemon thread runs ``watchfiles.watch`` on the file's FOLDER (editors save by writing a new
   file and renaming it over the old one) and reloads right there, off the event loop: reading,
@@ -114,10 +115,9 @@ class ConfigWatcher:
         if self.path is None:
             return False
         now = self._signatures()
-        before = (self._signature, self._user_signature)
-        if now == before:
+        if now == (self._signature, self._user_signature):
             return False
-        if any(_mid_save(sig) for sig, was in zip(now, before) if sig != was):
+        if self._changed_mid_save(now):
             # Gone, or just emptied: most likely the middle of a save. The watcher thread (after
             # its debounce) or a later boundary settles it; an empty file left empty is a bad save.
             return False
@@ -126,6 +126,10 @@ class ConfigWatcher:
     def _signatures(self) -> tuple[Signature, Signature]:
         assert self.path is not None
         return _signature(self.path), (_signature(self.user_path) if self.user_path is not None else None)
+
+    def _changed_mid_save(self, now: tuple[Signature, Signature]) -> bool:
+        """Whether a file that changed since the last read looks caught in the middle of a save."""
+        return any(_mid_save(sig) for sig, was in zip(now, (self._signature, self._user_signature)) if sig != was)
 
     # -- reloading ---------------------------------------------------------------------------
 
@@ -155,6 +159,10 @@ class ConfigWatcher:
                     say("warn", f"config file {self.path} is gone; keeping the current config")
                 return False
             self._gone_reported = False
+            if _mid_save(signature):
+                # Read between a save's truncate and its write (the thread too: it may wake on the
+                # previous save). That truncate's own event, or a later boundary, reads it again.
+                return False
             if settled and (signature, user_signature) == (self._signature, self._user_signature):
                 return False  # an event for a write already read at a phase boundary
             self._signature, self._user_signature = signature, user_signature
@@ -258,6 +266,7 @@ class ConfigWatcher:
                 *folders, watch_filter=lambda _c, p: p in names, debounce=_DEBOUNCE_MS, step=_STEP_MS,
                 stop_event=self._stop, recursive=False, raise_interrupt=False,
             ):
+                self._settle()
                 self.reload(True, report=self._post)
         except RuntimeError:
             pass  # the loop closed under us: the session is over
@@ -266,6 +275,16 @@ class ConfigWatcher:
                                 "changes are still picked up at the next prompt or tool call")
         finally:
             self.watching = False
+
+    def _settle(self) -> None:
+        """Wait out a save caught in its middle (gone, or emptied a moment ago), for at most the
+        debounce: on a loaded machine a truncate can wake the thread a quiet step before its write,
+        and that empty file is not a broken save. One left empty is refused once it is older."""
+        assert self.path is not None
+        deadline = time.monotonic() + _DEBOUNCE_MS / 1000
+        while (self._changed_mid_save(self._signatures()) and time.monotonic() < deadline
+               and not self._stop.wait(_STEP_MS / 1000)):
+            pass
 
     def _post(self, level: str, text: str) -> None:
         try:
