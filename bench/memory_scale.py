@@ -19,8 +19,10 @@ What a year holds is derived from what the tier writes per prompt, at USE (below
 Every store also holds one seeded standing instruction (pinned): "recall present" means its words
 reached the mock's request on an unrelated prompt.
 
-Per store: median wall and CPU of the one-shot with memory on vs off (interleaved rounds; "on" is
-the broker as shipped), and "plain" (the same broker with its PLUR read process off,
+Per store: wall and CPU of the one-shot with memory on vs off (rounds of the two back to back, the
+order turned round every other round; the ratio is the median of the rounds' ratios, with its 95%
+interval, since a shared machine's pace moves more between rounds than within one; "on" is the
+broker as shipped), and "plain" (the same broker with its PLUR read process off,
 `TMG_PLUR_READER: '0'`, on its own copy of the store; measured after the on/off rounds, not
 between them: its reads outlast its one-shots at 5 years), three one-shots each after a pause longer than the
 broker's idle period (when it replays the reads' reinforcement on PLUR's writer), the
@@ -34,7 +36,7 @@ builder's version): the files are written in the server's format (bench/plur_sto
 by one learn and one capture through the server (so both files are in its own dump), and proved
 by the counts `plur_status` reports. Each run works on a copy.
 
-Run: PYTHONPATH=$PWD ./.venv/bin/python bench/memory_scale.py [--rounds N] [--years 0,1,5]
+Run: PYTHONPATH=$PWD ./.venv/bin/python bench/memory_scale.py [--pairs N] [--rounds N] [--years 0,1,5]
      [--shapes main,new,shipped] [--busy] [--calls N]
 (heavy: on a shared machine, run it when nothing else heavy runs)
 """
@@ -44,6 +46,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import resource
 import shutil
@@ -170,15 +173,29 @@ class Case(NamedTuple):
 
 
 def one_shots(cases: list[Case], rounds: int, cmd: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each case once a round; the order turns round every other round, so a machine that speeds
+    up or slows down over the run weighs on both cases alike."""
     wall: dict[str, list[float]] = {c.name: [] for c in cases}
     cpu: dict[str, list[float]] = {c.name: [] for c in cases}
-    for _ in range(rounds):
-        for case in cases:
+    for n in range(rounds):
+        for case in (cases if n % 2 == 0 else cases[::-1]):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall[case.name].append(timed(cmd, stdin="", env=case.env))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[case.name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return wall, cpu
+
+
+def paired_ratio(on: list[float], off: list[float]) -> tuple[float, float, float]:
+    """The median of the rounds' on/off ratios and its 95% confidence interval (distribution-free:
+    the order statistics a binomial(n, 1/2) puts 2.5% outside on each side). Each round's pair ran
+    back to back, so a noisy machine moves both of a pair and little of their ratio."""
+    ratios = sorted(a / b for a, b in zip(on, off))
+    n = len(ratios)
+    k = 0  # the largest k with P(Binomial(n, 1/2) < k) <= 0.025
+    while k < n // 2 and sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n <= 0.025:
+        k += 1
+    return statistics.median(ratios), ratios[max(k - 1, 0)], ratios[min(n - k, n - 1)]
 
 
 def per_call(home: Path, entry: Path, calls: int) -> dict[str, float]:
@@ -248,11 +265,12 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
         # Off and on interleaved; plain after them, apart: at 5 years its reads outlast its one-shot
         # (PLUR goes on with a call the client gave up on at its deadline) and slowed the "off"
         # run that came next, which made the on/off ratio look better than it was.
-        wall, cpu = one_shots(cases[:2], args.rounds, cmd)
+        wall, cpu = one_shots(cases[:2], args.pairs, cmd)
         plain_wall, plain_cpu = one_shots(cases[2:], args.rounds, cmd)
         wall |= plain_wall
         cpu |= plain_cpu
         on_carried, total = carried(llm, since)
+        result |= {"ratio": paired_ratio(wall["on"], wall["off"]), "cpu_ratio": paired_ratio(cpu["on"], cpu["off"])}
         result |= {"wall_off": statistics.median(wall["off"]), "wall_on": statistics.median(wall["on"]),
                    "cpu_off": statistics.median(cpu["off"]), "cpu_on": statistics.median(cpu["on"]),
                    "wall_plain": statistics.median(wall["plain"]), "cpu_plain": statistics.median(cpu["plain"]),
@@ -296,8 +314,9 @@ def busy_leg(case: Case, llm: MockLLM, cmd: list[str]) -> tuple[int, int]:
 
 
 def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: argparse.Namespace) -> None:
-    print(f"### P11: memory at scale (real PLUR 0.20.0, shipped config, warm broker; median of {args.rounds} "
-          f"interleaved one-shots; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})\n")
+    print(f"### P11: memory at scale (real PLUR 0.20.0, shipped config, warm broker; {args.pairs} rounds of memory "
+          f"off and on back to back, the ratio the median of the rounds' ratios with its 95% interval; plain "
+          f"and exit: {args.rounds} one-shots; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})\n")
     print(f"Use: {USE.prompts_per_day} prompts a day in {USE.sessions_per_day} sessions, {USE.days_per_year} days a "
           f"year; main: an episode per answer (~{USE.answer_bytes} B) and {USE.main_engrams_per_year} engrams a year; "
           f"new: {USE.pins_per_month} pinned instructions a month (at most {USE.pinned_cap}) and a digest per "
@@ -314,10 +333,10 @@ def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: 
         busy = f"; busy: {row['busy'][0]}/{row['busy'][1]}" if "busy" in row else ""
         print(f"| {row['store']} | {s['engrams']} ({s['pinned']}) / {s['episodes']} "
               f"| {s['engrams_yaml_bytes'] / 1e6:.2f} / {s['episodes_yaml_bytes'] / 1e6:.2f} MB "
-              f"| {row['wall_off']:.3f} / {row['wall_on']:.3f} | {row['wall_on'] / row['wall_off']:.2f}x "
+              f"| {row['wall_off']:.3f} / {row['wall_on']:.3f} | {_ratio(row['ratio'])} "
               f"| {row['wall_plain']:.3f}, {row['wall_plain'] / row['wall_off']:.2f}x "
               f"| {row['after_idle_off']:.3f} / {row['after_idle']:.3f}, {row['after_idle'] / row['after_idle_off']:.2f}x "
-              f"| {row['cpu_off'] * 1000:.0f} / {row['cpu_on'] * 1000:.0f} | {row['cpu_on'] / row['cpu_off']:.2f}x "
+              f"| {row['cpu_off'] * 1000:.0f} / {row['cpu_on'] * 1000:.0f} | {_ratio(row['cpu_ratio'])} "
               f"| {row['p4_median'] * 1000:.0f} / {row['p4_max'] * 1000:.0f} "
               f"| {row['recall'][0]}/{row['recall'][1]}{busy} |")
     labels = list(rows[0]["calls"]) if rows else []
@@ -329,9 +348,15 @@ def report(rows: list[dict[str, Any]], stores: dict[str, dict[str, int]], args: 
     print()
 
 
+def _ratio(ratio: tuple[float, float, float]) -> str:
+    median, low, high = ratio
+    return f"{median:.2f}x ({low:.2f}-{high:.2f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=15, help="one-shots of the plain and exit legs")
+    parser.add_argument("--pairs", type=int, default=31, help="rounds of memory off and on back to back")
     parser.add_argument("--years", default="0,1,5")
     parser.add_argument("--shapes", default="shipped,new,main")
     parser.add_argument("--calls", type=int, default=5, help="calls per tool for PLUR's own times")
