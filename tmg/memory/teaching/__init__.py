@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tmg.memory.teaching.phrases import BARE_CONTRACTIONS, FUNCTION_WORDS, stem
-from tmg.memory.teaching.secret_like import looks_secret  # noqa: F401 - one small pattern module
 
 if TYPE_CHECKING:
     from tmg.memory.teaching.judge import Teaching
