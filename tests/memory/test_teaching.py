@@ -94,6 +94,8 @@ def test_instructions_however_they_start(text) -> None:
     "when you give me bash dont add comments to it",
     "every time you suggest a library could you link its docs",
     "i read these on a kindle so please no wide code blocks",
+    # a manner every answer keeps, its reason after it
+    "one question at a time pls, i get lost otherwise",
 ])
 def test_instructions_typed_as_people_type(text) -> None:
     (teaching,) = find_teachings(text)
@@ -369,6 +371,8 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     # a request's own verb after a modal is no scope of application
     "could you give me a cron line that runs every hour?",
     "would you send me a checklist for the release?",
+    # a manner narrowed to the task at hand
+    "fix these one step at a time please",
 ])
 def test_jokes_and_requests_for_one_thing_teach_nothing(text) -> None:
     assert taught(text, ANSWER) == []
