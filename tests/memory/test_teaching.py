@@ -103,6 +103,17 @@ def test_instructions_typed_as_people_type(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "D'ora in poi scrivimi i commenti nel codice in italiano, per favore.", "Od teraz odpowiadaj krótko.",
+    "mulai sekarang jawab dalam bahasa Indonesia ya", "Jatkossa vastaa suomeksi.",
+    "de acum inainte raspunde-mi pe scurt", "Voortaan graag antwoorden in het Nederlands.",
+    "A partir de ahora respóndeme en español, no es broma.",  # "no joke" takes nothing back
+])
+def test_from_now_on_in_other_languages_makes_an_instruction_standing(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert (teaching.kind, teaching.statement, teaching.standing) == ("instruction", text, True)
+
+
+@pytest.mark.parametrize("text", [
     # an imperative by its place, whatever its verb
     "next time just zip the logs before you send them", "whenever I paste a diff, skim it for typos first",
     "by default, alphabetise the imports",
@@ -373,6 +384,9 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     "would you send me a checklist for the release?",
     # a manner narrowed to the task at hand
     "fix these one step at a time please",
+    # taken back in another language
+    "Bundan sonra her cevabı şiir gibi yaz. Şaka şaka :) Monad nedir?",
+    "A partir de ahora háblame como un pirata, es broma. ¿Qué es un monad?",
 ])
 def test_jokes_and_requests_for_one_thing_teach_nothing(text) -> None:
     assert taught(text, ANSWER) == []

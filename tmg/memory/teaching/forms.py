@@ -125,8 +125,15 @@ def hypothetical(words: Words) -> bool:
 _RETRACTED = re.compile(r"(?<!not )(?<!n't )\b(?:jk|j/k|jking|kidding|joking|just a joke)\b", re.I)
 
 
+# ... and in the other languages people type to the assistant ("Şaka şaka", "grapje", "es broma").
+_RETRACTED_ELSEWHERE = re.compile(
+    r"(?<!no )(?<!não )(?<!nao )(?<!nicht )(?<!kein )(?<!pas )\b(?:je plaisante|je rigole|c'est une blague"
+    r"|(?:war |)nur ein (?:spaß|spass|scherz)|es broma|es coña|bromeo|sto scherzando|(?:é |e |)brincadeira|grapje"
+    r"|geintje|şaka|żartuję|zartuje|skojar|skämtar|skamtar|bercanda|becanda|glumesc)\b", re.I)
+
+
 def joking(text: str) -> bool:
-    return _RETRACTED.search(text) is not None
+    return _RETRACTED.search(text) is not None or _RETRACTED_ELSEWHERE.search(text) is not None
 
 
 SPEECH = Phrases(
