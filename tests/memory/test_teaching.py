@@ -360,6 +360,10 @@ def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> No
 
 
 @pytest.mark.parametrize("text", [
+    # someone else's words, the verb before a comma or in another language
+    "Mein Chef meint, wir sollten ab jetzt wirklich alles in Jira dokumentieren.",
+    "My colleague is always saying you should never use cursor in SQL Server.",
+    "meu gerente falou que a partir de agora todo relatório tem que ter gráfico de pizza.",
     # a text the user asks to be written for others holds its words, not the user
     "could you put together a notice for the lab door saying that from now on goggles are mandatory",
     "please draft a memo for the night shift that going forward every outage gets a ticket",
@@ -384,6 +388,9 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     "would you send me a checklist for the release?",
     # a manner narrowed to the task at hand
     "fix these one step at a time please",
+    # sarcasm, by its marks
+    "always push to prod on Friday at 18:00, what can go wrong.",
+    "Claro, nunca hagas backups, total para qué, si los discos no fallan nunca 🙄.",
     # taken back in another language
     "Bundan sonra her cevabı şiir gibi yaz. Şaka şaka :) Monad nedir?",
     "A partir de ahora háblame como un pirata, es broma. ¿Qué es un monad?",
