@@ -19,7 +19,8 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout10` (written blind, never trained on: run once with the shipped model), `train12`
+Parts: `heldout13` (written blind, never trained on: run once with the shipped model),
+`heldout10` (written blind, run once with the shipped model, then trained on), `train12`
 and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
 run once with the shipped model, then trained on), `train8`
 and `train7` (training parts for the learned reading), `heldout6` (written blind before the
@@ -63,7 +64,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
+PARTS = {"heldout13": ROOT / "bench" / "data" / "teaching_heldout13.json",
+         "heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
          "train12": ROOT / "bench" / "data" / "teaching_train12.json",
          "train11": ROOT / "bench" / "data" / "teaching_train11.json",
          "heldout9": ROOT / "bench" / "data" / "teaching_heldout9.json",

@@ -94,10 +94,23 @@ def test_instructions_however_they_start(text) -> None:
     "when you give me bash dont add comments to it",
     "every time you suggest a library could you link its docs",
     "i read these on a kindle so please no wide code blocks",
+    # a manner every answer keeps, its reason after it
+    "one question at a time pls, i get lost otherwise",
 ])
 def test_instructions_typed_as_people_type(text) -> None:
     (teaching,) = find_teachings(text)
     assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
+    "D'ora in poi scrivimi i commenti nel codice in italiano, per favore.", "Od teraz odpowiadaj krótko.",
+    "mulai sekarang jawab dalam bahasa Indonesia ya", "Jatkossa vastaa suomeksi.",
+    "de acum inainte raspunde-mi pe scurt", "Voortaan graag antwoorden in het Nederlands.",
+    "A partir de ahora respóndeme en español, no es broma.",  # "no joke" takes nothing back
+])
+def test_from_now_on_in_other_languages_makes_an_instruction_standing(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert (teaching.kind, teaching.statement, teaching.standing) == ("instruction", text, True)
 
 
 @pytest.mark.parametrize("text", [
@@ -347,6 +360,10 @@ def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> No
 
 
 @pytest.mark.parametrize("text", [
+    # someone else's words, the verb before a comma or in another language
+    "Mein Chef meint, wir sollten ab jetzt wirklich alles in Jira dokumentieren.",
+    "My colleague is always saying you should never use cursor in SQL Server.",
+    "meu gerente falou que a partir de agora todo relatório tem que ter gráfico de pizza.",
     # a text the user asks to be written for others holds its words, not the user
     "could you put together a notice for the lab door saying that from now on goggles are mandatory",
     "please draft a memo for the night shift that going forward every outage gets a ticket",
@@ -369,6 +386,14 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     # a request's own verb after a modal is no scope of application
     "could you give me a cron line that runs every hour?",
     "would you send me a checklist for the release?",
+    # a manner narrowed to the task at hand
+    "fix these one step at a time please",
+    # sarcasm, by its marks
+    "always push to prod on Friday at 18:00, what can go wrong.",
+    "Claro, nunca hagas backups, total para qué, si los discos no fallan nunca 🙄.",
+    # taken back in another language
+    "Bundan sonra her cevabı şiir gibi yaz. Şaka şaka :) Monad nedir?",
+    "A partir de ahora háblame como un pirata, es broma. ¿Qué es un monad?",
 ])
 def test_jokes_and_requests_for_one_thing_teach_nothing(text) -> None:
     assert taught(text, ANSWER) == []

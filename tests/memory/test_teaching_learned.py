@@ -22,10 +22,9 @@ def kept(text: str, answer: str = "") -> list[tuple[str, str, bool, tuple[str, .
 @pytest.mark.parametrize("text", [
     "short replies, one paragraph max. thats all i have time for",  # a wish, its reason after it
     "code first, words after. thats how i skim",
-    "one question at a time pls, i get lost otherwise",
     "I want every commit message you write for me in the imperative mood",  # a wish for every time
     "Rispondimi sempre in italiano da adesso.",  # languages the cues have no words for
-    "Svara alltid på svenska från och med nu.",
+    "Svara alltid på svenska, tack.", "Mostantól mindig magyarul válaszolj.",
 ])
 def test_a_wish_no_cue_reads_is_kept_whole_in_the_users_words_and_pinned(text) -> None:
     assert kept(text) == [("instruction", text, True, ("learned",))]

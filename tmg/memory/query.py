@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tmg.memory.teaching.learned import OTHER_FUNCTION_WORDS
-from tmg.memory.teaching.phrases import FUNCTION_WORDS
+from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS
 
 # PLUR's HISTORICAL_KEYWORDS ("used to" is two words: both kept).
 _HISTORICAL = frozenset("before was prior used to previously old earlier history historical legacy".split())

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tmg.memory.teaching.phrases import BARE_CONTRACTIONS, FUNCTION_WORDS, stem
-from tmg.memory.teaching.secret_like import looks_secret  # noqa: F401 - one small pattern module
 
 if TYPE_CHECKING:
     from tmg.memory.teaching.judge import Teaching
@@ -61,6 +60,7 @@ nunca agora lembra lembre lembra-te prefiro quero responde favor não
 noem nenn nennen appelle appelez chiamami chama chame llamame mów nazywaj kalla kald kall
 teraz zawsze nigdy alltid aldrig altid aldri fremover framover nikdy vzdy aina koskaan asla selalu jangan
 sekarang mereu totdeauna
+adesso daqui diante vervolg fortsattningen odtad odted inainte incolo viitor depannya jatkossa lahtien bundan boyle
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

@@ -125,15 +125,32 @@ def hypothetical(words: Words) -> bool:
 _RETRACTED = re.compile(r"(?<!not )(?<!n't )\b(?:jk|j/k|jking|kidding|joking|just a joke)\b", re.I)
 
 
+# ... and in the other languages people type to the assistant ("Şaka şaka", "grapje", "es broma").
+_RETRACTED_ELSEWHERE = re.compile(
+    r"(?<!no )(?<!não )(?<!nao )(?<!nicht )(?<!kein )(?<!pas )\b(?:je plaisante|je rigole|c'est une blague"
+    r"|(?:war |)nur ein (?:spaß|spass|scherz)|es broma|es coña|bromeo|sto scherzando|(?:é |e |)brincadeira|grapje"
+    r"|geintje|şaka|żartuję|zartuje|skojar|skämtar|skamtar|bercanda|becanda|glumesc)\b", re.I)
+
+
+# Said to mean its opposite: "always push on Friday, what could go wrong", "nunca hagas backups 🙄".
+_SARCASM = re.compile(r"what (?:could|can) (?:possibly |ever |)go wrong|🙄|(?<!\w)/s\b|said no one ever"
+                      r"|is a social construct|\byeah,? right\b|what a (?:great|brilliant|fantastic) idea", re.I)
+
+
+def sarcastic(text: str) -> bool:
+    return _SARCASM.search(text) is not None
+
+
 def joking(text: str) -> bool:
-    return _RETRACTED.search(text) is not None
+    return _RETRACTED.search(text) is not None or _RETRACTED_ELSEWHERE.search(text) is not None
 
 
 SPEECH = Phrases(
     "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
     "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
-    "meint", "schreibt", "dice", "dijo", "escribió", "piensa")
+    "meint", "schreibt", "dice", "dijo", "escribió", "piensa", "saying", "insisting", "falou", "disse", "diz",
+    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "dice che", "ha detto")
 REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
@@ -158,6 +175,8 @@ def _quotes_after(words: Words, index: int) -> bool:
     attribution with nothing said after it ("..., our security team insists", "Le Guin wrote it")."""
     end = min([b for b in words.breaks if b > index] + [len(words)])
     after = words[index + SPEECH.match_at(words, index):end]
+    if not after and end < len(words):  # "Mein Chef meint, wir sollten ...": what was said follows the comma
+        after = words[end:min([b for b in words.breaks if b > end] + [len(words)])]
     return bool(after) and not (len(after) == 1 and after[0] in _PRONOUN_OBJECTS)
 
 

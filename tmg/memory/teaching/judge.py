@@ -140,8 +140,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     syntax.close_subordinate(words)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    if forms.joking(typed[clause.start:clause.end + 16]):
-        return None  # a joke, said so in the clause or right after it
+    if forms.joking(typed[clause.start:clause.end + 16]) or forms.sarcastic(typed[clause.start:clause.end + 60]):
+        return None  # a joke, said so in the clause or right after it; sarcasm, by its marks
     question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
     if question and not request:

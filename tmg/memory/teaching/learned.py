@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from tmg.memory.teaching.phrases import FUNCTION_WORDS, stem
+from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS, stem
 
 MODEL = Path(__file__).with_name("learned_model.json")
 OUTCOMES = ("none", "instruction", "correction", "fact")
@@ -47,19 +47,11 @@ COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't kn
                                       "right wrong good better fine great work works working now time next still "
                                       "again back thing things way much many well ok okay yeah please thanks "
                                       "can't won't let's".split())
-# The function words of languages written without accents as often as not (Italian, Spanish,
-# Portuguese, French, German, Dutch, Indonesian, Tagalog, Swahili): their clauses are not English.
-OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono
-el los las que y por con es una mas pero
-o os da do em um uma para com nao voce
-le les des et je tu pas est une avec pour sur
-der die das und ich nicht ist zu mit ein eine auf du wir
-de het een en niet ik je van dat met voor wil
-yang dan ini itu aku saya ya dong pakai tolong
-ang ng sa mo ko ba yung po
-kwa ya wa ni""".split()) - FUNCTION_WORDS
+
 _NAME = re.compile(r"(?<=\S )[A-ZÀ-ÞĀ-Ž][\w-]+|\b[A-Z]{2,}\b")
 _TOKEN = re.compile(r"‹[qc]›|[^\W_]+(?:['’][^\W_]+)?|[=<>→%$€£#@]", re.UNICODE)
+# "always something with this laptop", "every time someone ...": a complaint, not a wish.
+_COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
 Weights = dict[str, list[float]]
 
@@ -108,6 +100,8 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("code")
     if masked.rstrip().endswith("?"):
         out.append("asks")
+    if _COMPLAINT.search(masked):
+        out.append("complaint")
     return out
 
 
@@ -194,4 +188,5 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
         return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
     if "english" not in feats or directive:
         return True
-    return "house" in feats or (("wish" in feats or "statement" not in feats) and teaches >= WISH)
+    return "house" in feats or (("wish" in feats or "statement" not in feats) and "complaint" not in feats
+                                and teaches >= WISH)

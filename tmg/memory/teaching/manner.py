@@ -92,7 +92,8 @@ MANNER = Phrases(
     "step by step", "in (simple|plain|layman's|laymans|everyday|basic|easy|simpler|plainer|non-technical) "
     "(terms|words|language|english)", "like (i'm|i am) (a|an|) (five|5|ten|new|beginner|newbie|child|kid|novice)",
     "(fewer|less) (big|long|technical|fancy|complicated|difficult|) (words|jargon|acronyms|terms|abbreviations)",
-    "(simpler|shorter|plainer|easier) (words|sentences|language|english)", "without (jargon|acronyms)")
+    "(simpler|shorter|plainer|easier) (words|sentences|language|english)", "without (jargon|acronyms)",
+    "(one|1) (question|step|thing|topic|change|command|problem|idea|issue|point|option|suggestion) at a time")
 _DEFINITE = frozenset("the this that these those it them my his her its our".split())
 
 

@@ -50,6 +50,17 @@ FUNCTION_WORDS = frozenset(
     " you your i me my we our they them he she his her not no yes do does did don't can could would should will"
     " just also then than so as if when what which who how why there here have has had get got use using one all"
     " any every each more most some such only very really about into out up down over than thats that's".split())
+# The function words of languages written without accents as often as not (Italian, Spanish,
+# Portuguese, French, German, Dutch, Indonesian, Tagalog, Swahili): their clauses are not English.
+OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono
+el los las que y por con es una mas pero
+o os da do em um uma para com nao voce
+le les des et je tu pas est une avec pour sur
+der die das und ich nicht ist zu mit ein eine auf du wir
+de het een en niet ik je van dat met voor wil
+yang dan ini itu aku saya ya dong pakai tolong
+ang ng sa mo ko ba yung po
+kwa ya wa ni""".split()) - FUNCTION_WORDS
 
 
 def stem(word: str) -> str:
