@@ -44,8 +44,7 @@ STRONG_TIME = Phrases(
     "(à|a) l'avenir", "ab jetzt", "ab sofort", "von (nun|jetzt) an", "künftig", "kunftig", "zukünftig", "zukunftig",
     "in zukunft", "a partir de ahora", "de ahora en adelante", "desde ahora", "en adelante", "en el futuro",
     # the same, in the languages the learned reading knows and people write without accents
-    "(d'ora|da ora|da adesso) in (poi|avanti)", "(d'ora|da ora) (poi|avanti)", "(daqui|dagui) (pra|para a|pra a|em) (frente|diante)",
-    "de agora em diante", "a partir de agora", "voortaan", "vanaf nu", "in het vervolg",
+    "(d'ora|da ora|da adesso) in (poi|avanti)", "daqui (pra|para a|pra a|em) (frente|diante)", "de agora em diante", "a partir de agora", "voortaan", "vanaf nu", "in het vervolg",
     "i (fortsättningen|fortsattningen)", "från och med nu", "fran och med nu", "fra nu af", "fra nå av", "fra na av",
     "od (teraz|tej pory|dzisiaj)", "odtąd", "odtad", "od (teď|ted|nynějška|nynejska)", "odteď", "odted",
     "de acum (înainte|inainte|încolo|incolo)", "pe viitor", "mulai sekarang", "ke depannya", "tästä lähtien",

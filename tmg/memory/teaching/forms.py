@@ -150,7 +150,7 @@ SPEECH = Phrases(
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
     "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
     "meint", "schreibt", "dice", "dijo", "escribió", "piensa", "saying", "insisting", "falou", "disse", "diz",
-    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "dice che", "ha detto")
+    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "ha detto")
 REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
