@@ -269,12 +269,12 @@ def measure_store(label: str, home_src: Path, entry: Path, llm: MockLLM, tmg: st
         plain_wall, plain_cpu = one_shots(cases[2:], args.rounds, cmd)
         wall |= plain_wall
         cpu |= plain_cpu
-        on_carried, total = carried(llm, since)
+        on_carried, _ = carried(llm, since)
         result |= {"ratio": paired_ratio(wall["on"], wall["off"]), "cpu_ratio": paired_ratio(cpu["on"], cpu["off"])}
         result |= {"wall_off": statistics.median(wall["off"]), "wall_on": statistics.median(wall["on"]),
                    "cpu_off": statistics.median(cpu["off"]), "cpu_on": statistics.median(cpu["on"]),
                    "wall_plain": statistics.median(wall["plain"]), "cpu_plain": statistics.median(cpu["plain"]),
-                   "recall": (on_carried, total * 2 // 3)}
+                   "recall": (on_carried, args.pairs + args.rounds)}  # the "on" and "plain" one-shots
         # A person pauses between prompts: the broker then replays the reads' reinforcement on PLUR's
         # writer and warms its read process again; the prompt after such a pause must not pay for it.
         idle: dict[str, list[float]] = {"off": [], "on": []}
