@@ -114,3 +114,43 @@ async def test_a_server_left_out_is_said_once_with_how_long_it_was_waited_for(tm
     assert servers.status_lines() == ["s: ready, 1 tool · stdio · not warm"]
     assert StartTimes(tmp_path).expected(session.servers[0].spec) is not None  # its start is remembered
     await servers.aclose()
+
+
+class Listing(Gated):
+    """A Gated connection whose resources/list is slow the first `slow` times."""
+
+    def __init__(self, slow: int = 0) -> None:
+        super().__init__()
+        self.slow = slow
+        self.lists = 0
+
+    async def list_resource_uris(self, timeout: float) -> list[str]:
+        from tmg.mcp.errors import McpCallTimeout
+
+        self.lists += 1
+        if self.lists <= self.slow:
+            raise McpCallTimeout("s: resources/list did not answer in time")
+        return ["demo://a", "demo://b"]
+
+
+async def test_a_tab_while_the_server_starts_waits_for_it_and_lists_its_resources() -> None:
+    conn = Listing()
+    server = McpToolServer(SPEC, 30.0, lambda _s, _t: conn, lambda _m: None)
+    server.start()
+    asked = asyncio.ensure_future(server.resource_uris(0.05))
+    await asyncio.sleep(0.2)  # longer than the listing's own bound: the start is waited for
+    conn.release.set()
+    assert await finishes(asked) == ["demo://a", "demo://b"]
+    await server.close()
+
+
+async def test_a_resource_list_that_timed_out_is_asked_again_at_the_next_tab() -> None:
+    conn = Listing(slow=1)
+    server = McpToolServer(SPEC, 30.0, lambda _s, _t: conn, lambda _m: None)
+    server.start()
+    conn.release.set()
+    assert await finishes(server.wait(5)) is True
+    assert await server.resource_uris(0.05) == []  # slow, not "no resources"
+    assert await server.resource_uris(0.05) == ["demo://a", "demo://b"]
+    assert await server.resource_uris(0.05) == ["demo://a", "demo://b"] and conn.lists == 2  # then kept
+    await server.close()

@@ -335,12 +335,16 @@ class McpToolServer(PooledServer, Reconnecting):
 
     async def resource_uris(self, timeout: float) -> list[str]:
         """The server's resource URIs (resources/list), listed once and kept: for Tab completion.
-        [] when the server is not ready, lists none, or cannot list them in `timeout` seconds."""
+        [] when the server is not ready, lists none, or cannot list them in `timeout` seconds. A
+        Tab while the server starts waits for its start (completion does not hold up typing); a
+        list that timed out is asked again at the next Tab, not taken for "no resources"."""
         if self.state == "starting":
-            await self.wait(timeout)
+            await self.wait(max(timeout, self.start_timeout))
         if self._uris is None and self.state == "ready":
             try:
                 self._uris = await self._conn.list_resource_uris(timeout)
+            except McpCallTimeout:
+                return []  # slow, not empty: the next Tab asks again
             except McpCallError:
                 self._uris = []  # a server without resources: not asked again
         return self._uris or []
