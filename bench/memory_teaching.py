@@ -19,7 +19,8 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
+Parts: `heldout14` (written blind, never trained on: run once with the shipped model),
+`heldout13` and `heldout10` (each written blind, run once with the shipped model, then
 worked on and trained on; the next blind part goes in train_teaching.BLIND until its run), `train12`
 and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
 run once with the shipped model, then trained on), `train8`
@@ -64,7 +65,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout13": ROOT / "bench" / "data" / "teaching_heldout13.json",
+PARTS = {"heldout14": ROOT / "bench" / "data" / "teaching_heldout14.json",
+         "heldout13": ROOT / "bench" / "data" / "teaching_heldout13.json",
          "heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
          "train12": ROOT / "bench" / "data" / "teaching_train12.json",
          "train11": ROOT / "bench" / "data" / "teaching_train11.json",
