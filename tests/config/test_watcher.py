@@ -308,7 +308,7 @@ async def test_the_watcher_thread_sees_a_rename_over_the_file_without_a_boundary
         tmp = tmp_path / ".tmg.yaml.swp"
         tmp.write_text(BASE + "MAX_TURNS: 9\n")
         os.replace(tmp, path)  # how vim, VS Code and friends save
-        await _wait_for(lambda: live.get().max_turns == 9)
+        await _wait_for(lambda: live.get().max_turns == 9 and reports)  # the notice is posted after the swap
         assert reports == [("notice", f"config reloaded from {path}: MAX_TURNS 1 -> 9")]
         save(path, "MAX_TURNS: [\n")
         await _wait_for(lambda: len(reports) == 2)
