@@ -12,23 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.plur_server import (
-    PlurUnavailable,
     ServerThread,
     fakeplur_spec,
-    real_plur_entry,
     real_plur_spec,
     running,
 )
 from tests.support.brokers import stop_brokers_under
-
-
-
-@pytest.fixture(scope="session")
-def plur_entry() -> Path:
-    try:
-        return real_plur_entry()
-    except PlurUnavailable as exc:
-        pytest.skip(f"real PLUR server unavailable: {exc}")
+from tests.support.plur_fixtures import plur_entry  # noqa: F401 - a fixture
 
 
 def _start(spec, broker_home: Path | None = None) -> Iterator[ServerThread]:

@@ -9,7 +9,7 @@ import pytest
 from tests.support.plur_server import PlurUnavailable, real_plur_entry
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # the install check runs once per run
 def plur_entry() -> Path:
     """The pinned real PLUR's entry point (installed on first use); node missing is the only skip."""
     try:
