@@ -128,3 +128,25 @@ print(json.dumps({{"picked": picked, "refused": refused, "text": text}}))
     out = json.loads(proc.stdout)
     assert out["picked"] is False and out["text"] == "later"
     assert "PROVIDERS.p.BACKEND" in out["refused"]
+
+
+def test_import_now_imports_only_the_native_backend_and_never_waits_on_a_prewarm_thread() -> None:
+    """A one-shot imports the native backend on its loop while its recall is out; litellm (seconds)
+    is never imported that way, and a backend a prewarm thread is importing is left to it."""
+    code = f"""
+import sys, threading
+from tmg.llm import select
+from tmg.llm.gateway import ProviderSpec
+select.import_now(ProviderSpec("b", "anthropic/claude-sonnet-4-5"))
+heavy = {_HEAVY}
+gate = threading.Event()
+select._prewarmed["native"] = threading.Thread(target=gate.wait)  # a prewarm at it: not waited for
+select.import_now(ProviderSpec("a", "openai/x"))
+held = "tmg.llm.openai_compat" in sys.modules
+del select._prewarmed["native"]
+select.import_now(ProviderSpec("a", "openai/x"))
+print(heavy, held, "tmg.llm.openai_compat" in sys.modules)
+"""
+    proc = _run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[] False True"

@@ -465,7 +465,7 @@ class _Paced(FakePlurCaller):
 
     def __init__(self, profile: str, hold: dict[str, float] | None = None) -> None:
         super().__init__(profile)
-        self.in_flight = self.most = 0
+        self.out = self.most = 0
         self.hold = hold or {}
         self.started: dict[str, float] = {}
         self.bounds: dict[str, float] = {}
@@ -474,13 +474,13 @@ class _Paced(FakePlurCaller):
         tool = arguments["action"] if name == "plur_admin" else name
         self.started[tool] = asyncio.get_running_loop().time()
         self.bounds[tool] = timeout
-        self.in_flight += 1
-        self.most = max(self.most, self.in_flight)
+        self.out += 1
+        self.most = max(self.most, self.out)
         try:
             await asyncio.sleep(self.hold.get(tool, 0))  # a server answers later: the caller may go on meanwhile
             return await super().call_tool(name, arguments, timeout)
         finally:
-            self.in_flight -= 1
+            self.out -= 1
 
 
 @pytest.mark.parametrize("profile", ["lean", "full"])
@@ -539,3 +539,46 @@ async def test_the_injector_says_while_a_prompts_ask_is_out() -> None:
     assert injector.asking
     await asking
     assert not injector.asking and injector.stats.deadline_hits == 1  # and not left set by a deadline
+
+
+class _Counted(_Paced):
+    """A caller that counts its calls on the wire, as the broker's does (`in_flight`)."""
+
+    def __init__(self, profile: str, hold: dict[str, float] | None = None) -> None:
+        super().__init__(profile, hold)
+        self.answered: list[str] = []
+
+    def in_flight(self) -> list[int]:  # the broker caller's shape: one entry per call out
+        return list(range(self.out))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 3.0) -> ToolOutcome:
+        outcome = await super().call_tool(name, arguments, timeout)
+        self.answered.append(arguments["action"] if name == "plur_admin" else name)
+        return outcome
+
+
+async def test_work_given_for_the_ask_runs_once_its_calls_are_on_the_wire_and_once_a_session() -> None:
+    """The one-shot imports its model backend on the loop while the recall is out: the work runs
+    after both of the prompt's calls went out and before either answered, and only for the
+    first prompt."""
+    caller = _Counted("full", hold={"plur_inject_hybrid": 0.05, "plur_pin": 0.05})
+    assert not (await caller.call_tool("plur_learn", {"statement": ARCH})).is_error
+    caller.answered.clear()
+    injector = injector_for(caller)
+    seen: list[tuple[int, list[str]]] = []
+    injector.while_asking = lambda: seen.append((caller.out, list(caller.answered)))
+    for prompt_id in (1, 2):
+        await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config(), prompt_id=prompt_id))
+    assert seen == [(2, [])]
+    assert injector.while_asking is None
+
+
+async def test_work_given_for_the_ask_runs_without_a_count_of_calls_on_the_wire() -> None:
+    """A direct caller counts nothing: the work still runs, a few loop steps into the ask."""
+    caller = _Paced("full", hold={"plur_inject_hybrid": 0.05})
+    assert not (await caller.call_tool("plur_learn", {"statement": ARCH})).is_error
+    injector = injector_for(caller)
+    ran: list[int] = []
+    injector.while_asking = lambda: ran.append(caller.out)
+    await injector.apply(ctx_for([{"role": "user", "content": TASK}], memory_config()))
+    assert len(ran) == 1

@@ -150,11 +150,13 @@ async def _answer_once(options: ChatOptions, envr: Environment, live: LiveConfig
 
     for sig in _ENDING_SIGNALS:
         loop.add_signal_handler(sig, on_signal)
-    # The memory server starts first; a prompt's recall waits for it (bounded). When that start
-    # is cold, the provider's backend is imported on a thread meanwhile (see
-    # ChatSession.prewarm_if_memory_starting); otherwise at the request, after the recall.
+    # The memory server starts first; a prompt's recall waits for it (bounded). The provider's
+    # backend is imported meanwhile: on the loop once the recall is on the wire (the native one,
+    # tens of ms: ChatSession.import_backend_now), on a thread when the start is cold
+    # (ChatSession.prewarm_if_memory_starting); litellm beside a warm server, at the request.
     session.start(watch_config=False)  # the watcher waits for a tool call (_WatchOnceToolsRun)
     if session.memory is not None and session.memory.runtime.spec is not None:
+        session.memory.injector.while_asking = session.import_backend_now
         loop.call_later(COLD_START_AFTER_S, session.prewarm_if_memory_starting)
     try:
         await session.run_prompt(prompt, typed=typed)

@@ -79,13 +79,24 @@ def prewarm(provider: ProviderSpec) -> threading.Thread:
     with _prewarm_lock:
         thread = _prewarmed.get(backend)
         if thread is None:
-            thread = threading.Thread(target=_warm, args=(backend,), name=f"tmg-prewarm-{backend}", daemon=True)
+            thread = threading.Thread(target=_import, args=(backend,), name=f"tmg-prewarm-{backend}", daemon=True)
             _prewarmed[backend] = thread
             thread.start()
     return thread
 
 
-def _warm(backend: str) -> None:
+def import_now(provider: ProviderSpec) -> None:
+    """Import ``provider``'s backend on this thread when it is the native one (tens of ms), unless
+    a `prewarm` thread is at it (waiting on its module lock would block this thread for the rest).
+    litellm (seconds) is left to `prewarm`."""
+    backend = backend_for(provider)
+    with _prewarm_lock:
+        if backend != "native" or backend in _prewarmed:
+            return
+    _import(backend)
+
+
+def _import(backend: str) -> None:
     try:
         if backend == "native":
             import tmg.llm.openai_compat  # noqa: F401 - the import is the point

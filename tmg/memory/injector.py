@@ -147,6 +147,9 @@ class MemoryInjector:
         self._said_no_client = False
         self._said_recall_failed = False
         self.asking = False  # a prompt's ask is out (the one-shot imports its model backend meanwhile)
+        # Run once on the loop when a prompt's ask is on the wire: the server works meanwhile (a
+        # one-shot imports its model backend then, tmg.cli.oneshot). Cleared when run.
+        self.while_asking: Callable[[], None] | None = None
 
     async def apply(self, ctx: TurnContext) -> None:
         memory = ctx.config.memory  # read every turn: ENABLED, INJECT_BUDGET and SCOPE are hot
@@ -259,6 +262,9 @@ class MemoryInjector:
         inject = asyncio.ensure_future(client.inject(recall_query(text), memory.inject_budget, memory.scope or self.home_scope,
                                                      timeout=_left(deadline, client.timeout)))
         self.asking = True
+        if self.while_asking is not None:
+            work, self.while_asking = self.while_asking, None
+            _once_on_the_wire(client.caller, 2 if pins else 1, work)
         try:
             await _until(deadline, "the memory server", inject, *([pins] if pins else []))
             result = inject.result()
@@ -341,6 +347,24 @@ class MemoryInjector:
 def _left(deadline: float, bound: float) -> float:
     """What is left of the prompt's deadline, never more than the client's own bound for a call."""
     return max(0.01, min(bound, deadline - asyncio.get_running_loop().time()))
+
+
+def _once_on_the_wire(caller: Any, calls: int, work: Callable[[], None], hops: int = 8) -> None:
+    """Run `work` on the loop once `calls` requests are written (a broker's caller counts them;
+    each goes out a few loop steps after its task starts), or after `hops` steps. Blocking the
+    loop then costs the prompt nothing while the server takes longer than `work`: the answers
+    wait in the socket."""
+    loop = asyncio.get_running_loop()
+    in_flight = getattr(caller, "in_flight", None)
+    counted = callable(in_flight)
+
+    def step(left: int) -> None:
+        if left and counted and len(in_flight()) < calls:
+            loop.call_soon(step, left - 1)
+        else:
+            work()
+
+    loop.call_soon(step, hops)
 
 
 async def _until(deadline: float, what: str, *tasks: Any) -> None:

@@ -124,6 +124,17 @@ class ChatSession:
         if self.memory is not None and (self.memory.runtime.starting or self.memory.injector.asking):
             self.prewarm_gateway()
 
+    def import_backend_now(self) -> None:
+        """The provider's backend imported on the loop, when it is the native one (tmg.llm.select.
+        import_now): a one-shot runs this while its recall is out, which overlaps that wait with
+        no thread to share the GIL with."""
+        from tmg.llm.select import import_now
+
+        try:
+            import_now(self.gateways.spec_for(self.live.get()))
+        except Exception:  # noqa: BLE001 - the first prompt reports a broken provider properly
+            pass
+
     def prewarm_gateway(self) -> None:
         """Start importing the provider's backend on a thread, so the first call finds it ready."""
         from tmg.llm.select import prewarm
