@@ -272,7 +272,46 @@ def test_replies_that_say_another_value_but_correct_nothing(text, previous) -> N
 
 
 def test_a_correction_needs_an_answer_to_correct() -> None:
-    assert taught("It's 42.") == [] and taught("The default is 8080, not 8000.") == []
+    assert taught("It's 42.") == [] and taught("Use `list.length`") == []
+
+
+@pytest.mark.parametrize("text", [
+    "ERA5 is 0.25 degrees, not 0.1 — 0.1 is ERA5-Land",
+    "no, bcrypt truncates at 72 bytes, not 64",
+    "that's wrong yaar, the Coutts crossing is in Alberta not BC",
+    "Feil, det er `git switch -c`, ikke `git switch -b`.",
+    "Salah tu, voltan domestik di Malaysia ialah 240V, bukan 220V.",
+])
+def test_a_first_prompt_that_sets_a_value_against_another_corrects_with_no_answer_before_it(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "correction" and not teaching.standing and teaching.statement == text
+
+
+@pytest.mark.parametrize("text", [
+    "write it in Go, not Rust",  # this task's order
+    "my server runs Ubuntu 22, not 20",  # the user's own setup
+    "the test fails on 3.12 not 3.11",  # a status report
+])
+def test_a_first_prompt_with_a_value_against_another_that_corrects_nothing(text) -> None:
+    assert [t.kind for t in find_teachings(text)] != ["correction"]
+
+
+def test_a_clause_after_also_is_read_apart_from_a_secret_before_it() -> None:
+    typed = "my password for the uni portal is Tr0ub4dor&3 and it keeps rejecting it, also please always reply in under 100 words"
+    (teaching,) = find_teachings(typed)
+    assert teaching.statement == "please always reply in under 100 words" and teaching.standing
+
+
+def test_a_way_of_thinking_is_no_one_elses_words() -> None:
+    typed = "give it to me in fahrenheit only from here on, nobody in my shop thinks in celsius"
+    (teaching,) = find_teachings(typed, "Keep interpass under 300-400 °F.")
+    assert teaching.kind == "instruction" and teaching.standing
+
+
+@pytest.mark.parametrize("text", ["you translated it as 'negociación' but the right term is 'acuerdo de culpabilidad'",
+                                  "ur regex is wrong its missing the anchor at the end"])
+def test_what_the_assistant_did_is_named_in_more_ways(text) -> None:
+    assert [t.kind for t in find_teachings(text)] == ["correction"]
 
 
 def test_the_assistant_renamed_is_a_standing_correction() -> None:

@@ -60,6 +60,7 @@ nunca agora lembra lembre lembra-te prefiro quero responde favor não
 noem nenn nennen appelle appelez chiamami chama chame llamame mów nazywaj kalla kald kall
 teraz zawsze nigdy alltid aldrig altid aldri fremover framover nikdy vzdy aina koskaan asla selalu jangan
 sekarang mereu totdeauna
+feil ikke salah bukan mitte geen inte nej fel translated forgot missed
 adesso daqui diante vervolg fortsattningen odtad odted inainte incolo viitor depannya jatkossa lahtien bundan boyle
 """.split())
 _WORDS = re.compile(r"[\w'’]+")

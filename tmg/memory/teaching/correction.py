@@ -62,11 +62,12 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
     explicit = forms.ASSISTANT_WORDS.find(words) >= 0
     soft = forms.SOFT_LEAD.match_at(words, 0)
     lead = forms.CONTRA_LEAD.match_at(words, 0) or soft or forms.denial(words)
-    if not (answer.text or explicit) or any(i + forms.NOT_CORRECTION.match_at(words, i) > lead
-                                            for i in forms.NOT_CORRECTION.finditer(words)):
+    if any(i + forms.NOT_CORRECTION.match_at(words, i) > lead for i in forms.NOT_CORRECTION.finditer(words)):
         return None  # (one inside the lead does not count: "I don't think that's right")
+    if not (answer.text or explicit):
+        return _states_against(said, words, lead)
     rest = Words(" ".join(words[lead:])) if lead else words
-    if rest and (cues.imperative(rest, anywhere=False) or _proposes(rest)) and not explicit:
+    if rest and (cues.imperative(rest, anywhere=False) or proposes(rest)) and not explicit:
         return None  # "actually, use a dict instead", "let's do the login flow instead": this task
     shared = bears_on(reply or said, answer)
     numbers = {n.replace(",", ".") for n in _NUMBER.findall(said)}
@@ -85,7 +86,25 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
     return None
 
 
-def _proposes(words: Words) -> bool:
+# "..., not 0.1", "in Alberta not BC", "32 km, geen 23", "`-c`, ikke `-b`": a value said against
+# another, in the languages the corpora correct in.
+_VALUE_AGAINST = re.compile(
+    r"(?:^|[\s,;(])(?:not|nicht|inte|ikke|geen|niet|mitte|bukan|não|nao|no|nie|pas|non)\s+(?:[`'\"«‘“]|\d|[A-Z]\w)")
+
+
+def _states_against(said: str, words: Words, lead: int) -> Verdict | None:
+    """With no answer before it (a session's first prompt): a correction only in a shape no task
+    takes, a statement that sets a value against another ("ERA5 is 0.25 degrees, not 0.1",
+    "Falsch, ... 3798 m hoch, nicht 3898"), opened by a contradiction or not about the user's own
+    setup; an order ("use tabs, not spaces") is an instruction's business."""
+    if not _VALUE_AGAINST.search(said) or cues.imperative(Words(" ".join(words[lead:])), anywhere=False):
+        return None
+    if not lead and _own_circumstances(words):
+        return None  # "my server runs Ubuntu 22, not 20": context for the task
+    return Verdict(CORRECTION, False, ("sets a value against another",))
+
+
+def proposes(words: Words) -> bool:
     """"let's ...", "let us ...": what to do next in this task, said as a proposal."""
     return words[:1] in (["let's"], ["lets"]) or words[:2] == ["let", "us"]
 
@@ -104,7 +123,8 @@ def _negates_answer(words: Words, answer: Answer) -> bool:
     return False
 
 
-_STATUS = frozenset("now works worked working fixed still again same".split())
+_STATUS = frozenset("now works worked working fixed still again same fails failing failed breaks broke broken crashes"
+                     " crashed happens".split())
 
 
 def _own_circumstances(words: Words) -> bool:

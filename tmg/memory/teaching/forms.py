@@ -175,6 +175,8 @@ def _quotes_after(words: Words, index: int) -> bool:
     attribution with nothing said after it ("..., our security team insists", "Le Guin wrote it")."""
     end = min([b for b in words.breaks if b > index] + [len(words)])
     after = words[index + SPEECH.match_at(words, index):end]
+    if after[:1] in (["in"], ["about"], ["of"]) and "that" not in after:
+        return False  # "nobody here thinks in celsius": a way of thinking, nothing said
     if not after and end < len(words):  # "Mein Chef meint, wir sollten ...": what was said follows the comma
         after = words[end:min([b for b in words.breaks if b > end] + [len(words)])]
     return bool(after) and not (len(after) == 1 and after[0] in _PRONOUN_OBJECTS)
@@ -302,7 +304,9 @@ HEDGE = Phrases("i (think|believe|guess|suppose|reckon)", "i'm (pretty|fairly|qu
 SOFT_LEAD = Phrases(
     "(i think|i believe|pretty sure|i'm pretty sure|im pretty sure|i'm fairly sure|surely) (it's|its|it is|that's|thats)")
 ASSISTANT_WORDS = Phrases(
-    "(you|u) (said|told|gave|suggested|wrote|recommended|mentioned|claimed|used)",
+    "(you|u) (said|told|gave|suggested|wrote|recommended|mentioned|claimed|used|translated|forgot|confused|mixed|missed)",
+    "(your|ur) (regex|chart|table|migration|formula|query|translation|command|script|code) (is|was) (wrong|broken)",
+    "tu as (confondu|oublié|oublie)", "hai (detto|scritto)", "(você|voce) disse",
     "(you|u) keep (saying|using|suggesting)", "your (last|) (answer|example|command|suggestion|code|snippet|reply)",
     "the * (you|u) (gave|suggested|wrote|used|mentioned)", "du hast (gesagt|geschrieben)", "tu as dit",
     "dijiste")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms, learned, manner, syntax
-from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction,
+from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
                                             renames_assistant, tokens)
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
@@ -154,9 +154,9 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         feats = _features(clause, typed, first, reply, answer, signals)
         record(clause, feats, verdict is not None)
     # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
-    # only"; what a task is about, "set git to always rebase"; courtesy or praise), or the prompt
-    # asks something (what it states is its context).
-    if verdict is None and not asks and not forms.courtesy(words) \
+    # only"; what a task is about, "set git to always rebase"; courtesy or praise; a proposal,
+    # "let's try ..."), or the prompt asks something (what it states is its context).
+    if verdict is None and not asks and not forms.courtesy(words) and not proposes(words) \
             and not {"one-off", "task object"} & set(signals):
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)

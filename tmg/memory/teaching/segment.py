@@ -41,8 +41,8 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|
                            r"|z\.b|p\.ej)|\b[A-Za-z])\.$",
 )
 # Clause joints inside a sentence: the parts either side can carry different things (a password,
-# then ", and from now on ...").
-_CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|und|aber|et|mais|y|pero)\s+|\s+[—–-]{1,2}\s+")
+# then ", and from now on ...", ", also please always ...").
+_CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|also|plus|und|aber|et|mais|y|pero)\s+|\s+[—–-]{1,2}\s+")
 # A line that introduces material to work on: "Translate into French: ...", "here's the log:",
 # "Bob wrote: ...". Its task word must be its verb (at its start), not any word in it.
 _TASK_VERBS = frozenset("""
