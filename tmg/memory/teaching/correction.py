@@ -64,9 +64,9 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
     lead = forms.CONTRA_LEAD.match_at(words, 0) or soft or forms.denial(words)
     if any(i + forms.NOT_CORRECTION.match_at(words, i) > lead for i in forms.NOT_CORRECTION.finditer(words)):
         return None  # (one inside the lead does not count: "I don't think that's right")
-    if not (answer.text or explicit):
-        return _states_against(said, words, lead)
     rest = Words(" ".join(words[lead:])) if lead else words
+    if not (answer.text or explicit):
+        return _states_against(said, words, rest, lead)
     if rest and (cues.imperative(rest, anywhere=False) or proposes(rest)) and not explicit:
         return None  # "actually, use a dict instead", "let's do the login flow instead": this task
     shared = bears_on(reply or said, answer)
@@ -92,12 +92,12 @@ _VALUE_AGAINST = re.compile(
     r"(?:^|[\s,;(])(?:not|nicht|inte|ikke|geen|niet|mitte|bukan|não|nao|no|nie|pas|non)\s+(?:[`'\"«‘“]|\d|[A-Z]\w)")
 
 
-def _states_against(said: str, words: Words, lead: int) -> Verdict | None:
+def _states_against(said: str, words: Words, rest: Words, lead: int) -> Verdict | None:
     """With no answer before it (a session's first prompt): a correction only in a shape no task
     takes, a statement that sets a value against another ("ERA5 is 0.25 degrees, not 0.1",
     "Falsch, ... 3798 m hoch, nicht 3898"), opened by a contradiction or not about the user's own
     setup; an order ("use tabs, not spaces") is an instruction's business."""
-    if not _VALUE_AGAINST.search(said) or cues.imperative(Words(" ".join(words[lead:])), anywhere=False):
+    if not _VALUE_AGAINST.search(said) or cues.imperative(rest, anywhere=False):
         return None
     if not lead and _own_circumstances(words):
         return None  # "my server runs Ubuntu 22, not 20": context for the task
