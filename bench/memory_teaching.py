@@ -7,7 +7,10 @@ What the hook writes (`plur_learn` payloads, checked against the real schemas by
 sent to the real PLUR with `--server real`) is compared with the labels:
 
 - a written statement is right when it holds >= 80% of the labelled statement's words and adds
-  at most as many words again (at least 10): the carrying sentences, not the whole prompt;
+  at most as many words again (at least 10): the carrying sentences, not the whole prompt; one
+  statement that is the one sentence of two teachings of its prompt (a fact and the instruction it
+  explains) finds both when it holds each and adds at most as many words again as the two
+  together (the table says how many were found so, and the recall without them);
 - precision: right statements / written statements; recall: labelled teachings written, for
   instructions and corrections (the goal: P >= 0.9, R >= 0.95 on the held-out part), and for
   facts the user asked to keep; pinned: written pinned exactly when labelled standing; scope:
@@ -102,6 +105,17 @@ def matches(expected: str, written: str) -> bool:
     return len(want & got) >= 0.8 * len(want) and len(got - want) <= max(10, len(want))
 
 
+def also_covers(others: list[str], hit: str, written: str) -> list[int]:
+    """Which of `others` (labels of the same prompt) the statement that matched `hit` holds too,
+    when it is their one sentence ("I play capo 2 on everything, so give me shapes relative to the
+    capo from now on" is a fact and an instruction): each holds >= 80% of its words in it, and it
+    adds at most as many words again as the labels together."""
+    got = words(written)
+    held = [i for i, e in enumerate(others) if len(words(e) & got) >= 0.8 * len(words(e))]
+    union = words(hit).union(*(words(others[i]) for i in held))
+    return held if held and len(got - union) <= max(10, len(union)) else []
+
+
 @dataclass
 class Score:
     part: str
@@ -113,6 +127,10 @@ class Score:
     found_ic: int = 0
     wanted_facts: int = 0
     found_facts: int = 0
+    # Labels found only because one statement held them with another label of its prompt (their
+    # one sentence): counted in found_ic / found_facts, and said apart in the table.
+    shared_ic: int = 0
+    shared_facts: int = 0
     pinned_ok: int = 0
     scope_ok: int = 0
     from_material: int = 0  # statements holding words only piped or tool text had
@@ -183,6 +201,7 @@ async def score_part(part: str, caller: Any, root: Path) -> Score:
 def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, Any]], material: str) -> None:
     expected = list(turn["teach"])
     used: set[int] = set()
+    shared: set[int] = set()  # found in a statement that matched another label of this prompt
     for payload in learns:
         statement = payload["statement"].split(CONTEXT, 1)[0]
         score.written += 1
@@ -197,6 +216,10 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
         used.add(hit)
         score.right += 1
         label = expected[hit]
+        rest = [i for i in range(len(expected)) if i not in used]
+        for k in also_covers([expected[i]["statement"] for i in rest], label["statement"], statement):
+            used.add(rest[k])
+            shared.add(rest[k])
         pinned_ok = (payload.get("pinned") is True) == label["standing"]
         scope_ok = (payload.get("scope") == f"project:{PROJECT_ID}") == (label["scope"] == "project")
         score.pinned_ok += pinned_ok
@@ -209,9 +232,11 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
         if label["kind"] == "fact":
             score.wanted_facts += 1
             score.found_facts += found
+            score.shared_facts += index in shared
         else:
             score.wanted_ic += 1
             score.found_ic += found
+            score.shared_ic += index in shared
         if not found:
             score.misses.append(f"{sid}: {label['kind']} {label['statement'][:90]!r}")
             span = ground(label["statement"], [turn["user"]])
@@ -233,6 +258,13 @@ def table(scores: list[Score], server: str, shipped: bool) -> str:
                      f"{s.ratio(s.found_ic, s.wanted_ic)} | {s.ratio(s.found_facts, s.wanted_facts)} | "
                      f"{s.ratio(s.pinned_ok, s.right)} | {s.ratio(s.scope_ok, s.right)} | {s.from_material} | "
                      f"{s.secrets} |")
+    lines += ["", "Of those found, held in one statement with another teaching of their prompt (their one sentence, "
+              "\"I play capo 2 on everything, so give me shapes relative to the capo\"); recall without them:", "",
+              "| part | instructions + corrections: shared, recall without | facts: shared, recall without |",
+              "|---|---|---|"]
+    for s in scores:
+        lines.append(f"| {s.part} | {s.shared_ic}, {s.ratio(s.found_ic - s.shared_ic, s.wanted_ic)} | "
+                     f"{s.shared_facts}, {s.ratio(s.found_facts - s.shared_facts, s.wanted_facts)} |")
     lines += ["", "The remember tool (a note: no model here, so what a model would call it with is not measured): "
               "misses above it would keep in the labelled words, were the model to call it with them; sentences "
               "of piped or tool text it would accept (goal 0).", "",
