@@ -130,6 +130,18 @@ def test_instructions_by_their_grammar_not_their_verb(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # a habit said last, after the verb that does it: the assistant's
+    "I sing tenor so write the parts in treble clef with the octave mark every time",
+    # typed without the letters that would give the language away, still not English
+    "Fremover vil jeg gerne have korte svar og ikke lange lister, tak.",
+    "Lain kali jangan guna singkatan dengan saya",
+])
+def test_instructions_the_english_cues_would_have_ruled_out(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
+
+
+@pytest.mark.parametrize("text", [
     "when the build fails, slack pings me", "next time I'll know better", "whenever it rains, my wifi drops",
     "when I say this out loud it sounds silly", "it would be great if this worked",
 ])
@@ -174,6 +186,7 @@ def test_facts_the_user_asks_to_keep_are_pinned(text) -> None:
     "write a bash script that always exits 0", "Explain why you should never use eval in JavaScript",
     "give me a list of things I should never do in kubernetes", "Set git to always rebase on pull",
     "make vim always show line numbers", "List 5 things you should always pack for camping",
+    "configure npm to save exact versions every time",
     "Write a story where the hero never gives up", "translate 'never give up' into Latin",
     # one-off requests and asides
     "make sure the tests pass", "keep going", "try again", "stop the container named web",
@@ -413,6 +426,10 @@ def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> No
     # a log line behind a host or service name
     "web-01 nginx ERROR from now on reject legacy clients\nwhy is it saying that",
     "api-gw WARN always retry on 503\nis this bad?",
+    # a message the user passes on, after a name said to the assistant, or a chat log
+    "Tell Marco from me that from now on the rota is on the fridge",
+    "ok Max, write a note to my neighbour: from now on park on the left, always",
+    "make these minutes\n\n14:02 @lee: from now on we ship on Fridays\n14:05 @ana: ok",
 ])
 def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     assert taught(text, ANSWER) == []

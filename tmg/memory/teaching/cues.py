@@ -159,7 +159,7 @@ def clause_starts(words: Words) -> list[int]:
     return [i for i in range(len(words)) if i in words.breaks or words[i - 1] in VERB_OPENERS]
 
 
-_SUBJECTS = frozenset("i you u we he she they it i'm you're we're they're".split())
+SUBJECTS = frozenset("i you u we he she they it i'm you're we're they're".split())
 _CONJUNCTIONS = frozenset("so and then but".split())
 
 
@@ -171,7 +171,7 @@ def imperative(words: Words, anywhere: bool = True) -> bool:
             return False
         start = max((b for b in words.breaks if b <= index), default=0)
         start = max([start] + [i + 1 for i in range(start, index) if words[i] in _CONJUNCTIONS])
-        if is_verb(words[index]) and not _SUBJECTS & set(words[start:index]) and not _heads_subject(words, index):
+        if is_verb(words[index]) and not SUBJECTS & set(words[start:index]) and not _heads_subject(words, index):
             return True  # (a subject is looked for since the last comma or "so", "and" ...)
     return False
 
@@ -185,7 +185,7 @@ def _heads_subject(words: Words, index: int) -> bool:
     after = words[index + 1:index + 3]
     if after[:1] and after[0] in _FINITE:
         return index + 1 not in words.breaks
-    return len(after) == 2 and after[1] in _FINITE and after[0] not in _SUBJECTS and index + 2 not in words.breaks
+    return len(after) == 2 and after[1] in _FINITE and after[0] not in SUBJECTS and index + 2 not in words.breaks
 
 
 _WANT = Phrases("i (only|just|really|) (want|need|expect|like)")
@@ -302,7 +302,7 @@ def third_person(words: Words) -> bool:
 # function that always ...": only what comes before that clause is the user's instruction.
 _TASKS = frozenset(
     "explain write describe list find create generate build draft compose implement design summarise summarize "
-    "translate make code name".split())
+    "translate make code name tell remind warn inform".split())
 _TASK_PAIRS = Phrases("(tell|show|give|teach|help) me")
 _SUBORDINATORS = frozenset("why how what whether which who that where when if saying telling asking reminding".split())
 

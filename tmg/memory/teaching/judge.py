@@ -299,7 +299,18 @@ def _assistant_habit(words: Words) -> bool:
             return True  # "give always", "respóndeme siempre", "n'utilise jamais"
         if words[index] == "whenever" or (len(previous) <= 3 and last in ("me", "it", "them")):
             return True
+        if index + cues.WEAK_TIME.match_at(words, index) == len(words) and _verb_led(words, index):
+            return True  # "..., so give them next to the grams every time"
     return False
+
+
+def _verb_led(words: Words, index: int) -> bool:
+    """The part of the clause `index` stands in opens with a verb, and neither a subject nor a
+    verb of something else ("set git to rebase ...") follows it."""
+    start = max((s for s in cues.clause_starts(words) if s < index), default=None)
+    if start is None or not cues.is_verb(words[start]) or cues.SUBJECTS & set(words[start:index]):
+        return False
+    return not any(w == "to" and cues.is_verb(words[i + 1]) for i, w in enumerate(words[start:index - 1], start))
 
 
 def _teaching(group: list[int], clauses: list[Clause], verdicts: list[Verdict | None], typed: str,

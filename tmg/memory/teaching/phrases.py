@@ -51,15 +51,19 @@ FUNCTION_WORDS = frozenset(
     " just also then than so as if when what which who how why there here have has had get got use using one all"
     " any every each more most some such only very really about into out up down over than thats that's".split())
 # The function words of languages written without accents as often as not (Italian, Spanish,
-# Portuguese, French, German, Dutch, Indonesian, Tagalog, Swahili): their clauses are not English.
-OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono
-el los las que y por con es una mas pero
-o os da do em um uma para com nao voce
+# Portuguese, French, German, Dutch, the Nordic languages, Polish, Czech, Estonian, Indonesian and
+# Malay, Tagalog, Swahili): their clauses are not English.
+OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono poi sempre ora anche ogni
+el los las que y por con es una mas pero siempre ahora
+o os da do em um uma para com nao voce sempre agora
 le les des et je tu pas est une avec pour sur
 der die das und ich nicht ist zu mit ein eine auf du wir
-de het een en niet ik je van dat met voor wil
-yang dan ini itu aku saya ya dong pakai tolong
-ang ng sa mo ko ba yung po
+de het een en niet ik je van dat met voor wil houd altijd graag voortaan mij
+jeg vil og ikke det er et til som har kan vi med af meg deg jag inte och att
+nie jest sie mnie zawsze prosze tylko je se ze jak vzdy prosim
+ja on ei ka palun alati
+yang dan ini itu aku saya ya dong pakai tolong jangan guna kali untuk dengan tidak selalu nak tak
+ang ng sa mo ko ba yung po lagi palagi ako naman
 kwa ya wa ni""".split()) - FUNCTION_WORDS
 
 

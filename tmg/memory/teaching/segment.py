@@ -24,7 +24,8 @@ _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}"
     r"|(?:[\w./@-]+\s+){0,2}(?:INFO|WARN|WARNING|ERROR|ERR!|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|npm ERR!|[\w./-]+:\d+:|\w+(?:Error|Exception):\s"
-    r"|(?i:warning|error|caution|deprecated|danger|fatal|exception|panic)\s*[:!])")
+    r"|(?i:warning|error|caution|deprecated|danger|fatal|exception|panic)\s*[:!]"
+    r"|\[?\d{1,2}:\d{2}\]?\s+(?:@[\w.-]+|<[\w.-]+>|[\w.-]+:\s))")  # a chat log: "09:05 @dana: ..."
 _CODE_LINE = re.compile(
     r"^(?:\s{4,}\S|\t|\s*(?:\$ |>>> |# |// |/\*|\*/|#!|#include\b|@\w+\(|<\w+[ >/])"
     r"|\s*(?:def|class|func|fn|function|import|package|public|private|async def)\s+[\w(]"
@@ -215,8 +216,8 @@ def _material_lead(line: str) -> int | None:
     if colon is None:
         return None
     lead = line[:colon]
-    if len(lead.split()) > 14 or not _introduces_material(lead):
-        return None
+    if len(lead.split()) > 14 or not any(_introduces_material(part) for part in (lead, lead.rsplit(",", 1)[-1])):
+        return None  # (its last part alone too: "ok Pip, draft a text to my flatmate:")
     return colon + 1
 
 
