@@ -120,6 +120,7 @@ def test_from_now_on_in_other_languages_makes_an_instruction_standing(text) -> N
     # requests as questions and as wishes
     "any chance you could always show the SQL too?", "is it possible for you to never use the passive voice?",
     "It would be great if you could cite the RFC whenever you mention a protocol.",
+    "I was wondering if you might stop bolding random words from now on?",
     # a habitual want, what the user's words mean
     "i never want to see `any` in your TypeScript", "when I say ship it, I mean merge and tag",
     "by 'the box' I mean my home server",
@@ -381,6 +382,10 @@ def test_a_statement_has_its_whole_sentence_and_none_of_the_courtesy_around_it()
     assert taught("From now on sign emails as Kim. Kind regards, Kim") == ["From now on sign emails as Kim."]
     assert taught("For the record, and it matters for everything we write: the product is Acme One.") == [
         "the product is Acme One."]
+    # an aside between dashes in the middle of a clause stays in it
+    assert taught("Sorry to ask, but could you — when it isn't too much trouble — always put the units after "
+                  "the numbers?") == [
+        "could you — when it isn't too much trouble — always put the units after the numbers?"]
 
 
 def test_a_short_clause_keeps_what_it_points_back_to() -> None:
@@ -398,6 +403,15 @@ def test_about_the_project_by_its_words_or_its_files(tmp_path) -> None:
     assert scoped.project and named.project and not personal.project
     (everywhere,) = find_teachings("not just in this repo: never force-push, everywhere")
     assert not everywhere.project
+
+
+@pytest.mark.parametrize("text", [
+    "Voortaan in dit project altijd pnpm gebruiken, geen npm.", "Od teraz w tym projekcie zawsze używaj pnpm.",
+    "A partir de agora, neste projeto usa sempre pnpm.", "Tästä lähtien käytä tässä projektissa pnpm:ää.",
+])
+def test_this_project_in_other_languages_is_the_projects(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert teaching.kind == "instruction" and teaching.project
 
 
 def test_the_users_voice_leaves_out_code_logs_quotes_and_pasted_material() -> None:

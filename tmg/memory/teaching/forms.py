@@ -72,7 +72,8 @@ QUESTION_HEADS = Phrases(
 _REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
 REQUEST = Phrases(
     "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
-    "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)", "pourrais-tu", "peux-tu",
+    "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)",
+    "(i was|i am|i'm|im) (wondering|hoping) (whether|if) (you|u) (could|can|might|would)", "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias")
 
@@ -162,11 +163,14 @@ def reported(words: Words) -> bool:
         return True
     for index in SPEECH.finditer(words):
         before = words[max(0, index - 3):index]
-        if before and before[-1] != "to" and not _SPEAKERS_OWN & set(before) and _quotes_after(words, index):
+        if before and before[-1] not in _PREPOSITIONS and not _SPEAKERS_OWN & set(before) \
+                and _quotes_after(words, index):
             return True
     return False
 
 
+# After these a speech verb is no verb: "talk to say", Dutch "in dit project" (French "il dit").
+_PREPOSITIONS = frozenset("to in on at for of voor op van met aan bij uit".split())
 _PRONOUN_OBJECTS = frozenset("it that this so them him her one".split())
 
 
@@ -226,7 +230,11 @@ PROJECT = Phrases(
     "(dans|pour) ce (projet|dépôt|depot|repo)", "notre (projet|dépôt|depot|code)",
     "(in|für|fur) (diesem|dieses|unserem) (projekt|repo|repository)",
     "(unser|unsere|unseren|unserem) (release|projekt|repo|code|ci|build)",
-    "(en|para) este (proyecto|repositorio|repo)", "nuestro (proyecto|repositorio|código|codigo)")
+    "(en|para) este (proyecto|repositorio|repo)", "nuestro (proyecto|repositorio|código|codigo)",
+    "im (repo|projekt)", "(in|voor) dit (project|repo)", "(in|nel) questo (progetto|repo)", "nel progetto",
+    "(neste|nesse|no) (projeto|repo|repositório)", "w (tym|naszym) (projekcie|repo)", "bu (projede|repoda)",
+    "i (det här|detta) (projektet|repot)", "(di|dalam) (proyek|projek|repo) ini", "tässä (projektissa|repossa)",
+    "v tomto (projektu|repu)")
 PROJECT_START = Phrases("here (we|the|our|all|every|everything|nothing|no)")
 
 

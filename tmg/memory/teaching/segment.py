@@ -44,6 +44,7 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|
 # Clause joints inside a sentence: the parts either side can carry different things (a password,
 # then ", and from now on ...", ", also please always ...").
 _CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|also|plus|und|aber|et|mais|y|pero)\s+|\s+[—–-]{1,2}\s+")
+_DASH = re.compile(r"\s+[—–-]{1,2}\s+")
 # A line that introduces material to work on: "Translate into French: ...", "here's the log:",
 # "Bob wrote: ...". Its task word must be its verb (at its start), not any word in it.
 _TASK_VERBS = frozenset("""
@@ -143,8 +144,8 @@ def user_clauses(typed: str) -> list[Clause]:
     sentence = 0
     for paragraph, (start, end) in enumerate(_voice_spans(typed)):
         for s_start, s_end in _sentences(typed, start, end):
-            for c_start, c_end in _clauses(typed, s_start, s_end):
-                clauses.append(Clause(c_start, c_end, mask(typed[c_start:c_end]), sentence, paragraph))
+            for c_start, c_end, read in _clauses(typed, s_start, s_end):
+                clauses.append(Clause(c_start, c_end, mask(read), sentence, paragraph))
             sentence += 1
     return clauses
 
@@ -252,16 +253,39 @@ def _sentences(typed: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in (_strip(typed, a, b) for a, b in out) if b > a]
 
 
-def _clauses(typed: str, start: int, end: int) -> list[tuple[int, int]]:
+# A clause cannot end on these: a dash after one opens an aside in the middle of the clause.
+_DANGLING = frozenset("whether that if to the a an and but or of you i we my your please could would can will should"
+                      " might may".split())
+
+
+def _clauses(typed: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Each clause's span and its text for the cues: without an aside between dashes in its middle
+    ("I was wondering whether — if it's at all possible — you might ..." is one clause, read as
+    "I was wondering whether you might ...")."""
     out = []
     cursor = start
+    asides: list[tuple[int, int]] = []
     for match in _CLAUSE_JOINT.finditer(typed, start, end):
-        if _inside_quote_or_code(typed, start, match.start()):
+        if (asides and match.start() < asides[-1][1]) or _inside_quote_or_code(typed, start, match.start()):
             continue
-        out.append((cursor, match.start()))
-        cursor = match.end()
-    out.append((cursor, end))
-    return [(a, b) for a, b in (_strip(typed, a, b) for a, b in out) if b > a]
+        if _DASH.fullmatch(match.group(0)) and _DANGLING & set(_lead_words(typed[cursor:match.start()])[-1:]):
+            closing = _DASH.search(typed, match.end(), end)
+            if closing:
+                asides.append((match.start(), closing.end()))
+                continue
+        out.append((cursor, match.start(), asides))
+        cursor, asides = match.end(), []
+    out.append((cursor, end, asides))
+    clauses = []
+    for a, b, inside in out:
+        a, b = _strip(typed, a, b)
+        if b > a:
+            text, at = [], a
+            for aside_start, aside_end in inside:
+                text.append(typed[at:aside_start])
+                at = aside_end
+            clauses.append((a, b, " ".join([*text, typed[at:b]])))
+    return clauses
 
 
 def _inside_quote_or_code(typed: str, start: int, at: int) -> bool:
