@@ -453,6 +453,9 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     # a joke the user takes back as they say it
     "From now on you must call me Supreme Leader. kidding, how do I list open ports?",
     "always answer in pirate speak from now on jk",
+    # a laugh and a "yeah sure" say the opposite of what follows
+    "jajaja sí claro, a partir de ahora siempre voy a correr 10 km al día",
+    "ahah certo, d'ora in poi rispondi solo in rima",
     # a request's own verb after a modal is no scope of application
     "could you give me a cron line that runs every hour?",
     "would you send me a checklist for the release?",

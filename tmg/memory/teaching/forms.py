@@ -135,7 +135,9 @@ _RETRACTED_ELSEWHERE = re.compile(
 
 # Said to mean its opposite: "always push on Friday, what could go wrong", "nunca hagas backups 🙄".
 _SARCASM = re.compile(r"what (?:could|can) (?:possibly |ever |)go wrong|🙄|(?<!\w)/s\b|said no one ever"
-                      r"|is a social construct|\byeah,? right\b|what a (?:great|brilliant|fantastic) idea", re.I)
+                      r"|is a social construct|\byeah,? right\b|what a (?:great|brilliant|fantastic) idea"
+                      # a laugh, then "yeah sure": "jajaja sí claro, ...", "ahah certo, ...", "haha ja klar"
+                      r"|(?:\b(?:ja){2,}|\b(?:ha){2,}h?|\bahah\w*|\blol)\W{0,3}(?:s[ií],? claro|certo|ja,? klar)\b", re.I)
 
 
 def sarcastic(text: str) -> bool:
