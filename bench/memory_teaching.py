@@ -22,7 +22,8 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout14`, `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
+Parts: `heldout15` (written blind; in train_teaching.BLIND: the shipped model never saw it),
+`heldout14`, `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
 worked on and trained on; the next blind part goes in train_teaching.BLIND until its run), `train12`
 and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
 run once with the shipped model, then trained on), `train8`
@@ -67,7 +68,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout14": ROOT / "bench" / "data" / "teaching_heldout14.json",
+PARTS = {"heldout15": ROOT / "bench" / "data" / "teaching_heldout15.json",
+         "heldout14": ROOT / "bench" / "data" / "teaching_heldout14.json",
          "heldout13": ROOT / "bench" / "data" / "teaching_heldout13.json",
          "heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
          "train12": ROOT / "bench" / "data" / "teaching_train12.json",
@@ -86,7 +88,8 @@ PARTS = {"heldout14": ROOT / "bench" / "data" / "teaching_heldout14.json",
 PROJECT_ID = "github.com/acme/bench"
 CONTEXT = ' (correcting the earlier answer: "'
 # Values in the corpora that must never be written anywhere.
-CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9")
+CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9",
+            "Corpus-Pass-4417", "canary-token-9x2")
 _WORD = re.compile(r"[\w'-]+")
 
 
