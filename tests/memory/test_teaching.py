@@ -180,6 +180,23 @@ def test_facts_the_user_asks_to_keep_are_pinned(text) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "I'm allergic to shellfish.", "i am left handed btw", "my daughter's coeliac",
+    "we keep halal at home", "my husband has a severe sesame allergy", "I'm red-green colour blind",
+])
+def test_a_condition_every_answer_should_allow_for_is_kept_unasked(text) -> None:
+    (teaching,) = find_teachings(text)
+    assert (teaching.kind, teaching.standing, teaching.cues) == ("fact", True, ("condition",))
+
+
+@pytest.mark.parametrize("text", [
+    "I'm not vegan, but my flatmate is", "am I allergic to penicillin if my mum is?",
+    "if I were diabetic, what would change?", "is this recipe vegetarian?",
+])
+def test_a_condition_denied_asked_about_or_supposed_is_not(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
     # questions, even with always/never in them
     "How do I tell git to always rebase on pull?", "why would anyone always use tabs",
     "every time I run pytest it hangs, why?", "do you remember my name?",
@@ -453,6 +470,16 @@ def test_words_for_others_and_material_pointed_at_teach_nothing(text) -> None:
     # a joke the user takes back as they say it
     "From now on you must call me Supreme Leader. kidding, how do I list open ports?",
     "always answer in pirate speak from now on jk",
+    # a plan of the user's own, laughed at; what the user expects from now on
+    "from now on I'm gonna floss every single night haha",
+    "status: the queue drained overnight, from now on it should stay quiet",
+    "the cert renewed itself, going forward should be fine",
+    # asked about memory itself, not asked to keep something
+    "would you remember from now on anything I say, or is every chat new?",
+    # someone else's rule, by a speech verb people use for it
+    "my landlord reckons you should never run the dryer at night",
+    # a list of rules to write is their content
+    "Write a list of pool rules for the clubhouse. Begin with: 1. Never run. 2. Always shower first.",
     # a laugh and a "yeah sure" say the opposite of what follows
     "jajaja sí claro, a partir de ahora siempre voy a correr 10 km al día",
     "ahah certo, d'ora in poi rispondi solo in rima",

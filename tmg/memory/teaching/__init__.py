@@ -39,6 +39,9 @@ n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein
 remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
 merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides apunta conste
 like want need expect hate stand better should must please pls plz kindly appreciate sure
+allergic allergy allergies intolerant intolerance handed lefthanded blind colourblind colorblind diabetic dyslexic
+autistic deaf vegan vegetarian pescatarian coeliac celiac epileptic asthmatic pregnant kosher halal wheelchair adhd
+dyslexia diabetes epilepsy asthma autism hearing
 bitte favor plaît plait stp svp préfère préfére aimerais voudrais veux dois lieber möchte sollst musst
 prefiero quiero gustaría debes tienes
 repo repository project codebase monorepo workspace folder directory here our staging prod production

@@ -25,7 +25,8 @@ MEMORY = Phrases(
 MEMORY_OPENERS = frozenset("please pls plz kindly favor bitte and so also just".split())
 REQUEST_HEADS = Phrases("(could|can|would|will) (you|u)")
 NOT_MEMORY = Phrases(
-    "(do|did) (you|u) (still|) remember", "(can|could) (you|u) remember (what|when|how|where|who|if|my|the|me)",
+    "(do|did) (you|u) (still|) remember", "(can|could|will|would) (you|u) remember (what|when|how|where|who|if|my|the|me)",
+    "remember (from now on|going forward|in future|next time|later) (what|anything|everything|things)",
     "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
     "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
     # "remember to": a reminder, judged as an instruction ("remember to always use UTC") or a task
@@ -118,6 +119,16 @@ HYPOTHETICAL = Phrases(
     "wenn ich (sagen würde|sagte|wollte)", "qué pasaría si", "que pasaria si", "si te dijera")
 
 
+# What the user expects to happen: after "going forward", "it should be fine" is a status, no rule.
+_STATE = "(fine|ok|okay|good|stable|alright|steady|quiet|green|all right|back to normal)"
+PREDICTION = Phrases(
+    f"(it|we|things|that|this|everything|all|you|they) (should|will|ought to|shall) (be|stay|remain|keep) {_STATE}",
+    f"(it'll|we'll|that'll|things'll|everything'll|itll|well) (be|stay) {_STATE}",
+    "(it|we|things|that|this|everything) (should|will) (work|hold up|run) (fine|now|ok)",
+    "(it|we|things|that|this|everything) (should|will) be no (problem|issue|issues|problems)",
+    f"(should|will) (be|stay|remain) {_STATE}")
+
+
 def hypothetical(words: Words) -> bool:
     return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
 
@@ -144,14 +155,20 @@ def sarcastic(text: str) -> bool:
     return _SARCASM.search(text) is not None
 
 
+# A resolution of the user's own, laughed at: "from now on I'll always sleep 8 hours lol".
+_OWN_PLAN = re.compile(r"\b(?:i'll|i will|i'm going to|im going to|i'm gonna|im gonna|i am going to)\b", re.I)
+_LAUGH = re.compile(r"\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣|😅", re.I)
+
+
 def joking(text: str) -> bool:
-    return _RETRACTED.search(text) is not None or _RETRACTED_ELSEWHERE.search(text) is not None
+    return _RETRACTED.search(text) is not None or _RETRACTED_ELSEWHERE.search(text) is not None or (
+        _OWN_PLAN.search(text) is not None and _LAUGH.search(text) is not None)
 
 
 SPEECH = Phrases(
     "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
     "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
-    "keeps saying", "posted", "replied", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
+    "keeps saying", "posted", "replied", "swears", "swore", "reckons", "announced", "declared", "dit", "disait", "a dit", "écrit", "pense", "sagt", "sagte",
     "meint", "schreibt", "dice", "dijo", "escribió", "piensa", "saying", "insisting", "falou", "disse", "diz",
     "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "ha detto")
 REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
@@ -343,6 +360,32 @@ CALL_YOU = re.compile(r"\b(?i:I'll|Ill|I will|I'm going to|Im going to|I'm gonna
 YOU_ARE_NOW = re.compile(r"\b(?i:you're|youre|you are|u r|ur)\s+(?!(?:I|OK|Ok|Right|Welcome|Wrong|Done)\b)[A-Z][\w-]+"
                          r"\s+(?i:now|from now on|from today)\b")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
+# A condition of the user's, or of their family's, that every answer should allow for: "I'm
+# allergic to ...", "I'm colour blind", "my son is autistic", "we keep kosher".
+_CONDITION = ("(allergic|intolerant|lactose-intolerant|gluten-intolerant|left-handed|lefthanded|colour-blind"
+              "|color-blind|colourblind|colorblind|diabetic|dyslexic|autistic|deaf|vegan|vegetarian|pescatarian"
+              "|coeliac|celiac|epileptic|asthmatic|pregnant)")
+_DEGREE = "(also|very|severely|badly|mildly|quite|a|an|)"
+_KIN = "son daughter wife husband partner kid child kids children boy girl mum mom dad mother father baby".split()
+_ALLERGENS = "(peanut|nut|tree nut|gluten|lactose|shellfish|egg|dairy|penicillin|latex|soy|sesame|bee sting|wasp sting|)"
+CONDITION = Phrases(
+    f"(i'm|im|i am|i've been|ive been) {_DEGREE} {_CONDITION}", f"(he's|she's|they're) {_DEGREE} {_CONDITION}",
+    f"my ({'|'.join(_KIN)}) (is|are|has been) {_DEGREE} {_CONDITION}",
+    f"my ({'|'.join(kin + chr(39) + 's' for kin in _KIN)}) {_DEGREE} {_CONDITION}",  # "my son's autistic"
+    "(i'm|im|i am) (colour|color|red-green|red green) blind", "(i'm|im|i am) (left|right) handed",
+    "(i'm|im|i am) red-green (colour|color) blind",
+    "(i'm|im|i am) (hard of hearing|type 1 diabetic|type 2 diabetic|t1 diabetic|in a wheelchair|a wheelchair user)",
+    f"(i|we|{'|'.join('my ' + kin for kin in _KIN)}) (have|has|'ve got|have got) (a|an|) (severe|mild|bad|) "
+    f"{_ALLERGENS} (allergy|allergies|intolerance)",
+    "(i|we) have (adhd|dyslexia|diabetes|epilepsy|asthma|coeliac|celiac|autism|coeliac disease|celiac disease)",
+    "(i|we) (keep|eat) (kosher|halal)", "(i|we) (don't|dont|do not|can't|cant|cannot) eat (meat|pork|fish|gluten"
+    "|dairy|nuts|beef|shellfish|eggs)")
+
+
+def condition(words: Words) -> bool:
+    return CONDITION.find(words) >= 0
+
+
 USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
                     "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *",
                     "(appelle-moi|appelez-moi|appelle|appelez) *", "(nenn|nenne) mich *", "nennen sie mich *",

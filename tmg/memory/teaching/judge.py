@@ -140,12 +140,14 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     syntax.close_subordinate(words)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
+    if _predicts(words):
+        return None  # "update: /var back at 41%, going forward it should be fine": a status
     if forms.joking(typed[clause.start:clause.end + 16]) or forms.sarcastic(typed[clause.start:clause.end + 60]):
         return None  # a joke, said so in the clause or right after it; sarcasm, by its marks
     question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
-    if question and not request:
-        return None  # a question teaches nothing, even with "always" in it
+    if question and (not request or forms.NOT_MEMORY.find(words) >= 0):
+        return None  # a question teaches nothing, even with "always" in it, nor one about memory itself
     signals: list[str] = ["thanked"] if reply and answer.text and _thanks(reply) else []
     verdict = _by_rule(clause, words, body, first, typed, answer, reply, request, after_project, asks,
                        contradicting, signals)
@@ -183,6 +185,8 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
     found = _instruction_cues(words, request, after_project, asks, contradicting, signals)
     if found is not None:
         return Verdict(INSTRUCTION, True, found)
+    if forms.condition(words):
+        return Verdict(FACT, True, ("condition",))  # said in passing too, even beside a question
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
 
 
@@ -301,6 +305,15 @@ def _assistant_habit(words: Words) -> bool:
             return True
         if index + cues.WEAK_TIME.match_at(words, index) == len(words) and _verb_led(words, index):
             return True  # "..., so give them next to the grams every time"
+    return False
+
+
+def _predicts(words: Words) -> bool:
+    """A "from now on" that scopes what the user expects, not what anyone is to do."""
+    for index in cues.STRONG_TIME.finditer(words):
+        after = index + cues.STRONG_TIME.match_at(words, index)
+        if forms.PREDICTION.match_at(words, after):
+            return True
     return False
 
 

@@ -71,7 +71,7 @@ def _lead_words(text: str) -> list[str]:
 TEXT_KINDS = frozenset("""
 reminder message note email mail letter sign poster notice announcement post tweet memo text reply prompt story
 poem slogan caption description summary readme policy checklist guideline guidelines invitation invite card speech
-toast bio flyer banner newsletter
+toast bio flyer banner newsletter rules list faq script ad advert listing
 """.split())
 _PRODUCE = frozenset("write draft compose create make prepare produce generate design type put".split())
 _POINTED = frozenset("this these it following below".split())
