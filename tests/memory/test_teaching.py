@@ -182,6 +182,8 @@ def test_facts_the_user_asks_to_keep_are_pinned(text) -> None:
 @pytest.mark.parametrize("text", [
     "I'm allergic to shellfish.", "i am left handed btw", "my daughter's coeliac",
     "we keep halal at home", "my husband has a severe sesame allergy", "I'm red-green colour blind",
+    # in the languages people type to the assistant, accents or none
+    "Ik ben linkshandig.", "je suis allergique aux arachides", "Jag är vegetarian.", "sono celiaca",
 ])
 def test_a_condition_every_answer_should_allow_for_is_kept_unasked(text) -> None:
     (teaching,) = find_teachings(text)

@@ -41,7 +41,12 @@ merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides
 like want need expect hate stand better should must please pls plz kindly appreciate sure
 allergic allergy allergies intolerant intolerance handed lefthanded blind colourblind colorblind diabetic dyslexic
 autistic deaf vegan vegetarian pescatarian coeliac celiac epileptic asthmatic pregnant kosher halal wheelchair adhd
-dyslexia diabetes epilepsy asthma autism hearing
+dyslexia diabetes epilepsy asthma autism hearing allergique allergisch alergico alergica allergico allergica
+linkshandig linkshander zurdo zurda mancino mancina canhoto canhota gaucher gauchere venstrehendt vasenkatinen
+leworeczny leworeczna daltonien daltonienne farbenblind daltonico daltonica kleurenblind diabetique diabetiker
+diabetico diabetica diabeticus diabeetikko vegetarien vegetarier vegetariano vegetariana vegetarisch vegane veganer
+vegano vegana veganist vegaani coeliaque celiaco celiaca sourd sourde taub sordo sorda surdo surda doof kuuro
+autiste autist autista autistisch schwanger embarazada incinta gravida zwanger gravid raskaana
 bitte favor plaît plait stp svp préfère préfére aimerais voudrais veux dois lieber möchte sollst musst
 prefiero quiero gustaría debes tienes
 repo repository project codebase monorepo workspace folder directory here our staging prod production

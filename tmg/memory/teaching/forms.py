@@ -361,42 +361,6 @@ CALL_YOU = re.compile(r"\b(?i:I'll|Ill|I will|I'm going to|Im going to|I'm gonna
 YOU_ARE_NOW = re.compile(r"\b(?i:you're|youre|you are|u r|ur)\s+(?!(?:I|OK|Ok|Right|Welcome|Wrong|Done)\b)[A-Z][\w-]+"
                          r"\s+(?i:now|from now on|from today)\b")
 IDENTITY = Phrases("you're", "you are", "ur", "u r", "youre", "(your|ur) name", "du bist", "tu es", "eres")
-# A condition of the user's, or of their family's, that every answer should allow for: "I'm
-# allergic to ...", "I'm colour blind", "my son is autistic", "we keep kosher".
-_CONDITION = ("(allergic|intolerant|lactose-intolerant|gluten-intolerant|left-handed|lefthanded|colour-blind"
-              "|color-blind|colourblind|colorblind|diabetic|dyslexic|autistic|deaf|vegan|vegetarian|pescatarian"
-              "|coeliac|celiac|epileptic|asthmatic|pregnant)")
-_DEGREE = "(also|very|severely|badly|mildly|quite|a|an|)"
-_KIN = "son daughter wife husband partner kid child kids children boy girl mum mom dad mother father baby".split()
-CONDITION = Phrases(
-    f"(i'm|im|i am|i've been|ive been) {_DEGREE} {_CONDITION}", f"(he's|she's|they're) {_DEGREE} {_CONDITION}",
-    f"my ({'|'.join(_KIN)}) (is|are|has been) {_DEGREE} {_CONDITION}",
-    f"my ({'|'.join(kin + chr(39) + 's' for kin in _KIN)}) {_DEGREE} {_CONDITION}",  # "my son's autistic"
-    "(i'm|im|i am) (colour|color|red-green|red green) blind", "(i'm|im|i am) (left|right) handed",
-    "(i'm|im|i am) red-green (colour|color) blind",
-    "(i'm|im|i am) (hard of hearing|type 1 diabetic|type 2 diabetic|t1 diabetic|in a wheelchair|a wheelchair user)",
-    "(i|we) have (adhd|dyslexia|diabetes|epilepsy|asthma|coeliac|celiac|autism|coeliac disease|celiac disease)",
-    "(i|we) (keep|eat) (kosher|halal)", "(i|we) (don't|dont|do not|can't|cant|cannot) eat (meat|pork|fish|gluten"
-    "|dairy|nuts|beef|shellfish|eggs)")
-
-
-_ALLERGY = frozenset("allergy allergies intolerance".split())
-_HAVE = frozenset("have has 've got".split())
-
-
-def condition(words: Words) -> bool:
-    if CONDITION.find(words) >= 0:
-        return True
-    for index, word in enumerate(words):  # "I have a severe peanut allergy", "my son has a nut allergy"
-        if word in _ALLERGY:
-            before = words[max(0, index - 6):index]
-            owner = {"i", "we"} & set(before) or any(
-                w == "my" and nxt in _KIN for w, nxt in zip(before, before[1:], strict=False))
-            if owner and _HAVE & set(before):
-                return True
-    return False
-
-
 USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *", "ich (heiße|heisse) *", "me llamo *",
                     "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *",
                     "(appelle-moi|appelez-moi|appelle|appelez) *", "(nenn|nenne) mich *", "nennen sie mich *",

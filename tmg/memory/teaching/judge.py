@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms, learned, manner, syntax
+from tmg.memory.teaching.condition import condition
 from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
                                             renames_assistant, tokens)
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
@@ -185,7 +186,7 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
     found = _instruction_cues(words, request, after_project, asks, contradicting, signals)
     if found is not None:
         return Verdict(INSTRUCTION, True, found)
-    if forms.condition(words):
+    if condition(words):
         return Verdict(FACT, True, ("condition",))  # said in passing too, even beside a question
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
 
