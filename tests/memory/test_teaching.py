@@ -193,6 +193,7 @@ def test_a_condition_every_answer_should_allow_for_is_kept_unasked(text) -> None
 @pytest.mark.parametrize("text", [
     "I'm not vegan, but my flatmate is", "am I allergic to penicillin if my mum is?",
     "if I were diabetic, what would change?", "is this recipe vegetarian?",
+    "a friend is coming for dinner and she's vegan",  # hers, and not one of the family's
 ])
 def test_a_condition_denied_asked_about_or_supposed_is_not(text) -> None:
     assert taught(text) == []

@@ -25,7 +25,7 @@ _CONDITION_ELSEWHERE = (
 _DEGREE = "(also|very|severely|badly|mildly|quite|a|an|)"
 _KIN = "son daughter wife husband partner kid child kids children boy girl mum mom dad mother father baby".split()
 CONDITION = Phrases(
-    f"(i'm|im|i am|i've been|ive been) {_DEGREE} {_CONDITION}", f"(he's|she's|they're) {_DEGREE} {_CONDITION}",
+    f"(i'm|im|i am|i've been|ive been) {_DEGREE} {_CONDITION}",
     f"my ({'|'.join(_KIN)}) (is|are|has been) {_DEGREE} {_CONDITION}",
     f"my ({'|'.join(kin + chr(39) + 's' for kin in _KIN)}) {_DEGREE} {_CONDITION}",  # "my son's autistic"
     "(i'm|im|i am) (colour|color|red-green|red green) blind", "(i'm|im|i am) (left|right) handed",
@@ -38,18 +38,26 @@ CONDITION = Phrases(
       for kind in (_CONDITION, _CONDITION_ELSEWHERE)))
 
 
+# "he's autistic" is theirs only after "my son ..." in the same clause (not a friend's, unnamed).
+_PRONOUNED = Phrases(f"(he's|she's|they're|he is|she is|they are) {_DEGREE} {_CONDITION}")
 _ALLERGY = frozenset("allergy allergies intolerance".split())
 _HAVE = frozenset("have has 've got".split())
 
 
 def condition(words: Words) -> bool:
+    """Whether the clause states such a condition of the user's or their family's."""
     if CONDITION.find(words) >= 0:
         return True
+    pronoun = _PRONOUNED.find(words)
+    if pronoun > 0 and _kin_before(words[:pronoun]):
+        return True  # "my son is 6 and he's autistic"
     for index, word in enumerate(words):  # "I have a severe peanut allergy", "my son has a nut allergy"
         if word in _ALLERGY:
             before = words[max(0, index - 6):index]
-            owner = {"i", "we"} & set(before) or any(
-                w == "my" and nxt in _KIN for w, nxt in zip(before, before[1:], strict=False))
-            if owner and _HAVE & set(before):
+            if ({"i", "we"} & set(before) or _kin_before(before)) and _HAVE & set(before):
                 return True
     return False
+
+
+def _kin_before(words: list[str]) -> bool:
+    return any(w == "my" and kin in _KIN for w, kin in zip(words, words[1:], strict=False))
