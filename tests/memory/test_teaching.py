@@ -124,20 +124,13 @@ def test_from_now_on_in_other_languages_makes_an_instruction_standing(text) -> N
     # a habitual want, what the user's words mean
     "i never want to see `any` in your TypeScript", "when I say ship it, I mean merge and tag",
     "by 'the box' I mean my home server",
-])
-def test_instructions_by_their_grammar_not_their_verb(text) -> None:
-    (teaching,) = find_teachings(text)
-    assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
-
-
-@pytest.mark.parametrize("text", [
     # a habit said last, after the verb that does it: the assistant's
     "I sing tenor so write the parts in treble clef with the octave mark every time",
     # typed without the letters that would give the language away, still not English
     "Fremover vil jeg gerne have korte svar og ikke lange lister, tak.",
     "Lain kali jangan guna singkatan dengan saya",
 ])
-def test_instructions_the_english_cues_would_have_ruled_out(text) -> None:
+def test_instructions_by_their_grammar_not_their_verb(text) -> None:
     (teaching,) = find_teachings(text)
     assert teaching.kind == "instruction" and teaching.standing and teaching.statement in text
 

@@ -217,7 +217,7 @@ def _material_lead(line: str) -> int | None:
     if colon is None:
         return None
     lead = line[:colon]
-    if len(lead.split()) > 14 or not any(_introduces_material(part) for part in (lead, lead.rsplit(",", 1)[-1])):
+    if len(lead.split()) > 14 or not any(_introduces_material(part) for part in {lead, lead.rsplit(",", 1)[-1]}):
         return None  # (its last part alone too: "ok Pip, draft a text to my flatmate:")
     return colon + 1
 
