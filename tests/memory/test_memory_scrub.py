@@ -89,6 +89,9 @@ PROSE = [
     ("The password for the staging db is Winter2024!", "The password for the staging db is ***"),
     ("the admin password was changed to Lemon#Tree7", "the admin password was changed to ***"),
     ("the PIN is 4821", "the PIN is ***"),
+    ("our office door code is Brass-Otter-5150, note it down", "our office door code is ***, note it down"),
+    ("the gate code: 7740#", "the gate code: ***"),
+    ("the bike lock combination is 3-9-1-4", "the bike lock combination is ***"),
     ("password: \"two words here\"", "password: \"***\""),
     ("le mot de passe est Soleil2024", "le mot de passe est ***"),
     ("das Passwort ist Sommer2023!", "das Passwort ist ***"),
@@ -119,6 +122,9 @@ def test_secrets_said_in_prose_urls_and_pairs_are_masked_and_their_words_kept(te
     "postgres://db.internal:5432/app",
     "connect GPIO pin 13 to the LED",
     "das Passwort ist falsch",
+    "the alarm code is on the whiteboard",
+    "the error code is 404",
+    "the zip code is 90210",
 ])
 def test_prose_about_secrets_is_not_a_secret(text) -> None:
     assert find_secrets(text) == [] and mask_secrets(text) == text

@@ -119,6 +119,16 @@ def _pin(value: str) -> bool:
     return value.isdigit() and 4 <= len(value) <= 12
 
 
+# What an access code opens: a door code, not an error, country or zip code.
+_ACCESS_THINGS = (r"door|front\s+door|office|building|gate|garage|alarm|access|entry|entrance|lock|lockbox|safe|keypad"
+                  r"|security|locker|unlock|key\s?safe|wifi|wi-fi|wlan|vault|bike\s+lock|padlock")
+
+
+def _access_code(value: str) -> bool:
+    """An access code's value: digits ("4471"), or made up (`Kx-2291`), not "on the whiteboard"."""
+    return _pin(value.rstrip("#*")) or _shaped(value)
+
+
 def _basic(value: str) -> bool:
     """A base64 `user:password`: padded to a multiple of 4, and not a plain word ("Basic Configuration")."""
     return len(value) % 4 == 0 and any(c.isdigit() or c in "+/=" or c.isupper() for c in value[1:])
@@ -199,6 +209,10 @@ _PATTERNS: tuple[_Shape, ...] = (
     _Shape("prose_pin", ("pin", "pass"),
            r"(?<![\w-])(?:PIN|(?i:pin)[\s-]?(?i:code|number)|(?i:passcode))"
            rf"(?i:{_QUALIFIER}{_COPULA})(?P<secret>\d+)(?!\d)", 0, _pin),
+    # A code that opens something: "our office door code is 4471#", "the gate code: Kx-2291".
+    _Shape("prose_access_code", ("code", "combination", "combo"),
+           rf"(?<![\w-])(?:{_ACCESS_THINGS})[\s-]?(?:code|combination|combo)s?{_QUALIFIER}{_COPULA}{_VALUE}", _I,
+           _access_code, _said),
     # No verb at all: "password hunter22x", "login bob password b0bsecret", "the password `kx9!mQ2z`".
     _Shape("bare_password", ("pass", "pw", "kennwort", "senha", "wachtwoord"),
            rf"(?<![\w-])(?:password|passwort|passwd|pw|pwd|passcode|kennwort|senha|wachtwoord)\s+{_VALUE}",
