@@ -67,7 +67,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout15": ROOT / "bench" / "data" / "teaching_heldout15.json",
+PARTS = {"heldout16": ROOT / "bench" / "data" / "teaching_heldout16.json",
+         "heldout15": ROOT / "bench" / "data" / "teaching_heldout15.json",
          "heldout14": ROOT / "bench" / "data" / "teaching_heldout14.json",
          "heldout13": ROOT / "bench" / "data" / "teaching_heldout13.json",
          "heldout10": ROOT / "bench" / "data" / "teaching_heldout10.json",
@@ -88,7 +89,7 @@ PROJECT_ID = "github.com/acme/bench"
 CONTEXT = ' (correcting the earlier answer: "'
 # Values in the corpora that must never be written anywhere.
 CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9",
-            "Corpus-Pass-4417", "canary-token-9x2")
+            "Corpus-Pass-4417", "canary-token-9x2", "Canary-Quartz-6621", "bluefin-canary-93", "sk-canary-h16-0000")
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -346,7 +347,10 @@ async def main() -> None:
     parser.add_argument("--shipped", action="store_true",
                         help="score every part with the shipped learned model, not one trained without that part")
     args = parser.parse_args()
-    parts = list(PARTS) if args.part == "all" else [args.part]
+    from bench.train_teaching import BLIND
+
+    # A blind part waits for its one run (`--part NAME --shipped`), so tuning never sees its figure.
+    parts = [p for p in PARTS if p not in BLIND] if args.part == "all" else [args.part]
     root = Path(tempfile.mkdtemp(prefix="tmg-teaching-"))
     scores = []
     if args.server == "fake":

@@ -55,6 +55,29 @@ WEAK_TIME = Phrases(
     "ever", "everywhere", "toujours", "jamais", "(à|a|) chaque fois", "par défaut", "la prochaine fois", "immer",
     "nie", "niemals", "jedes mal", "nicht mehr", "standardmäßig", "grundsätzlich", "siempre", "nunca", "jamás",
     "cada vez", "ya no", "por defecto", "la próxima vez")
+# Always, never, every time and by default in the languages the cues have no grammar for: a
+# signal to the learned reading only (where they stand says nothing the cues can read), so what
+# it learned of "always" in English carries to "altijd", "zawsze", "hamesha".
+OTHER_HABIT = Phrases(
+    "altijd", "nooit", "elke keer", "standaard", "sempre", "mai più", "mai piu", "ogni volta", "di default",
+    "toda vez", "todas as vezes", "por padrão", "por padrao", "zawsze", "nigdy", "za każdym razem", "domyślnie",
+    "vždy", "vzdy", "nikdy", "pokaždé", "pokazde", "alltid", "aldrig", "altid", "aldri", "varje gång", "hver gang",
+    "som standard", "aina", "koskaan", "joka kerta", "oletuksena", "mindig", "soha", "mindenkor",
+    "întotdeauna", "intotdeauna", "mereu", "niciodată", "niciodata", "de fiecare dată", "her zaman", "asla",
+    "hiçbir zaman", "her seferinde", "varsayılan olarak", "selalu", "jangan pernah", "setiap kali", "lagi", "palagi",
+    "tuwing", "daima", "kila mara", "kamwe", "hamesha", "humesha", "kabhi nahi", "kabhi mat", "har baar", "luôn",
+    "luôn luôn", "không bao giờ", "mỗi lần", "πάντα", "ποτέ", "κάθε φορά", "всегда", "никогда", "каждый раз",
+    "по умолчанию", "завжди", "ніколи", "щоразу", "uvijek", "uvek", "nikad", "nikada", "uvek", "دائما", "دائماً",
+    "أبدا", "أبداً", "תמיד", "לעולם", "همیشه", "هرگز")
+# The same in the scripts written without spaces (a clause is one "word" to the cues).
+OTHER_HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今後", "总是", "總是", "一直", "永远", "每次", "以后", "以後",
+                     "今后", "항상", "앞으로", "매번", "절대")
+
+
+def other_habit(words: Words, masked: str) -> bool:
+    return OTHER_HABIT.find(words) >= 0 or any(mark in masked for mark in OTHER_HABIT_CHARS)
+
+
 # After these words an always/never is the assistant's habit ("please always", "you should
 # never", "give me always", ", always."); after anything else it is someone else's ("a function
 # that always returns", "set git to always rebase", "he never").
@@ -99,7 +122,7 @@ PREFERENCE = Phrases(
 ADDRESSED_MODAL = Phrases(
     "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)", "i (must|) insist (that|) you",
     "be sure to", "(you|u) (should|must|shall)", "(you|u) (need|have) to", "(you|u) are to", "(you're|youre) to",
-    "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(j'aimerais|je voudrais|je veux) que tu",
+    "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(please|pls|plz|kindly) (you|u) will", "(j'aimerais|je voudrais|je veux) que tu",
     "tu dois", "il faut que tu", "ich (möchte|mochte|will)", "ich hätte gern", "du (sollst|musst)", "quiero que",
     "me (gustaría|gustaria) que", "debes", "tienes que")
 

@@ -17,7 +17,8 @@ _ANAPHOR = re.compile(r"\b(?:it|that|this|them|those|these|so|ça|cela|das|dies|
 def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
            short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
-    whole_line = clauses[0].paragraph == clauses[-1].paragraph and "?" not in typed
+    whole_line = clauses[0].paragraph == clauses[-1].paragraph and "?" not in typed \
+        and not any(verdict is None and _task(clause) for clause, verdict in zip(clauses, verdicts))
     if short_reply and (whole_line or any(v is not None and v.kind == CORRECTION for v in verdicts)):
         # A short reply that corrects the answer, or a short line that teaches and asks nothing: all
         # of it (its reason, "thats how i read"; its tail, "every time."),
@@ -71,8 +72,19 @@ def _names(text: str) -> set[str]:
 
 def _goes_on(clause: Clause, after: Clause) -> bool:
     """The same sentence going on with another verb of the instruction ("stop using the em dash
-    so much; use commas instead")."""
-    return after.sentence == clause.sentence and cues.imperative(Words(after.masked), anywhere=False)
+    so much; use commas instead"), not with the next step of a task ("... — then give me a prep
+    list")."""
+    words = Words(after.masked)
+    return after.sentence == clause.sentence and cues.imperative(words, anywhere=False) \
+        and not forms.NEXT_STEP.match_at(words, 0)
+
+
+def _task(clause: Clause) -> bool:
+    """A one-off ask beside a teaching, which is no part of it: "yo can u help me make a skyrim
+    mod", "then give me a prep list" (a bare imperative may be the rule's own next sentence: "stop
+    apologising. just answer.")."""
+    words = Words(clause.masked)
+    return forms.request_start(words) or (cues.imperative(words, anywhere=False) and forms.NEXT_STEP.match_at(words, 0) > 0)
 
 
 def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:

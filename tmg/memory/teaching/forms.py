@@ -41,15 +41,24 @@ _TASK_CONSTRAINT = Phrases("(it|this|that|they|these|those|the code|the function
                            "|needs to|need to|has got to|must not|can't|cannot|shouldn't)")
 
 
+def task_constraint(words: Words) -> bool:
+    """"keep in mind this has to run on Python 3.8": a memory verb on what the task must be."""
+    return any(_TASK_CONSTRAINT.match_at(words, _content(words, index)) for index in MEMORY.finditer(words))
+
+
+def _content(words: Words, index: int) -> int:
+    """Where what a memory verb at `index` asks to keep starts."""
+    content = index + MEMORY.match_at(words, index)
+    return content + (words[content:content + 1] == ["that"])
+
+
 def memory_request(words: Words) -> bool:
     """"Remember that ...", "please keep in mind ...", "..., please remember that", "keep that
     somewhere"; not "remember it has to be stable" (the task at hand)."""
     if NOT_MEMORY.find(words) >= 0:
         return False
     for index in MEMORY.finditer(words):
-        content = index + MEMORY.match_at(words, index)
-        content += words[content:content + 1] == ["that"]
-        if _TASK_CONSTRAINT.match_at(words, content):
+        if _TASK_CONSTRAINT.match_at(words, _content(words, index)):
             continue
         if index in words.breaks or words[index - 1] in MEMORY_OPENERS:
             return True
@@ -70,13 +79,17 @@ QUESTION_HEADS = Phrases(
     "could (i|we|it|this|that)", "will (it|this|that|i|there)", "would (it|this|that|i)", "any idea",
     "when (is|are|does|do|did|was|will|should|can)", "est-ce que", "quand (est|sont|dois)", "gibt es", "kann ich",
     "hast du", "por qué")
-_REQUEST_LEAD = frozenset("please pls hey so and also ok".split())
+_REQUEST_LEAD = frozenset("please pls hey hi hello yo so and also ok okay right".split())
+# The next step of a task ("... — then add a test for the 404 path"), not more of a rule.
+NEXT_STEP = Phrases("(and|) (then|next|after that|afterwards)")
 REQUEST = Phrases(
     "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
     "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)",
     "(i was|i am|i'm|im) (wondering|hoping) (whether|if) (you|u) (could|can|might|would)", "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
-    "puedes", "podrías", "podrias")
+    "puedes", "podrías", "podrias", "(kun|kunt|zou|wil) (je|jij|u)", "(puoi|potresti|può|potrebbe)", "(pode|podes|poderia)",
+    "(você|voce|vc) (pode|poderia)", "(kan|kunne|kunde|skulle) (du|ni)", "(możesz|mozesz|mógłbyś|moglbys)",
+    "(můžeš|muzes|mohl bys)", "(voisitko|voitko)")
 
 
 TAG = Phrases("okay", "ok", "k", "right", "yeah", "yes", "alright", "all right", "deal", "got it", "understood",
@@ -99,8 +112,8 @@ def question_start(words: Words) -> bool:
 
 def request_start(words: Words) -> bool:
     """A request in question form, first or after a comma: "could you stop ...?", "i've been
-    meaning to say, can u pls always ..."."""
-    for start in sorted(words.breaks):
+    meaning to say, can u pls always ...", "small thing but could you stop ...?"."""
+    for start in sorted(words.breaks | {i + 1 for i, word in enumerate(words) if word == "but"}):
         at = start
         while at < len(words) and words[at] in _REQUEST_LEAD:
             at += 1

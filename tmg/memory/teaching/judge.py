@@ -118,7 +118,8 @@ def _read(typed: str, previous_answer: str,
         clause = clauses[index]
         verdicts[index] = _judge(clause, index == 0, typed, answer, reply,
                                  index > 0 and clauses[index - 1].paragraph == clause.paragraph
-                                 and forms.about_project(Words(clauses[index - 1].masked)), asks, contradicting,
+                                 and forms.about_project(Words(clauses[index - 1].masked))
+                                 and not forms.NEXT_STEP.match_at(Words(clause.masked), 0), asks, contradicting,
                                  record)
     return _Read(typed, clauses, answer, short_reply, verdicts)
 
@@ -158,9 +159,10 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         record(clause, feats, verdict is not None)
     # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
     # only"; what a task is about, "set git to always rebase"; courtesy or praise; a proposal,
-    # "let's try ..."), or the prompt asks something (what it states is its context).
+    # "let's try ..."; what the task must be, "keep in mind this has to run on 3.8"), or the prompt
+    # asks something (what it states is its context).
     if verdict is None and not asks and not forms.courtesy(words) and not proposes(words) \
-            and not {"one-off", "task object"} & set(signals):
+            and not forms.task_constraint(words) and not {"one-off", "task object"} & set(signals):
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)
         read = learned.reading(feats)
@@ -251,6 +253,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         signals += [f"d:{k}" for k, v in directive.items() if v] + [f"s:{k}" for k, v in standing.items() if v]
         bare = len(words) <= 3 and not any(standing.values())  # "stop!", "keep going": a task, no habit
         others = not standing["always/never"] and cues.WEAK_TIME.find(words) >= 0  # "set git to always rebase"
+        signals += ["s:habit word"] * cues.other_habit(words, " ".join(words))
         signals += ["not the assistant's habit"] * others + ["one-off"] * one_off + ["task object"] * (cut is not None) + ["asks"] * asks + ["bare task"] * bare
     if one_off and not strong:
         return None  # "don't run the migrations yet", "in this refactor"

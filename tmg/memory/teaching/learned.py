@@ -42,6 +42,9 @@ QUANTIFIERS = frozenset("every all any each always whenever anything everything"
 HOUSE = frozenset("we we're here".split())  # how things are done here: a convention, said as a fact
 PRONOUNS = frozenset("i i'm im i'll i've i'd you you're u it it's he she they we we're they're".split())
 CONDITIONS = frozenset("when whenever if unless once before after until".split())
+# A pronoun after these heads a relative clause of a wish, not its subject ("no nuts in anything
+# you suggest, ever", "whatever you write for me").
+NOT_SUBJECT_AFTER = CONDITIONS | frozenset("anything everything whatever whichever nothing something all any every".split())
 # Common English words beyond the function words, so a short English clause is known as English.
 COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't know think want need make like go going get "
                                       "right wrong good better fine great work works working now time next still "
@@ -122,7 +125,7 @@ def _states(words: list[str]) -> bool:
     if any(w in FINITE for w in words):
         return True
     for at, word in enumerate(words[:-1]):
-        if word in PRONOUNS and (at == 0 or words[at - 1] not in CONDITIONS):
+        if word in PRONOUNS and (at == 0 or words[at - 1] not in NOT_SUBJECT_AFTER):
             return True
     return words[0] in SUBJECTS
 
