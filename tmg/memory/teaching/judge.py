@@ -111,7 +111,9 @@ def _read(typed: str, previous_answer: str,
         judged = [*range(EDGE_CLAUSES), *range(len(clauses) - EDGE_CLAUSES, len(clauses))]
     verdicts: list[Verdict | None] = [None] * len(clauses)
     # A prompt that asks something: what it states is context for the question, not a rule to keep.
-    asks = any(forms.asks(c.masked) for c in clauses)
+    # A request ("kun je deze functie herschrijven ...?") asks for work, not for an answer.
+    requests = {c.sentence for c in clauses if forms.request_start(Words(c.masked))}
+    asks = any(forms.asks(c.masked) and c.sentence not in requests for c in clauses)
     # A short reply that opens by contradicting the answer corrects it: its "no X" is no ban.
     contradicting = bool(reply and answer.text and forms.CONTRA_LEAD.match_at(Words(clauses[0].masked), 0))
     for index in judged:
