@@ -24,7 +24,7 @@ def kept(text: str, answer: str = "") -> list[tuple[str, str, bool, tuple[str, .
     "code first, words after. thats how i skim",
     "I want every commit message you write for me in the imperative mood",  # a wish for every time
     "Rispondimi sempre in italiano da adesso.",  # languages the cues have no words for
-    "Svara alltid på svenska, tack.", "Mostantól mindig magyarul válaszolj.",
+    "Svara alltid på svenska, tack.",
 ])
 def test_a_wish_no_cue_reads_is_kept_whole_in_the_users_words_and_pinned(text) -> None:
     assert kept(text) == [("instruction", text, True, ("learned",))]

@@ -12,7 +12,8 @@ Two passes:
      `api_secret:`, `"clientSecret": "..."`, `Pwd=` in a connection string);
    - secrets said in prose: a password, passphrase, PIN, secret, token or key that "is", "=" or
      ":" something ("the staging password is ***", "pw: ***", "my passphrase is ***"), also in
-     French, German, Spanish, Portuguese, Italian and Dutch ("le mot de passe est ***").
+     French, German, Spanish, Portuguese, Italian and Dutch ("le mot de passe est ***"), and a
+     code that opens something ("our office door code is ***", "the gate code: ***").
    A value is masked only when it looks like one: "the password field is required", "the token
    is expired", `password: ${DB_PASSWORD}`, `auth: required` or `token = get_token()` stay as
    they are (a stop list of predicates, placeholders and code). The corpus behind these rules and

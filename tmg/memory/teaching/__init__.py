@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 # Every word some cue needs (its time adverbials, negations, memory verbs, modal requests,
 # project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
 # in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold;
-# renames, and always/never/from now on, in languages written without accents as often as not.
+# renames, and always/never/from now on, in languages written without accents as often as not;
+# the words of teaching/lexicon.py those languages write in plain ASCII.
 # tests/memory/test_teaching.py checks that every teaching of the corpora's tuning parts passes
 # this gate.
 MARKERS = frozenset("""
@@ -70,6 +71,17 @@ teraz zawsze nigdy alltid aldrig altid aldri fremover framover nikdy vzdy aina k
 sekarang mereu totdeauna
 feil ikke salah bukan mitte geen inte nej fel translated forgot missed
 adesso daqui diante vervolg fortsattningen odtad odted inainte incolo viitor depannya jatkossa lahtien bundan boyle
+ako aku alsjeblieft alstublieft anota anote arbeider arbeite arbejder arbetar asun daima dimenticare dolgozom elke
+esqueca felejtsd fiecare gedachten gentileza glem glom hamesha hoon houd humesha husk huwag hver hyva ihag ingat
+ingatlah intotdeauna j'habite jag jeg jegyezd jestem jobbar jobber joka jsem kabhi kalimutan kamwe keer kerem kerlek
+kerta kripaya kripya kumbuka lagi lavoro leder lembre-se locuiesc lucrez lutfen mieszkam mimi mindenkor mindig minte
+mohon molim moro muista muistiin nezapomen niciodata nikad nikada ninafanya ninaishi noteer ole olen oletuksena
+padrao pakiusap palagi pamatuj pamietaj pernah piacere pokazde pracuje pracuji prendi presente prosim prosze rakhna
+rakho saya seferinde seorang setiap snalla soha sono sou soy standaard suis sunt tafadhali tandaan tengas tenha tenlo
+tieni tine tinggal tolong trabajo trabalho travaille tuwing uita unohda unutma usisahau uvek uvijek vagyok vanligen
+varje venligst vennligst vergeet vezes vivo volta werk wohne woon yaad zaman zanotuj zapamatuj zapamietaj zapomnij
+ich bin naprej odslej prihodnje sada ubuduce ubuduće nadalje mostantol ezentul ngayon kuanzia seterusnya endavant
+vandaag aage aaj futuro
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tmg.memory.teaching import lexicon
 from tmg.memory.teaching.phrases import Phrases, Words
 from tmg.memory.teaching.segment import TEXT_KINDS
 
@@ -31,7 +32,7 @@ DISCOURSE = Phrases(
     "anyways", "um", "umm", "uh", "er", "erm", "ugh", "oh well", "ok so", "okay so", "so yeah", "ah well", "boh",
     "ecco", "allora", "bem", "olha", "pronto", "tja", "naja", "also gut", "bah", "ben", "euh", "pues", "oye")
 POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il te (plaît|plait)",
-                 "s'il vous (plaît|plait)", "stp", "svp")
+                 "s'il vous (plaît|plait)", "stp", "svp", *lexicon.PLEASE)
 
 # Scope in time. STRONG alone makes a clause standing; WEAK only where it qualifies the
 # assistant's doing (judge._assistant_habit).
@@ -48,36 +49,13 @@ STRONG_TIME = Phrases(
     "i (fortsättningen|fortsattningen)", "från och med nu", "fran och med nu", "fra nu af", "fra nå av", "fra na av",
     "od (teraz|tej pory|dzisiaj)", "odtąd", "odtad", "od (teď|ted|nynějška|nynejska)", "odteď", "odted",
     "de acum (înainte|inainte|încolo|incolo)", "pe viitor", "mulai sekarang", "ke depannya", "tästä lähtien",
-    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)")
+    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON)
 WEAK_TIME = Phrases(
     "always", "never", "whenever", "(every|each|any) time", "everytime", "anytime", "next time", "by default",
     "as a rule", "in general", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
     "ever", "everywhere", "toujours", "jamais", "(à|a|) chaque fois", "par défaut", "la prochaine fois", "immer",
     "nie", "niemals", "jedes mal", "nicht mehr", "standardmäßig", "grundsätzlich", "siempre", "nunca", "jamás",
     "cada vez", "ya no", "por defecto", "la próxima vez")
-# Always, never, every time and by default in the languages the cues have no grammar for: a
-# signal to the learned reading only (where they stand says nothing the cues can read), so what
-# it learned of "always" in English carries to "altijd", "zawsze", "hamesha".
-OTHER_HABIT = Phrases(
-    "altijd", "nooit", "elke keer", "standaard", "sempre", "mai più", "mai piu", "ogni volta", "di default",
-    "toda vez", "todas as vezes", "por padrão", "por padrao", "zawsze", "nigdy", "za każdym razem", "domyślnie",
-    "vždy", "vzdy", "nikdy", "pokaždé", "pokazde", "alltid", "aldrig", "altid", "aldri", "varje gång", "hver gang",
-    "som standard", "aina", "koskaan", "joka kerta", "oletuksena", "mindig", "soha", "mindenkor",
-    "întotdeauna", "intotdeauna", "mereu", "niciodată", "niciodata", "de fiecare dată", "her zaman", "asla",
-    "hiçbir zaman", "her seferinde", "varsayılan olarak", "selalu", "jangan pernah", "setiap kali", "lagi", "palagi",
-    "tuwing", "daima", "kila mara", "kamwe", "hamesha", "humesha", "kabhi nahi", "kabhi mat", "har baar", "luôn",
-    "luôn luôn", "không bao giờ", "mỗi lần", "πάντα", "ποτέ", "κάθε φορά", "всегда", "никогда", "каждый раз",
-    "по умолчанию", "завжди", "ніколи", "щоразу", "uvijek", "uvek", "nikad", "nikada", "uvek", "دائما", "دائماً",
-    "أبدا", "أبداً", "תמיד", "לעולם", "همیشه", "هرگز")
-# The same in the scripts written without spaces (a clause is one "word" to the cues).
-OTHER_HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今後", "总是", "總是", "一直", "永远", "每次", "以后", "以後",
-                     "今后", "항상", "앞으로", "매번", "절대")
-
-
-def other_habit(words: Words, masked: str) -> bool:
-    return OTHER_HABIT.find(words) >= 0 or any(mark in masked for mark in OTHER_HABIT_CHARS)
-
-
 # After these words an always/never is the assistant's habit ("please always", "you should
 # never", "give me always", ", always."); after anything else it is someone else's ("a function
 # that always returns", "set git to always rebase", "he never").
@@ -162,7 +140,7 @@ préfère n'utilise n'écris
 antworte nutze benutze verwende schreib schreibe gib lass vermeide sag sprich nimm zeig erkläre halte füge setze
 bleib sei mach
 responde respóndeme contesta usa utiliza escribe da dame pon evita habla di dime sigue mantén incluye explica sé
-""".split())
+""".split()) | lexicon.IMPERATIVES
 _VERB_SUFFIXES = ("-moi", "-toi", "-me", "-nous")
 # After these a clause's own verb may follow: "so answer", "please never", "bitte gib".
 VERB_OPENERS = frozenset(

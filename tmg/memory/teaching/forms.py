@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from tmg.memory.teaching import lexicon
 from tmg.memory.teaching.phrases import Phrases, Words
 
 # Memory requests: keep this.
@@ -21,7 +22,7 @@ MEMORY = Phrases(
     "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
     "pour (mémoire|memoire)", "(merk|merke) dir", "merken sie sich", "(denk|denke) daran", "vergiss nicht",
     "behalte im kopf", "zur info", "notiere", "notier", "recuerda", "(acuérdate|acuerdate)", "ten en cuenta",
-    "no olvides", "toma nota", "apunta", "para que conste", "para tu (información|informacion)")
+    "no olvides", "toma nota", "apunta", "para que conste", "para tu (información|informacion)", *lexicon.REMEMBER)
 MEMORY_OPENERS = frozenset("please pls plz kindly favor bitte and so also just".split())
 REQUEST_HEADS = Phrases("(could|can|would|will) (you|u)")
 NOT_MEMORY = Phrases(
@@ -30,7 +31,7 @@ NOT_MEMORY = Phrases(
     "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
     "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
     # "remember to": a reminder, judged as an instruction ("remember to always use UTC") or a task
-    "remember to", "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich")
+    "remember to", "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich", *lexicon.REMINDER)
 
 
 # A memory verb another verb governs: "help me to remember:", "I need you to remember that".

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms, learned, manner, syntax
+from tmg.memory.teaching import cues, forms, learned, lexicon, manner, syntax
 from tmg.memory.teaching.condition import condition
 from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
                                             renames_assistant, tokens)
@@ -255,7 +255,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         signals += [f"d:{k}" for k, v in directive.items() if v] + [f"s:{k}" for k, v in standing.items() if v]
         bare = len(words) <= 3 and not any(standing.values())  # "stop!", "keep going": a task, no habit
         others = not standing["always/never"] and cues.WEAK_TIME.find(words) >= 0  # "set git to always rebase"
-        signals += ["s:habit word"] * cues.other_habit(words, " ".join(words))
+        signals += ["s:habit word"] * lexicon.habit(words, " ".join(words))
         signals += ["not the assistant's habit"] * others + ["one-off"] * one_off + ["task object"] * (cut is not None) + ["asks"] * asks + ["bare task"] * bare
     if one_off and not strong:
         return None  # "don't run the migrations yet", "in this refactor"

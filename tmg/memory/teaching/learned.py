@@ -23,6 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from tmg.memory.teaching import lexicon
 from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS, stem
 
 MODEL = Path(__file__).with_name("learned_model.json")
@@ -30,6 +31,8 @@ OUTCOMES = ("none", "instruction", "correction", "fact")
 THRESHOLD = 0.6  # the model's probability that the clause teaches, to fire
 WISH = 0.8  # an English wish with no directive, subject or verb (the model is this sure)
 SURE = 0.97  # an English directive with no standing cue, when the model is this sure it is one
+# In another language, where fewer standing cues are known, a directive needs less to be one.
+SURE_ELSEWHERE = 0.85
 # An English clause led by a subject, or with a finite verb of its own, states something; one
 # without ("bullet points > paragraphs for me", "tldr first then details") can only be a wish.
 SUBJECTS = frozenset("i i'm im i'll ill i've ive you you're youre u it it's its he she they we my our this that "
@@ -83,6 +86,8 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("house")  # "we don't do default exports here", "here we squash every PR"
     elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
         out.append("statement")  # a subject and its verb: it says how things are, not what to do
+    if lexicon.says_self(words, masked):
+        out.append("self")
     if first:
         out.append("first")
     if reply:
@@ -173,8 +178,8 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is a
     task ("keep going"), and so is an English one whose always/never the cues found to qualify
     something else ("set git to always rebase on pull"), and any directive the cues read with
-    no standing cue, unless the model is sure (`SURE`): "don't include the tests in the summary",
-    "écris un mail pour ...". In English, which the cues read well, an instruction or a fact
+    no standing cue, unless the model is sure (`SURE`; `SURE_ELSEWHERE` in another language, where
+    fewer standing cues are known): "don't include the tests in the summary", "écris un mail pour ...". In English, which the cues read well, an instruction or a fact
     with no directive is a house convention ("we don't do default exports here") or a wish said
     with no subject or verb of its own ("tldr first then details", when the model is `WISH` sure);
     not a complaint ("you never listen", "always something with this laptop") nor a remark
@@ -183,11 +188,11 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     if kind == "correction":
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
         return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
-    if "sig:bare task" in feats or ("english" in feats and "sig:not the assistant's habit" in feats):
+    if ("sig:bare task" in feats and "self" not in feats) or ("english" in feats and "sig:not the assistant's habit" in feats):
         return False
     directive = any(f.startswith("sig:d:") for f in feats)
     standing = any(f.startswith("sig:s:") for f in feats)
-    if directive and not standing and teaches < SURE:
+    if directive and not standing and teaches < (SURE if "english" in feats else SURE_ELSEWHERE):
         return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
     if "english" not in feats or directive:
         return True

@@ -31,10 +31,12 @@ _CODE_LINE = re.compile(
     r"|\s*(?:def|class|func|fn|function|import|package|public|private|async def)\s+[\w(]"
     r"|\s*from\s+[\w.]+\s+import\b|\s*(?:const|let|var)\s+\w+\s*=|\s*[A-Z][A-Z0-9_]{2,}=\S"
     r"|\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER)\s[A-Z*(]"
-    r"|.*[{};]\s*$|\s*[}\])]+[,;]?\s*$|\s*-\s+[\w.-]+:\s|\s*[\w.-]+:\s*(?:true|false|null|yes|no|\d+)\s*$)")
+    r"|.*(?:[{}]|(?<![\u0370-\u03ff\u1f00-\u1fff]);)\s*$|\s*[}\])]+[,;]?\s*$|\s*-\s+[\w.-]+:\s|\s*[\w.-]+:\s*(?:true|false|null|yes|no|\d+)\s*$)")
 _QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|«[^»\n]{2,}»|„[^“”\n]{2,}[“”]"
                      r"|(?<![\w'])'[^'\n]{2,}?'(?![\w'])")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
+# Greek asks with ";" (or its own U+037E): "Μπορείς να μου προτείνεις ...;" is a question, not code.
+_GREEK_QUESTION = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff]);|\u037e")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 # Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
@@ -152,7 +154,7 @@ def user_clauses(typed: str) -> list[Clause]:
 
 def mask(text: str) -> str:
     """Lower-cased, typographic apostrophes made plain, code spans and quotations replaced."""
-    text = _BULLET.sub("", text.replace("’", "'").replace("‘", "'"))
+    text = _BULLET.sub("", _GREEK_QUESTION.sub("?", text.replace("’", "'").replace("‘", "'")))
     text = _CODE_SPAN.sub(f" {CODE} ", text)
     text = _QUOTED.sub(f" {QUOTE} ", text)
     return " ".join(text.lower().split())

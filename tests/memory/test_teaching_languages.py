@@ -1,0 +1,81 @@
+"""What is taught in the languages the cues have no grammar for (teaching/lexicon.py), and what
+of a prompt that mixes a task and a teaching the teaching keeps. Phrasings in no corpus part."""
+
+from __future__ import annotations
+
+import pytest
+
+from tmg.memory.teaching import find_teachings
+from tmg.memory.teaching.segment import user_clauses
+
+
+def taught(text: str, previous: str = "") -> list[tuple[str, str]]:
+    return [(t.kind, t.statement) for t in find_teachings(text, previous)]
+
+
+@pytest.mark.parametrize("text,statement", [
+    ("Onthoud: mijn kantoor zit in Gent.", "Onthoud: mijn kantoor zit in Gent."),
+    ("Kumbuka kwamba ninafundisha hesabu Arusha.", "Kumbuka kwamba ninafundisha hesabu Arusha."),
+    ("Pamiętaj, że mam psa i dwa koty.", "Pamiętaj, że mam psa i dwa koty."),
+    ("Запомни: мой сервер работает на Debian 12.", "Запомни: мой сервер работает на Debian 12."),
+])
+def test_a_memory_request_in_another_language_keeps_what_it_asks_to(text, statement) -> None:
+    assert taught(text) == [("fact", statement)]
+
+
+@pytest.mark.parametrize("text", [
+    "Tafadhali nijibu kwa Kiswahili kuanzia sasa.",
+    "Proszę, od teraz odpowiadaj krótko.",
+    "Lütfen bundan sonra da kısa cevap ver, from now on short answers.",
+])
+def test_please_with_from_now_on_in_another_language_is_an_instruction(text) -> None:
+    assert [kind for kind, _ in taught(text)] == ["instruction"]
+
+
+def test_a_memory_verb_in_a_question_keeps_nothing() -> None:
+    assert taught("Ricordi come si chiama il mio gatto?") == []
+
+
+def test_a_greek_question_mark_is_a_question_not_a_line_of_code() -> None:
+    clauses = user_clauses("Είμαι νοσηλεύτρια στην Πάτρα. Ποια είναι η δόση για παιδιά;")
+    assert [c.masked[-1] for c in clauses] == [".", "?"]
+
+
+@pytest.mark.parametrize("text,statement", [
+    ("hey can u write me a haiku about rain. also pls always sign off with a dash",
+     "pls always sign off with a dash"),
+    ("Port this script to Go — and btw we never use cgo in this repo — then add a benchmark for it.",
+     "we never use cgo in this repo"),
+])
+def test_a_task_beside_a_teaching_is_no_part_of_it(text, statement) -> None:
+    assert [s for _, s in taught(text)] == [statement]
+
+
+def test_a_bare_rule_after_another_is_still_part_of_it() -> None:
+    assert [s for _, s in taught("quit hedging. just say it.")] == ["quit hedging. just say it."]
+
+
+def test_a_request_after_but_is_a_request() -> None:
+    assert [k for k, _ in taught("sorry to nag but could you stop calling every warning a bug?")] == ["instruction"]
+
+
+@pytest.mark.parametrize("text", ["Ricordati di rispondere sempre in italiano.", "N'oublie pas de toujours citer tes sources."])
+def test_remember_to_in_another_language_is_a_reminder_not_a_fact(text) -> None:
+    assert [kind for kind, _ in taught(text)] == ["instruction"]
+
+
+@pytest.mark.parametrize("text", [
+    "Gebruik altijd pathlib in plaats van os.path.", "Zawsze odpowiadaj po polsku.",
+])
+def test_an_imperative_with_always_in_another_language_is_an_instruction(text) -> None:
+    assert taught(text) == [("instruction", text)]
+
+
+def test_a_name_that_is_a_verb_elsewhere_gives_no_order() -> None:
+    assert taught("Anna always forgets her keys lol") == []
+
+
+@pytest.mark.parametrize("text", ["Mostantól mindig magyarul válaszolj.", "Od sada mi odgovaraj na hrvatskom."])
+def test_from_now_on_in_another_language_is_read_by_the_cues(text) -> None:
+    assert [(t.kind, t.statement, t.standing, "from now on" in t.cues) for t in find_teachings(text)] == [
+        ("instruction", text, True, True)]

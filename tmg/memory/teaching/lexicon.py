@@ -1,0 +1,117 @@
+"""The cue words of the languages the cues have no grammar for.
+
+The cues read English closely, and French, German and Spanish well; people also teach in Dutch,
+Polish, Hungarian, Greek, Swahili and thirty other languages. Where a word says the same in any
+of them (always, please, remember, I am), it is listed here once, so that a rule, or what the
+learned reading learned of the English word, carries to "altijd", "tafadhali", "muista" and
+"vagyok". Words only: where they stand in a clause is left to the learned reading.
+"""
+
+from __future__ import annotations
+
+from tmg.memory.teaching.phrases import Phrases, Words
+
+# Always, never, every time, by default: a signal to the learned reading only.
+HABIT_WORDS = (
+    "altijd", "nooit", "elke keer", "standaard", "sempre", "mai più", "mai piu", "ogni volta", "di default",
+    "toda vez", "todas as vezes", "por padrão", "por padrao", "zawsze", "nigdy", "za każdym razem", "domyślnie",
+    "vždy", "vzdy", "nikdy", "pokaždé", "pokazde", "alltid", "aldrig", "altid", "aldri", "varje gång", "hver gang",
+    "som standard", "aina", "koskaan", "joka kerta", "oletuksena", "mindig", "soha", "mindenkor",
+    "întotdeauna", "intotdeauna", "mereu", "niciodată", "niciodata", "de fiecare dată", "her zaman", "asla",
+    "hiçbir zaman", "her seferinde", "varsayılan olarak", "selalu", "jangan pernah", "setiap kali", "lagi", "palagi",
+    "tuwing", "daima", "kila mara", "kamwe", "hamesha", "humesha", "kabhi nahi", "kabhi mat", "har baar", "luôn",
+    "luôn luôn", "không bao giờ", "mỗi lần", "πάντα", "ποτέ", "κάθε φορά", "всегда", "никогда", "каждый раз",
+    "по умолчанию", "завжди", "ніколи", "щоразу", "uvijek", "uvek", "nikad", "nikada", "دائما", "دائماً",
+    "أبدا", "أبداً", "תמיד", "לעולם", "همیشه", "هرگز")
+HABIT = Phrases(*HABIT_WORDS)
+# The same in the scripts written without spaces (a clause is one "word" to the cues).
+HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今後", "总是", "總是", "一直", "永远", "每次", "以后", "以後", "今后",
+               "항상", "앞으로", "매번", "절대")
+
+# From now on: a standing cue (cues.STRONG_TIME), which alone makes a clause an instruction.
+FROM_NOW_ON = ("od zdaj naprej", "odslej", "v prihodnje", "od sada (pa nadalje|)", "od sad", "ubuduće", "ubuduce",
+               "отныне", "впредь", "с этого момента", "с сегодняшнего дня", "в дальнейшем", "відтепер", "віднині",
+               "надалі", "з цього моменту", "από εδώ και (πέρα|στο εξής)", "από τώρα και στο εξής", "στο εξής",
+               "mostantól", "mostantol", "ezentúl", "ezentul", "a jövőben", "từ (giờ|nay|bây giờ) (trở đi|về sau|)",
+               "kuanzia (sasa|leo)", "(mula|simula) ngayon", "(aage|aaj) se", "dari sekarang", "seterusnya",
+               "من الآن (فصاعدا|فصاعداً)", "מעכשיו", "מעתה", "از (این|حالا) به بعد", "(a partir|des) d'ara",
+               "d'ara endavant", "in futuro", "da oggi in poi", "van nu af aan", "in de toekomst", "vanaf vandaag")
+
+# Please: a directive cue (cues.POLITE), so "please ... from now on" is asked in any of them.
+PLEASE = ("per favore", "per piacere", "alsjeblieft", "alstublieft", "graag", "se faz favor", "por gentileza",
+          "proszę", "prosze", "prosím", "prosim", "snälla", "snalla", "vänligen", "vanligen", "venligst",
+          "vennligst", "ole hyvä", "ole hyva", "kérlek", "kerlek", "kérem", "kerem", "vă rog", "va rog",
+          "lütfen", "lutfen", "tolong", "mohon", "tafadhali", "pakiusap", "kripya", "kripaya",
+          "làm ơn", "пожалуйста", "будь ласка", "παρακαλώ", "παρακαλω", "molim", "molim te", "si us plau",
+          "من فضلك", "رجاء", "رجاءً", "בבקשה", "لطفا", "لطفاً")
+
+# Remember, keep in mind, note, don't forget: a memory request (forms.MEMORY) at a clause's start.
+REMEMBER = ("ricorda", "ricordati", "tieni (a|) mente", "tieni presente", "prendi nota", "non dimenticare",
+            "lembra", "lembre", "lembre-se", "lembra-te", "anota", "anote", "tenha em mente", "(não|nao) (esqueça|esqueca)",
+            "ten presente", "tenlo presente", "(para|) que lo tengas presente", "onthoud", "vergeet niet", "noteer",
+            "houd in gedachten", "kom (ihåg|ihag)", "(glöm|glom) inte", "husk", "glem ikke", "ikke glem",
+            "(pamiętaj|pamietaj)", "(zapamiętaj|zapamietaj)", "zanotuj", "nie zapomnij", "pamatuj", "zapamatuj si",
+            "(nezapomeň|nezapomen)", "muista", "(älä|ala) unohda", "pane muistiin", "jegyezd meg", "ne felejtsd",
+            "(ține|tine) minte", "(reține|retine)", "nu uita", "unutma", "aklında tut", "ingat", "ingatlah",
+            "jangan lupa", "tandaan", "huwag kalimutan", "kumbuka", "usisahau", "yaad (rakhna|rakho|rakh)",
+            "hãy nhớ", "nhớ rằng", "ghi nhớ", "đừng quên", "запомни", "запомните", "не забывай", "не забудь",
+            "имей в виду", "учти", "запам'ятай", "не забувай", "май на увазі", "θυμήσου", "να θυμάσαι",
+            "σημείωσε", "μην ξεχνάς", "تذكر", "تذكّر", "لا تنس", "זכור", "תזכור", "אל תשכח", "یادت باشه")
+
+# What people tell an assistant to do, in the imperative: use, write, answer, give, keep, call,
+# explain (cues.VERB_WORDS, which holds the English, French, German and Spanish); none that is an
+# English word or a name besides ("anna", Finnish for give; "hall", "tal", "do").
+IMPERATIVES = frozenset("""
+usa usate scrivi rispondi rispondimi dammi metti evita tieni chiamami spiega parla
+escreve escreva responde responda dá dê coloca coloque evita evite mantém mantenha chama chame explica explique fala
+gebruik schrijf antwoord geef zet vermijd houd noem spreek
+używaj uzywaj pisz napisz odpowiadaj dawaj podawaj unikaj trzymaj nazywaj wyjaśniaj wyjasniaj mów
+använd anvand skriv svara sätt undvik håll kalla förklara forklara prata
+brug bruk svar giv undgå unngå kald kall forklar snakk
+käytä kayta kirjoita vastaa pidä pida vältä kutsu selitä selita puhu
+používej pouzivej piš odpovídej odpovidej dávej davej vyhni drž říkej rikej vysvětli vysvetli mluv
+használj hasznalj írj irj válaszolj valaszolj kerüld keruld hívj hivj magyarázd beszélj
+folosește foloseste scrie răspunde raspunde dă evită evita păstrează pastreaza spune explică explica vorbește
+kullan yaz cevapla kaçın kacin söyle soyle açıkla acikla konuş konus
+gunakan pakai tulis jawab balas berikan hindari panggil jelaskan bicara
+gamitin isulat sagutin ibigay iwasan tawagin ipaliwanag
+tumia andika jibu nipe epuka niite eleza ongea
+likho batao bolo samjhao rakho karo
+dùng viết đưa tránh gọi nói
+используй пиши отвечай давай избегай называй объясняй говори
+використовуй пиши відповідай давай уникай називай пояснюй говори
+χρησιμοποίησε γράψε απάντα απάντησε δώσε απόφυγε φώναξε εξήγησε μίλα
+""".split())
+
+# Remember to, don't forget to: a reminder, judged as an instruction or a task (forms.NOT_MEMORY).
+REMINDER = ("(ricorda|ricordati|ricordatevi) di", "non dimenticare di", "(lembre-se|lembra-te|lembre|lembra) de",
+            "(não|nao) (esqueça|esqueca|esqueças|esquecas) de", "vergeet niet (te|om)", "(pamiętaj|pamietaj) (żeby|zeby|aby)",
+            "nie zapomnij (żeby|zeby|aby)", "(n'oublie|n'oubliez) pas de")
+
+# The user saying what they are, do or have ("je suis ...", "Könyvelő vagyok", "Είμαι δασκάλα"):
+# one feature of the learned reading, so "I'm a nurse" in one language carries to the others.
+SELF_WORDS = (
+    "i'm (a|an)", "i am (a|an)", "i work (as|at|in|on|for|nights|days)", "i live in", "i'm based in", "i run (a|an)",
+    "je suis", "j'habite", "je travaille", "ich bin", "ich arbeite", "ich wohne", "soy", "trabajo (como|en)",
+    "vivo en", "sono (un|una|uno|un')", "lavoro (come|in|a)", "vivo a", "sou", "trabalho (como|em|num|numa)",
+    "moro em", "ik ben", "ik werk", "ik woon", "jag är", "jag ar", "jag jobbar", "jag arbetar", "jag bor",
+    "jag leder", "jeg er", "jeg arbeider", "jeg arbejder", "jeg jobber", "jeg bor", "jestem", "pracuję", "pracuje",
+    "mieszkam", "jsem", "pracuji", "bydlím", "bydlim", "olen", "työskentelen", "asun", "vagyok", "dolgozom",
+    "sunt", "lucrez", "locuiesc", "είμαι", "δουλεύω", "μένω", "я работаю", "я живу", "я працюю", "ben bir",
+    "çalışıyorum", "yaşıyorum", "saya seorang", "saya bekerja", "saya tinggal", "aku seorang", "ako ay", "ako",
+    "mimi ni", "ninafanya kazi", "ninaishi", "main (ek|ik)", "hoon", "hun", "tôi là", "tôi làm", "tôi sống",
+    "أنا", "אני", "هستم")
+SELF = Phrases(*SELF_WORDS)
+SELF_CHARS = ("私は", "僕は", "我是", "我在", "저는", "나는")
+SELF_FIRST = frozenset(("я", "ben"))  # Russian and Turkish drop the verb: "Я тестировщик ..."
+
+
+def habit(words: Words, masked: str) -> bool:
+    """An always/never/by default in one of these languages."""
+    return HABIT.find(words) >= 0 or any(mark in masked for mark in HABIT_CHARS)
+
+
+def says_self(words: list[str], masked: str) -> bool:
+    """The user saying what they are, do or have."""
+    return SELF.find(words) >= 0 or (len(words) > 1 and words[0] in SELF_FIRST) \
+        or any(mark in masked for mark in SELF_CHARS)
