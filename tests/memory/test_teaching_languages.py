@@ -79,3 +79,11 @@ def test_a_name_that_is_a_verb_elsewhere_gives_no_order() -> None:
 def test_from_now_on_in_another_language_is_read_by_the_cues(text) -> None:
     assert [(t.kind, t.statement, t.standing, "from now on" in t.cues) for t in find_teachings(text)] == [
         ("instruction", text, True, True)]
+
+
+@pytest.mark.parametrize("text", [
+    "I would like that you always answer me with the code first",  # "I would like that you": a request
+    "Bitte gib mir Daten immer im ISO-Format aus",  # German typed without umlauts is not English
+])
+def test_a_request_in_the_words_of_another_grammar_is_an_instruction(text) -> None:
+    assert [kind for kind, _ in taught(text)] == ["instruction"]

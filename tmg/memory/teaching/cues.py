@@ -98,7 +98,7 @@ PREFERENCE = Phrases(
     "|summaries|emails|commit messages)")
 # Asking or telling the assistant to do something (directive; by itself only for now).
 ADDRESSED_MODAL = Phrases(
-    "(i'd|i would) (really|) like you to", "(want|need|expect) you to", "make sure (you|to|that)", "i (must|) insist (that|) you",
+    "(i'd|i would) (really|) like you to", "(i'd|i would) (really|) like that (you|u)", "i want that (you|u)", "(want|need|expect) you to", "make sure (you|to|that)", "i (must|) insist (that|) you",
     "be sure to", "(you|u) (should|must|shall)", "(you|u) (need|have) to", "(you|u) are to", "(you're|youre) to",
     "(you'll|youll|u'll) (always|never)", "(you|u) will (always|never)", "(please|pls|plz|kindly) (you|u) will", "(j'aimerais|je voudrais|je veux) que tu",
     "tu dois", "il faut que tu", "ich (möchte|mochte|will)", "ich hätte gern", "du (sollst|musst)", "quiero que",

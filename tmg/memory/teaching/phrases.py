@@ -57,7 +57,9 @@ OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del
 el los las que y por con es una mas pero siempre ahora
 o os da do em um uma para com nao voce sempre agora
 le les des et je tu pas est une avec pour sur
-der die das und ich nicht ist zu mit ein eine auf du wir
+der die das und ich nicht ist zu mit ein eine auf du wir mir mich dir dich uns bitte immer auch noch nur wenn sie
+dem einen einem einer zum zur vom oder aber
+dans mais moi toi nous vous cette toujours sans
 de het een en niet ik je van dat met voor wil houd altijd graag voortaan mij
 jeg vil og ikke det er et til som har kan vi med af meg deg jag inte och att
 nie jest sie mnie zawsze prosze tylko je se ze jak vzdy prosim
