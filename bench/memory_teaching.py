@@ -22,8 +22,8 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout16` (written blind; kept out of training and of `--part all` while in
-train_teaching.BLIND, run with `--shipped`), `heldout15`, `heldout14`, `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
+Parts: `heldout16` (written blind, kept out of training and of `--part all` until its
+`--shipped` runs, then trained on), `heldout15`, `heldout14`, `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
 worked on and trained on; the next blind part goes in train_teaching.BLIND until its run), `train12`
 and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
 run once with the shipped model, then trained on), `train8`
