@@ -82,7 +82,7 @@ def test_kill_9_at_random_moments_loses_no_printed_answer_and_no_learning(tmg, l
         learn = rng.choice(["batch", "full"])
         # One session throughout: MAX_LEARNS_PER_SESSION holds across its one-shots, so it is raised.
         tmg.write_config(plur.config(learn=learn) + "  MAX_LEARNS_PER_SESSION: 100\n")
-        fact = f"the heron gate code is {rng.randrange(10**6):06d}"
+        fact = f"the heron feeder is at post {rng.randrange(10**6):06d}"
         prompt = f"remember fact {i} of run {seed}: {fact}"
         answer = PREFIX + prompt
         learned_as[answer] = answer if learn == "batch" else fact  # full keeps what was taught, not the ask
@@ -150,7 +150,7 @@ def test_temp_files_left_by_a_kill_are_picked_up_or_cleaned_by_the_next_session(
     tmg.write_config(plur.config(learn="batch"))
     pending = spool_root(tmg) / "pending"
     pending.mkdir(parents=True)
-    fact = "The heron gate code changed to 771203 on Monday."
+    fact = "The heron feeder moved to post 771203 on Monday."
     (pending / "20260101-000000-abcd-4242-deadbeef.tmp").write_text(
         json.dumps({"statement": fact, "tags": ["session:20260101-000000-abcd"]}) + "\n")
     (spool_root(tmg) / ".00000000001764000000-4242-abcdef.json.tmp").write_text('{"version": 1, "engr')
