@@ -289,6 +289,27 @@ def test_corrections_without_a_trigger_word(text, previous) -> None:
 
 
 @pytest.mark.parametrize("text, previous", [
+    ("inches", "The shelf is 30 cm deep, so a 25 cm box fits."),
+    ("Thursday.", "Bins go out on Monday night in your street."),
+    ("no, Fahrenheit", "Bake it at 180 celsius for 40 minutes."),
+    ("vice versa", "Plug the HDMI into the TV first, then the soundbar."),
+    ("nope, the other one", "Open the blue valve to drain the tank."),
+])
+def test_a_word_or_three_that_swaps_a_member_of_the_answers_kind_corrects_it(text, previous) -> None:
+    assert might_teach(text, previous)
+    (teaching,) = find_teachings(text, previous)
+    assert teaching.kind == "correction" and teaching.statement == text
+
+
+@pytest.mark.parametrize("text, previous", [
+    ("Monday", "Bins go out on Monday night in your street."),  # the answer's own, agreed
+    ("ok thanks", "Bins go out on Monday night in your street."),
+])
+def test_a_terse_reply_that_swaps_nothing_corrects_nothing(text, previous) -> None:
+    assert taught(text, previous) == []
+
+
+@pytest.mark.parametrize("text, previous", [
     ("the files are actually in /srv/data on my box", "Look in `/var/lib/data`."),
     ("ok it works now, Ubuntu just needed a reboot", "Restart the `snapd` service."),
     ("that fixed it. 3 tests still fail though", "Pin `pytest<8`."),

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tmg.memory.teaching.phrases import BARE_CONTRACTIONS, FUNCTION_WORDS, stem
+from tmg.memory.teaching.phrases import BARE_CONTRACTIONS, FUNCTION_WORDS, SWAP_WORDS, stem
 
 if TYPE_CHECKING:
     from tmg.memory.teaching.judge import Teaching
@@ -100,8 +100,8 @@ def might_teach(typed: str, previous_answer: str = "") -> bool:
         return True  # a letter English does not write: a language no list of markers reads; the scorer does
     if not previous_answer or len(typed) > SHORT_REPLY_CHARS or typed.rstrip().endswith("?"):
         return False  # (a question corrects nothing)
-    if _VALUE.search(typed):
-        return True
+    if _VALUE.search(typed) or (len(words) <= 3 and any(w in SWAP_WORDS for w in words)):
+        return True  # (a word or three may swap one of the answer's: "feet", "Wednesday", "other way round")
     answer = {stem(w) for w in _WORDS.findall(previous_answer[:4000].lower()) if w not in FUNCTION_WORDS}
     return any(stem(w) in answer for w in words if w not in FUNCTION_WORDS)
 

@@ -18,7 +18,7 @@ import re
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
-from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, Words, stem
+from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, Words, stem
 
 CORRECTION, INSTRUCTION, FACT = "correction", "instruction", "fact"  # what a clause teaches
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
@@ -83,7 +83,31 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
         says_instead = forms.COPULA_LEAD.match_at(rest, 0) > 0 and (shared or _points_at_answer(reply))
         if says_instead or (first and shared and len(words) <= 16):
             return Verdict(CORRECTION, False, ("says the answer again with another value",))
+    if reply and first and answer.text and len(rest) <= 3 and _swaps_kind(rest, answer):
+        return Verdict(CORRECTION, False, ("another of the answer's kind",))
     return None
+
+
+# The words that turn the answer round ("other way round", "the other one").
+_REVERSAL = re.compile(r"^(?:the\s+)?other\s+way\s+(?:a?round|ro?und)\b|^backwards?\b|^(?:the\s+)?other\s+one\b"
+                       r"|^(?:the\s+)?opposite\b|^reversed\b|^vice\s+versa\b|^andersom\b|^al\s+rev[eé]s\b"
+                       r"|^umgekehrt\b|^omvendt\b|^tv[äa]rtom\b|^den\s+and(?:en|ra)\b|^à\s+l'envers\b")
+
+
+def _swaps_kind(rest: Words, answer: Answer) -> bool:
+    """A reply of a word or three that turns the answer round, or names another member of a kind
+    the answer named one of, not offered as a choice ("metres or feet?")."""
+    said = " ".join(rest)
+    if _REVERSAL.search(said):
+        return True
+    asked = answer.folded.rstrip().endswith("?")
+    named = {t.casefold() for t in answer.text.replace("°", " °").split()}
+    named |= {t.strip(".,;:!?()") for t in named}
+    for word in rest:
+        for kind in _KINDS:
+            if word in kind and word not in named and (kind - {word}) & named and not asked:
+                return True
+    return False
 
 
 # "..., not 0.1", "in Alberta not BC", "32 km, geen 23", "`-c`, ikke `-b`": a value said against

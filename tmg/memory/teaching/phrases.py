@@ -145,3 +145,18 @@ class Phrases:
 
     def starts(self, words: Sequence[str]) -> bool:
         return self.match_at(words, 0) > 0
+
+# Closed kinds a terse reply swaps one member of for another ("feet" to "metres", "Wednesday" to
+# "Tuesday"; correction.py), and with the words that turn an answer round, what lets a reply of a
+# word or three through the word gate.
+KINDS = tuple(frozenset(kind.split()) for kind in (
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "january february april june july august september october november december",
+    "feet foot ft inches inch metres meters metre meter cm mm km kilometres kilometers miles mi yards",
+    "celsius fahrenheit °c °f kelvin",
+    "kg kilos kilograms grams lb lbs pounds oz ounces stone",
+    "litres liters ml millilitres gallons cups pints",
+    "mph kph km/h"))
+SWAP_WORDS = frozenset().union(*KINDS) | frozenset(
+    "other backwards backward opposite reversed vice andersom revés reves umgekehrt omvendt tvärtom tvartom anden "
+    "andra l'envers".split())
