@@ -100,14 +100,10 @@ def _swaps_kind(rest: Words, answer: Answer) -> bool:
     said = " ".join(rest)
     if _REVERSAL.search(said):
         return True
-    asked = answer.folded.rstrip().endswith("?")
-    named = {t.casefold() for t in answer.text.replace("°", " °").split()}
-    named |= {t.strip(".,;:!?()") for t in named}
-    for word in rest:
-        for kind in _KINDS:
-            if word in kind and word not in named and (kind - {word}) & named and not asked:
-                return True
-    return False
+    if answer.folded.rstrip().endswith("?"):
+        return False  # a choice the answer asked for
+    named = {t.strip(".,;:!?()") for t in answer.folded.replace("°", " °").split()}
+    return any(word in kind and word not in named and (kind - {word}) & named for word in rest for kind in _KINDS)
 
 
 # "..., not 0.1", "in Alberta not BC", "32 km, geen 23", "`-c`, ikke `-b`": a value said against

@@ -146,6 +146,7 @@ class Phrases:
     def starts(self, words: Sequence[str]) -> bool:
         return self.match_at(words, 0) > 0
 
+
 # Closed kinds a terse reply swaps one member of for another ("feet" to "metres", "Wednesday" to
 # "Tuesday"; correction.py), and with the words that turn an answer round, what lets a reply of a
 # word or three through the word gate.
