@@ -281,24 +281,17 @@ def test_corrections_of_the_previous_answer(text, previous) -> None:
     ("thats the median, the mean is 4.2", "The mean of the sample is 3."),
     # one clause of a short reply shares the answer's words, another says what is right
     ("Soft keeps the changes! You mean --hard.", "`git reset --soft` discards your changes."),
-])
-def test_corrections_without_a_trigger_word(text, previous) -> None:
-    assert might_teach(text, previous)
-    (teaching,) = find_teachings(text, previous)
-    assert teaching.kind == "correction" and not teaching.standing and teaching.statement == text
-
-
-@pytest.mark.parametrize("text, previous", [
+    # a word or three that swaps a member of a kind the answer named, or turns the answer round
     ("inches", "The shelf is 30 cm deep, so a 25 cm box fits."),
     ("Thursday.", "Bins go out on Monday night in your street."),
     ("no, Fahrenheit", "Bake it at 180 celsius for 40 minutes."),
     ("vice versa", "Plug the HDMI into the TV first, then the soundbar."),
     ("nope, the other one", "Open the blue valve to drain the tank."),
 ])
-def test_a_word_or_three_that_swaps_a_member_of_the_answers_kind_corrects_it(text, previous) -> None:
+def test_corrections_without_a_trigger_word(text, previous) -> None:
     assert might_teach(text, previous)
     (teaching,) = find_teachings(text, previous)
-    assert teaching.kind == "correction" and teaching.statement == text
+    assert teaching.kind == "correction" and not teaching.standing and teaching.statement == text
 
 
 @pytest.mark.parametrize("text, previous", [

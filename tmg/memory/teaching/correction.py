@@ -18,7 +18,7 @@ import re
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
-from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, Words, stem
+from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, REVERSAL, Words, stem
 
 CORRECTION, INSTRUCTION, FACT = "correction", "instruction", "fact"  # what a clause teaches
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
@@ -88,17 +88,10 @@ def correction(body: str, words: Words, first: bool, said: str, answer: Answer, 
     return None
 
 
-# The words that turn the answer round ("other way round", "the other one").
-_REVERSAL = re.compile(r"^(?:the\s+)?other\s+way\s+(?:a?round|ro?und)\b|^backwards?\b|^(?:the\s+)?other\s+one\b"
-                       r"|^(?:the\s+)?opposite\b|^reversed\b|^vice\s+versa\b|^andersom\b|^al\s+rev[eé]s\b"
-                       r"|^umgekehrt\b|^omvendt\b|^tv[äa]rtom\b|^den\s+and(?:en|ra)\b|^à\s+l'envers\b")
-
-
 def _swaps_kind(rest: Words, answer: Answer) -> bool:
     """A reply of a word or three that turns the answer round, or names another member of a kind
     the answer named one of, not offered as a choice ("metres or feet?")."""
-    said = " ".join(rest)
-    if _REVERSAL.search(said):
+    if REVERSAL.starts(rest):
         return True
     if answer.folded.rstrip().endswith("?"):
         return False  # a choice the answer asked for

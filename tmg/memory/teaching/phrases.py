@@ -146,10 +146,14 @@ class Phrases:
     def starts(self, words: Sequence[str]) -> bool:
         return self.match_at(words, 0) > 0
 
+    def firsts(self) -> frozenset[str]:
+        """The words a phrase can start with."""
+        return frozenset(self._by_first)
+
 
 # Closed kinds a terse reply swaps one member of for another ("feet" to "metres", "Wednesday" to
-# "Tuesday"; correction.py), and with the words that turn an answer round, what lets a reply of a
-# word or three through the word gate.
+# "Tuesday"), and the words that turn an answer round (correction.py); the word gate lets a reply
+# of a word or three with one of their words through.
 KINDS = tuple(frozenset(kind.split()) for kind in (
     "monday tuesday wednesday thursday friday saturday sunday",
     "january february april june july august september october november december",
@@ -158,6 +162,7 @@ KINDS = tuple(frozenset(kind.split()) for kind in (
     "kg kilos kilograms grams lb lbs pounds oz ounces stone",
     "litres liters ml millilitres gallons cups pints",
     "mph kph km/h"))
-SWAP_WORDS = frozenset().union(*KINDS) | frozenset(
-    "other backwards backward opposite reversed vice andersom revés reves umgekehrt omvendt tvärtom tvartom anden "
-    "andra l'envers".split())
+REVERSAL = Phrases("(the|) other way (round|around|rund)", "backwards", "backward", "(the|) other one", "(the|) opposite",
+                   "reversed", "vice versa", "andersom", "al (revés|reves)", "umgekehrt", "omvendt", "(tvärtom|tvartom)",
+                   "den (anden|andra)", "à l'envers")
+SWAP_WORDS = frozenset().union(*KINDS) | (REVERSAL.firsts() - FUNCTION_WORDS)
