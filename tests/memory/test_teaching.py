@@ -120,6 +120,7 @@ def test_from_now_on_in_other_languages_makes_an_instruction_standing(text) -> N
     # requests as questions and as wishes
     "any chance you could always show the SQL too?", "is it possible for you to never use the passive voice?",
     "It would be great if you could cite the RFC whenever you mention a protocol.",
+    "I wonder if you could use plain words when you explain maths to me",  # when you <do>, anywhere
     "I was wondering if you might stop bolding random words from now on?",
     # a habitual want, what the user's words mean
     "i never want to see `any` in your TypeScript", "when I say ship it, I mean merge and tag",
@@ -312,6 +313,11 @@ def test_replies_that_say_another_value_but_correct_nothing(text, previous) -> N
     assert taught(text, previous) == []
 
 
+def test_a_bare_no_before_a_correction_is_part_of_it() -> None:
+    text = "nope. 12. the hard cap is 50. how is that not in the docs"
+    assert taught(text, "The soft cap is 8 and the hard cap is 50.") == ["nope. 12. the hard cap is 50."]
+
+
 def test_a_correction_needs_an_answer_to_correct() -> None:
     assert taught("It's 42.") == [] and taught("Use `list.length`") == []
 
@@ -366,6 +372,9 @@ def test_the_assistant_renamed_is_a_standing_correction() -> None:
 def test_a_name_given_as_the_assistants_own_now_is_a_rename() -> None:
     (given,) = find_teachings("Bob. you're Bob now", "I am tmg, happy to help.")
     assert given.kind == "correction" and given.standing
+    (named,) = find_teachings("you're Otto", "I'm Max, your assistant. How can I help?")  # the answer named itself
+    assert (named.kind, named.standing) == ("correction", True)
+    assert taught("you're Otto", "Here is the diff.") == []
     assert taught("you're Right now, it works", "Try restarting it.") == []
 
 

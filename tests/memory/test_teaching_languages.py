@@ -87,3 +87,21 @@ def test_from_now_on_in_another_language_is_read_by_the_cues(text) -> None:
 ])
 def test_a_request_in_the_words_of_another_grammar_is_an_instruction(text) -> None:
     assert [kind for kind, _ in taught(text)] == ["instruction"]
+
+
+@pytest.mark.parametrize("text", [
+    "코드 리뷰할 때는 한국어로 설명해 주세요",  # when ..., please: the cues' when and please, in Korean
+    "メールを書くときは、敬語でお願いします。",
+    "写SQL的时候请用大写关键字",  # a sentence of wide characters is no bare task for being one "word"
+])
+def test_when_and_please_in_the_scripts_written_without_spaces_make_an_instruction(text) -> None:
+    assert taught(text) == [("instruction", text)]
+
+
+def test_please_alone_in_those_scripts_asks_for_one_thing() -> None:
+    assert taught("请帮我把这段翻译成英文") == []  # please translate this passage into English
+
+
+def test_hinglish_is_read_as_its_own_language_not_as_english() -> None:
+    text = "har baar code ke saath ek example bhi dena"  # every time, give an example with the code
+    assert taught(text) == [("instruction", text)]

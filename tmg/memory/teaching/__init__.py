@@ -81,7 +81,7 @@ rakho saya seferinde seorang setiap snalla soha sono sou soy standaard suis sunt
 tieni tine tinggal tolong trabajo trabalho travaille tuwing uita unohda unutma usisahau uvek uvijek vagyok vanligen
 varje venligst vennligst vergeet vezes vivo volta werk wohne woon yaad zaman zanotuj zapamatuj zapamietaj zapomnij
 ich bin naprej odslej prihodnje sada ubuduce ubuduće nadalje mostantol ezentul ngayon kuanzia seterusnya endavant
-vandaag aage aaj futuro
+vandaag aage aaj futuro baar karo karna likho batao dena nipe taarifa wonder
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

@@ -191,9 +191,19 @@ def has_content(reply: str) -> bool:
                for i, w in enumerate(words))
 
 
-def renames_assistant(body: str, words: Words, answer: Answer) -> bool:
-    """"You're not Zorblax": the name the previous answer gave the assistant, said back to it."""
-    return forms.IDENTITY.find(words) >= 0 and any(name in body for name in answer.self_names)
+def renames_assistant(body: str, words: Words, answer: Answer, said: str = "") -> bool:
+    """"You're not Zorblax": the name the previous answer gave the assistant, said back to it; or
+    another name given it in its place ("you're Otto on this machine")."""
+    if forms.IDENTITY.find(words) < 0:
+        return False
+    if any(name in body for name in answer.self_names):
+        return True
+    given = _GIVEN_NAME.search(said)
+    return given is not None and given.group(1).casefold() not in answer.self_names
+
+
+_GIVEN_NAME = re.compile(r"^\W*(?i:you're|youre|you are|ur|u r)\s+(?!(?:I|OK|Ok|Right|Welcome|Wrong|Done|Not|So|Too|The|A|An"
+                         r"|Very|Really|Just|Still|Always|Never|Correct|Fine|Great|Amazing)\b)([A-Z][\w-]+)")
 
 
 def tokens(text: str) -> set[str]:

@@ -277,11 +277,40 @@ def prohibition(words: Words) -> bool:
 
 
 def conditional(words: Words) -> bool:
-    """"when you write shell scripts for me, start them ...", "when writing python, ..."."""
+    """"when you write shell scripts for me, start them ...", "when writing python, ..."; or, after
+    what to do, the kind of work it is for: "... use them when you explain a process"."""
+    if any(words[i - 2:i] in (["when", "you"], ["whenever", "you"], ["when", "u"]) and is_verb(words[i])
+           and words[i] not in _ONE_TIME for i in range(3, len(words))):
+        return True
     if len(words.breaks) < 2:
         return False
     return CONDITIONAL.starts(words) or (len(words) > 1 and words[0] in ("when", "whenever", "while", "if")
                                          and words[1].endswith("ing"))
+
+
+# "send it when you finish": a moment, not a kind of work.
+_ONE_TIME = frozenset("finish get are have can do start stop see check test run hear".split())
+
+
+# The user's lasting situation, then what the assistant is to do because of it: "I shoe mostly
+# draft horses, so when I ask about nail sizes assume heavy horses", "my screen reader chokes on
+# tables, so give me lists instead", "I'm a one-liner person, keep answers that tight". A signal
+# the learned reading weighs, not a rule: "I'm in a rush, so just give me the command" has the
+# same shape and is for one answer.
+_SITUATION = frozenset("i i'm im i've my we we're our the this".split())
+
+
+def reason_first(words: Words) -> bool:
+    if not words or words[0] not in _SITUATION:
+        return False
+    for at in range(2, len(words) - 1):
+        if words[at] != "so" and at not in words.breaks:
+            continue
+        after = Words(" ".join(words[at + (words[at] == "so"):]))
+        if CONDITIONAL.starts(after) or imperative(after, anywhere=False) or negative_imperative(after) \
+                or (after[0] in ("any", "every", "all") and {"you", "u"} & set(after)):
+            return True
+    return False
 
 
 CONDITIONAL = Phrases(

@@ -40,7 +40,8 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
         first, last = group[0], group[-1]
         before = first - 1
         if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
-                and _needs_antecedent(clauses[first], clauses[before], typed):
+                and (_needs_antecedent(clauses[first], clauses[before], typed)
+                     or (verdicts[first].kind == CORRECTION and _contradicts(clauses[before]))):
             group.insert(0, before)
         after = last + 1
         while after < len(clauses) and clauses[after].paragraph == clauses[last].paragraph \
@@ -49,6 +50,12 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
             group.append(after)
             after += 1
     return runs
+
+
+def _contradicts(clause: Clause) -> bool:
+    """A bare "no." or "ugh, nope." before a correction: it says the correction is one."""
+    words = Words(clause.masked)
+    return 0 < len(words) <= 3 and all(forms.CONTRA_LEAD.match_at(words, i) for i in range(len(words)))
 
 
 def _needs_antecedent(clause: Clause, before: Clause, typed: str) -> bool:

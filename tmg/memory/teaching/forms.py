@@ -86,7 +86,8 @@ NEXT_STEP = Phrases("(and|) (then|next|after that|afterwards)")
 REQUEST = Phrases(
     "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
     "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)",
-    "(i was|i am|i'm|im) (wondering|hoping) (whether|if) (you|u) (could|can|might|would)", "pourrais-tu", "peux-tu",
+    "(i was|i am|i'm|im|i|) (wondering|hoping|wonder|hope) (whether|if) (you|u) (could|can|might|would)",
+    "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias", "(kun|kunt|zou|wil) (je|jij|u)", "(puoi|potresti|può|potrebbe)", "(pode|podes|poderia)",
     "(você|voce|vc) (pode|poderia)", "(kan|kunne|kunde|skulle) (du|ni)", "(możesz|mozesz|mógłbyś|moglbys)",

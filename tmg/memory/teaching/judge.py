@@ -38,6 +38,8 @@ EDGE_CHARS = 8_000
 # Of a long text only the clauses at its two ends are judged: a teaching typed with a paste
 # comes before or after it, and the cost stays bounded (~0.1 ms a clause).
 EDGE_CLAUSES = 20
+# A bare task ("make it shorter") is at most three words and this many letters.
+BARE_TASK_CHARS = 24
 # A statement is one teaching, a sentence or a few: longer is a document, never pinned.
 MAX_STATEMENT_CHARS = 400
 # A correction of the previous answer that is this short is taken whole ("NO. That throws away
@@ -181,7 +183,7 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
         return Verdict(FACT, True, ("memory request",))
     said = typed[clause.start:clause.end]
     if forms.NAMING.find(words) >= 0 or forms.CALL_YOU.search(said) or forms.YOU_ARE_NOW.search(said) \
-            or (answer.self_names and renames_assistant(body, words, answer)):
+            or (answer.self_names and renames_assistant(body, words, answer, said)):
         return Verdict(CORRECTION, True, ("assistant's name",))
     if forms.USER_NAME.starts(words) or forms.ADDRESS_ME.find(words) >= 0 or forms.CALL_ME.search(said):
         return Verdict(FACT, True, ("user's name",))
@@ -253,9 +255,15 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
     one_off = forms.ONE_OFF.find(words) >= 0
     if signals is not None:
         signals += [f"d:{k}" for k, v in directive.items() if v] + [f"s:{k}" for k, v in standing.items() if v]
-        bare = len(words) <= 3 and not any(standing.values())  # "stop!", "keep going": a task, no habit
+        # "stop!", "keep going": a task, no habit (three words, not three runs of a script written
+        # without spaces, nor a short one with a when or an always in it: "写SQL的时候请用大写关键字")
+        joined = " ".join(words)
+        habit = lexicon.habit(words, joined)
+        bare = len(words) <= 3 and sum(map(len, words)) <= BARE_TASK_CHARS and not any(standing.values()) \
+            and not habit and not lexicon.when(joined)
         others = not standing["always/never"] and cues.WEAK_TIME.find(words) >= 0  # "set git to always rebase"
-        signals += ["s:habit word"] * lexicon.habit(words, " ".join(words))
+        signals += ["s:habit word"] * habit
+        signals += ["s:reason first"] * cues.reason_first(words)  # (a standing cue for the learned reading only)
         signals += ["not the assistant's habit"] * others + ["one-off"] * one_off + ["task object"] * (cut is not None) + ["asks"] * asks + ["bare task"] * bare
     if one_off and not strong:
         return None  # "don't run the migrations yet", "in this refactor"

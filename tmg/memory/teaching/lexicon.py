@@ -27,6 +27,10 @@ HABIT = Phrases(*HABIT_WORDS)
 # The same in the scripts written without spaces (a clause is one "word" to the cues).
 HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今後", "总是", "總是", "一直", "永远", "每次", "以后", "以後", "今后",
                "항상", "앞으로", "매번", "절대")
+# Please, and when (doing something), in those scripts: features of the learned reading, fired
+# with the please and the when the cues read in the others, so what it learned of them carries.
+PLEASE_CHARS = ("请", "請", "麻烦", "お願い", "ください", "下さい", "주세요", "주십시오", "กรุณา")
+WHEN_CHARS = ("的时候", "的時候", "ときは", "時は", "場合は", "할 때", "때는", "เวลา")
 
 # From now on: a standing cue (cues.STRONG_TIME), which alone makes a clause an instruction.
 FROM_NOW_ON = ("od zdaj naprej", "odslej", "v prihodnje", "od sada (pa nadalje|)", "od sad", "ubuduće", "ubuduce",
@@ -115,3 +119,11 @@ def says_self(words: list[str], masked: str) -> bool:
     """The user saying what they are, do or have."""
     return SELF.find(words) >= 0 or (len(words) > 1 and words[0] in SELF_FIRST) \
         or any(mark in masked for mark in SELF_CHARS)
+
+
+def polite(masked: str) -> bool:
+    return any(mark in masked for mark in PLEASE_CHARS)
+
+
+def when(masked: str) -> bool:
+    return any(mark in masked for mark in WHEN_CHARS)

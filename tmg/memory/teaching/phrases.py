@@ -52,7 +52,7 @@ FUNCTION_WORDS = frozenset(
     " any every each more most some such only very really about into out up down over than thats that's".split())
 # The function words of languages written without accents as often as not (Italian, Spanish,
 # Portuguese, French, German, Dutch, the Nordic languages, Polish, Czech, Estonian, Indonesian and
-# Malay, Tagalog, Swahili): their clauses are not English.
+# Malay, Tagalog, Swahili, Hindi typed in Latin letters): their clauses are not English.
 OTHER_FUNCTION_WORDS = frozenset("""il la lo gli di che per non mi ti ci con del della sono poi sempre ora anche ogni
 el los las que y por con es una mas pero siempre ahora
 o os da do em um uma para com nao voce sempre agora
@@ -66,7 +66,9 @@ nie jest sie mnie zawsze prosze tylko je se ze jak vzdy prosim
 ja on ei ka palun alati
 yang dan ini itu aku saya ya dong pakai tolong jangan guna kali untuk dengan tidak selalu nak tak
 ang ng sa mo ko ba yung po lagi palagi ako naman
-kwa ya wa ni""".split()) - FUNCTION_WORDS
+kwa ya wa ni
+hai hain ho tha thi ka ki ke ko se mein mujhe mera meri hum hamara humara aap tum nahi nahin mat karo kya aur bhi
+toh yaar bhai baar wala wali kuch""".split()) - FUNCTION_WORDS
 
 
 def stem(word: str) -> str:
