@@ -25,6 +25,8 @@ def kept(text: str, answer: str = "") -> list[tuple[str, str, bool, tuple[str, .
     "I want every commit message you write for me in the imperative mood",  # a wish for every time
     "Rispondimi sempre in italiano da adesso.",  # languages the cues have no words for
     "Svara alltid på svenska, tack.",
+    # the user's lasting situation first, then what to do because of it
+    "I'm on a tiny laptop screen, so keep code lines under 80 characters",
 ])
 def test_a_wish_no_cue_reads_is_kept_whole_in_the_users_words_and_pinned(text) -> None:
     assert kept(text) == [("instruction", text, True, ("learned",))]
@@ -45,6 +47,12 @@ def test_a_correction_the_model_reads_answers_an_answer_with_a_value() -> None:
     assert kept("nee, minstens 12", answer) == [("correction", "nee, minstens 12", False, ("learned",))]
     assert kept("nee, minstens 12") == []  # no answer: nothing to correct
     assert kept("Thanks! Grace Hopper is great.", "Grace Hopper wrote the first compiler.") == []
+
+
+def test_a_command_line_option_is_the_value_a_correction_gives() -> None:
+    answer = "Run `git reset --hard HEAD~1` to undo the last commit."
+    assert kept("--soft", answer) == [("correction", "--soft", False, ("learned",))]
+    assert kept("--soft") == []
 
 
 def test_the_gate_lets_through_a_language_it_has_no_words_for() -> None:

@@ -57,6 +57,8 @@ COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't kn
 _NAME = re.compile(r"(?<=\S )[A-ZÀ-ÞĀ-Ž][\w-]+|\b[A-Z]{2,}\b")
 _TOKEN = re.compile(r"‹[qc]›|[^\W_]+(?:['’][^\W_]+)?|[=<>→%$€£#@]", re.UNICODE)
 # "always something with this laptop", "every time someone ...": a complaint, not a wish.
+# A command-line option is code: "--soft", "use -n not -i".
+_OPTION = re.compile(r"(?<![\S])--?[a-z][\w-]*")
 _COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
 Weights = dict[str, list[float]]
@@ -86,6 +88,10 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("house")  # "we don't do default exports here", "here we squash every PR"
     elif _states(words) or any(_states(_TOKEN.findall(part)) for part in masked.split(",")[1:]):
         out.append("statement")  # a subject and its verb: it says how things are, not what to do
+    if "sig:d:please" in out or lexicon.polite(masked):
+        out.append("please")
+    if "sig:s:when ..., do" in out or lexicon.when(masked):
+        out.append("when")
     if lexicon.says_self(words, masked):
         out.append("self")
     if first:
@@ -104,7 +110,7 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("digit")
     if _NAME.search(said):
         out.append("name")  # a value a correction gives: "das ist FTP", "não, é Camberra"
-    if "‹c›" in masked:
+    if "‹c›" in masked or _OPTION.search(said):
         out.append("code")
     if masked.rstrip().endswith("?"):
         out.append("asks")
@@ -166,6 +172,8 @@ def reading(feats: list[str], model: Weights | None = None) -> str | None:
         return None
     shape = set(feats)
     kinds = sorted(range(1, len(OUTCOMES)), key=lambda k: -p[k])
+    if "no answer" in shape:
+        kinds = [k for k in kinds if OUTCOMES[k] != "correction"]  # nothing to correct yet
     if "english" in shape:
         kinds = kinds[:1]  # on a language it has seen little of, the model's kind is the weak part
     return next((OUTCOMES[k] for k in kinds if supported(OUTCOMES[k], shape, 1.0 - p[0])), None)
@@ -185,10 +193,13 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     not a complaint ("you never listen", "always something with this laptop") nor a remark
     ("whenever it rains, my wifi drops", "our CI always fails on Mondays"). In another language the
     model reads alone."""
+    task = "english" in feats and "sig:not the assistant's habit" in feats
     if kind == "correction":
+        if task and "sig:d:imperative" in feats:
+            return False  # "set npm to always save exact versions": a task, whatever it shares
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
         return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
-    if ("sig:bare task" in feats and "self" not in feats) or ("english" in feats and "sig:not the assistant's habit" in feats):
+    if ("sig:bare task" in feats and "self" not in feats) or task:
         return False
     directive = any(f.startswith("sig:d:") for f in feats)
     standing = any(f.startswith("sig:s:") for f in feats)
