@@ -56,9 +56,9 @@ COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't kn
 
 _NAME = re.compile(r"(?<=\S )[A-ZÀ-ÞĀ-Ž][\w-]+|\b[A-Z]{2,}\b")
 _TOKEN = re.compile(r"‹[qc]›|[^\W_]+(?:['’][^\W_]+)?|[=<>→%$€£#@]", re.UNICODE)
-# "always something with this laptop", "every time someone ...": a complaint, not a wish.
 # A command-line option is code: "--soft", "use -n not -i".
-_OPTION = re.compile(r"(?<![\S])--?[a-z][\w-]*")
+_OPTION = re.compile(r"(?<!\S)--?[a-z][\w-]*")
+# "always something with this laptop", "every time someone ...": a complaint, not a wish.
 _COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
 Weights = dict[str, list[float]]
