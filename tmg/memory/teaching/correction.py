@@ -191,7 +191,7 @@ def has_content(reply: str) -> bool:
                for i, w in enumerate(words))
 
 
-def renames_assistant(body: str, words: Words, answer: Answer, said: str = "") -> bool:
+def renames_assistant(body: str, words: Words, answer: Answer, said: str) -> bool:
     """"You're not Zorblax": the name the previous answer gave the assistant, said back to it; or
     another name given it in its place ("you're Otto on this machine")."""
     if forms.IDENTITY.find(words) < 0:

@@ -112,18 +112,23 @@ SELF_FIRST = frozenset(("я", "ben"))  # Russian and Turkish drop the verb: "Я 
 
 def habit(words: Words, masked: str) -> bool:
     """An always/never/by default in one of these languages."""
-    return HABIT.find(words) >= 0 or any(mark in masked for mark in HABIT_CHARS)
+    return HABIT.find(words) >= 0 or _holds(masked, HABIT_CHARS)
 
 
 def says_self(words: list[str], masked: str) -> bool:
     """The user saying what they are, do or have."""
     return SELF.find(words) >= 0 or (len(words) > 1 and words[0] in SELF_FIRST) \
-        or any(mark in masked for mark in SELF_CHARS)
+        or _holds(masked, SELF_CHARS)
 
 
 def polite(masked: str) -> bool:
-    return any(mark in masked for mark in PLEASE_CHARS)
+    return _holds(masked, PLEASE_CHARS)
 
 
 def when(masked: str) -> bool:
-    return any(mark in masked for mark in WHEN_CHARS)
+    return _holds(masked, WHEN_CHARS)
+
+
+def _holds(masked: str, marks: tuple[str, ...]) -> bool:
+    """A mark of a script written without spaces, anywhere in the clause (it has no word bounds)."""
+    return any(mark in masked for mark in marks)
