@@ -560,3 +560,56 @@ def test_the_gate_spares_most_questions_the_scorer() -> None:
     for question in ["how do I undo the last git commit?", "what's the capital of Australia?",
                      "explain TCP vs UDP briefly", "show pods in all namespaces", "q"]:
         assert not might_teach(question, ANSWER), question
+
+
+@pytest.mark.parametrize("text", [
+    "going forward I'm going to water the tomatoes before work",
+    "I've decided that from now on I'll bike to the office",
+    "I'll always back up the NAS on Fridays from now on",
+    "from now on the cache should be stable, I bumped the TTL",
+])
+def test_what_the_user_plans_or_expects_from_now_on_is_no_rule(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "from now on I'll paste stack traces and you explain them briefly",
+    "from now on I'll want metric units",
+])
+def test_a_plan_of_the_users_that_asks_something_of_the_assistant_is_one(text) -> None:
+    assert taught(text) == [text]
+
+
+def test_a_noun_that_is_a_speech_verb_elsewhere_reports_nothing() -> None:
+    text = "In all claims you draft, always cite the policy number."  # ("claims": a speech verb elsewhere)
+    assert taught(text) == [text]
+
+
+def test_an_aside_after_a_lead_in_is_the_users_again() -> None:
+    text = "here's the changelog, tidy it up. also: in this repo we never bump the major version without asking"
+    assert [t.kind for t in find_teachings(text)] == ["instruction"]
+    assert taught(text)[0].endswith("also: in this repo we never bump the major version without asking")
+
+
+def test_the_words_before_code_on_one_line_are_the_users() -> None:
+    assert [c.masked for c in user_clauses("that's the old way. in modern JS use const: const x = 1;")] == [
+        "that's the old way.", "in modern js use const:"]
+
+
+@pytest.mark.parametrize("text", [
+    "since I'm in Canada, always convert prices to CAD",
+    "I'd really appreciate it if you spelled out acronyms the first time",
+])
+def test_a_reason_first_or_a_grateful_wish_is_an_instruction(text) -> None:
+    assert taught(text) == [text]
+
+
+def test_keep_this_as_context_keeps_what_follows() -> None:
+    found = find_teachings("keep this as context: we ship from a warehouse in Leeds")
+    assert [(t.kind, t.statement) for t in found] == [("fact", "keep this as context: we ship from a warehouse in Leeds")]
+
+
+@pytest.mark.parametrize("text", ["for this session only, answer as a pirate would",
+                                  "for the rest of this conversation, assume I use Fish, not Bash"])
+def test_an_instruction_for_this_conversation_only_is_not_pinned(text) -> None:
+    assert [(t.kind, t.statement, t.standing) for t in find_teachings(text)] == [("instruction", text, False)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tmg.memory.teaching import find_teachings
+from tmg.memory.teaching import find_teachings, might_teach
 from tmg.memory.teaching.segment import user_clauses
 
 
@@ -105,3 +105,19 @@ def test_please_alone_in_those_scripts_asks_for_one_thing() -> None:
 def test_hinglish_is_read_as_its_own_language_not_as_english() -> None:
     text = "har baar code ke saath ek example bhi dena"  # every time, give an example with the code
     assert taught(text) == [("instruction", text)]
+
+
+@pytest.mark.parametrize("answer, reply", [
+    ("Столица Австралии — Сидней.", "Нет, столица Австралии — Канберра."),
+    ("《红楼梦》的作者是罗贯中。", "不是，红楼梦的作者是曹雪芹，罗贯中写的是三国演义。"),
+])
+def test_a_correction_in_a_script_with_no_latin_letters_is_read_against_its_answer(answer, reply) -> None:
+    assert [t.kind for t in find_teachings(reply, answer)] == ["correction"]
+
+
+def test_a_quotation_in_corner_brackets_is_a_quotation() -> None:
+    assert taught("「いつも笑顔で」というポスターの文を英訳して") == []  # translate the poster's "always smile"
+
+
+def test_a_name_in_a_short_reply_lets_it_through_the_word_gate() -> None:
+    assert might_teach("nee hoor, dat is Utrecht.", "De hoofdstad van de provincie is Amersfoort.")

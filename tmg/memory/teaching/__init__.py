@@ -81,13 +81,15 @@ rakho saya seferinde seorang setiap snalla soha sono sou soy standaard suis sunt
 tieni tine tinggal tolong trabajo trabalho travaille tuwing uita unohda unutma usisahau uvek uvijek vagyok vanligen
 varje venligst vennligst vergeet vezes vivo volta werk wohne woon yaad zaman zanotuj zapamatuj zapamietaj zapomnij
 ich bin naprej odslej prihodnje sada ubuduce ubuduće nadalje mostantol ezentul ngayon kuanzia seterusnya endavant
-vandaag aage aaj futuro baar karo karna likho batao dena nipe taarifa wonder
+vandaag aage aaj futuro baar karo karna likho batao dena nipe taarifa wonder conversation chat session thread
+nee context
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a
 # number ("It's 12."), code ("len(list). length is javascript") or the answer's own words said
 # with another value ("Ursula K. Le Guin wrote it.").
 SHORT_REPLY_CHARS = 300
+_NAME = re.compile(r"(?<=\w[\s,] )[A-Z][a-z]")  # a capital inside the reply, not its first word
 _VALUE = re.compile(r"[`\d«»\"“]|\w[=^()/_+#@~{}<>:.\[\]-]\w|(?<!\S)(?:-{1,2}|:)\w")
 
 
@@ -100,8 +102,9 @@ def might_teach(typed: str, previous_answer: str = "") -> bool:
         return True  # a letter English does not write: a language no list of markers reads; the scorer does
     if not previous_answer or len(typed) > SHORT_REPLY_CHARS or typed.rstrip().endswith("?"):
         return False  # (a question corrects nothing)
-    if _VALUE.search(typed) or (len(words) <= 3 and any(w in SWAP_WORDS for w in words)):
-        return True  # (a word or three may swap one of the answer's: "feet", "Wednesday", "other way round")
+    if _VALUE.search(typed) or _NAME.search(typed) or (len(words) <= 3 and any(w in SWAP_WORDS for w in words)):
+        return True  # (a word or three may swap one of the answer's: "feet", "Wednesday", "other way round";
+        # a name may be the right one: "nee hoor, dat is Middelburg")
     answer = {stem(w) for w in _WORDS.findall(previous_answer[:4000].lower()) if w not in FUNCTION_WORDS}
     return any(stem(w) in answer for w in words if w not in FUNCTION_WORDS)
 

@@ -18,11 +18,11 @@ import re
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
-from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, REVERSAL, Words, stem
+from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, REVERSAL, Words, stem, unspaced_pairs
 
 CORRECTION, INSTRUCTION, FACT = "correction", "instruction", "fact"  # what a clause teaches
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
-_TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[A-Za-z_][\w]*(?:[./][\w]+)*")
+_TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[^\W\d][\w]*(?:[./][\w]+)*")  # words in any script
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w])")
 
 
@@ -207,7 +207,8 @@ _GIVEN_NAME = re.compile(r"^\W*(?i:you're|youre|you are|ur|u r)\s+(?!(?:I|OK|Ok|
 
 
 def tokens(text: str) -> set[str]:
-    """Content tokens: identifiers, flags, numbers, words that are not function words."""
+    """Content tokens: identifiers, flags, numbers, words that are not function words, and the
+    character pairs of an unspaced script."""
     out = set()
     for token in _TOKEN.findall(text):
         token = token.strip(".").casefold()
@@ -217,4 +218,4 @@ def tokens(text: str) -> set[str]:
     for part in re.findall(r"[a-z][a-z0-9_]{2,}", text.casefold()):
         if part not in _STOP:
             out.add(part)
-    return out
+    return out | unspaced_pairs(text)

@@ -36,6 +36,11 @@ POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il t
 
 # Scope in time. STRONG alone makes a clause standing; WEAK only where it qualifies the
 # assistant's doing (judge._assistant_habit).
+# For this conversation only: an instruction that holds until the session ends, not beyond (not pinned).
+_THIS_CHAT = ("for the rest of (this|the|our) (chat|conversation|session|thread)",
+              "(for|in|during) (this|the|today's) (chat|conversation|session|thread)",
+              "(just|only) for (this|today's|the) (chat|conversation|session|thread)")
+THIS_CHAT = Phrases(*_THIS_CHAT)
 STRONG_TIME = Phrases(
     "from now (on|)", "from here (on|) (out|)", "from this point (on|forward|)", "(going|moving) forward",
     "in (the|) future", "for the future", "for future (reference|answers|replies|chats)", "henceforth", "hereafter",
@@ -49,7 +54,7 @@ STRONG_TIME = Phrases(
     "i (fortsättningen|fortsattningen)", "från och med nu", "fran och med nu", "fra nu af", "fra nå av", "fra na av",
     "od (teraz|tej pory|dzisiaj)", "odtąd", "odtad", "od (teď|ted|nynějška|nynejska)", "odteď", "odted",
     "de acum (înainte|inainte|încolo|incolo)", "pe viitor", "mulai sekarang", "ke depannya", "tästä lähtien",
-    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON)
+    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON, *_THIS_CHAT)
 WEAK_TIME = Phrases(
     "always", "never", "whenever", "(every|each|any) time", "everytime", "anytime", "next time", "by default",
     "as a rule", "in general", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
@@ -92,7 +97,7 @@ PREFERENCE = Phrases(
     "i (never|no longer) (want|need|like)", "i (don't|do not) ever want",
     "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
     "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
-    "(i'd|i would) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
+    "(i'd|i would) (really|truly|greatly|so|) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
     "(i|i'd|i would) (really|) (want|like|need|prefer) (all|my|your|future|short|shorter|long|longer|brief|concise"
     "|detailed|simple|plain|more|fewer|less|) (future|) (answers|replies|responses|explanations|examples|code"
     "|summaries|emails|commit messages)")
@@ -133,7 +138,10 @@ highlight bold capitalise capitalize abbreviate shorten expand elaborate clarify
 ignore offer provide generate produce output render display present structure organise organize align save store
 log build install upgrade update pin lock bump tag rebase squash merge review approve flag report escalate cc copy
 attach greet thank apologise apologize guess invent pretend claim say switch change convert go do think double-check
-take get set read look restrict reduce cut favor favour target remember
+take get set read look restrict reduce cut favor favour target remember adjust adapt tailor measure calculate compute
+round estimate scale express state describe compare phrase frame handle choose pick opt lean err tone soften match
+mirror define specify outline stress note credit date weigh refrain ditch remove delete strip trim replace swap
+substitute rename draw plot chart tabulate act behave play mimic finish conclude lowercase uppercase
 réponds répondez utilise utilisez écris écrivez mets mettez donne donnez évite évitez arrête arrêtez garde gardez
 ajoute ajoutez parle parlez fais faites dis dites sois soyez tutoie vouvoie commence termine explique expliquez
 préfère n'utilise n'écris
@@ -300,14 +308,20 @@ _ONE_TIME = frozenset("finish get are have can do start stop see check test run 
 _SITUATION = frozenset("i i'm im i've my we we're our the this".split())
 
 
+_BECAUSE = frozenset("since because as cause cuz coz".split())  # "since I work at altitude, always adjust ..."
+_ADVERBS = frozenset("always please pls just".split())  # before the verb: "..., always adjust the temps"
+
+
 def reason_first(words: Words) -> bool:
-    if not words or words[0] not in _SITUATION:
+    opens = words[1:2] if words[:1] and words[0] in _BECAUSE else words[:1]
+    if not opens or opens[0] not in _SITUATION:
         return False
     for at in range(2, len(words) - 1):
         if words[at] != "so" and at not in words.breaks:
             continue
         after = Words(" ".join(words[at + (words[at] == "so"):]))
-        if CONDITIONAL.starts(after) or imperative(after, anywhere=False) or negative_imperative(after) \
+        verb = Words(" ".join(after[1:])) if after[0] in _ADVERBS else after
+        if CONDITIONAL.starts(after) or imperative(verb, anywhere=False) or negative_imperative(after) \
                 or (after[0] in ("any", "every", "all") and {"you", "u"} & set(after)):
             return True
     return False

@@ -16,7 +16,7 @@ MEMORY = Phrases(
     "(don't|dont|do not|never) forget", "note", "for the record", "fyi", "for your information", "just so you know",
     "for future reference", "(save|store|remember) this", "write this down", "heads up", "heads-up",
     "(keep|save|store|file|note|jot|write) (that|this|it|these|those) (down|somewhere|safe|for me|for later|on file"
-    "|handy|around|in memory)",
+    "|handy|around|in memory)", "(keep|hold|treat|take|use) (that|this|it|these|those) as (context|background|a given)",
     "(please|) be (advised|aware)", "note down", "make note",
     "souviens-toi", "rappelle-toi",
     "retiens", "(note|notez) (bien|) que", "n'oublie pas", "garde en (tête|tete)", "pour info",
@@ -134,16 +134,6 @@ HYPOTHETICAL = Phrases(
     "wenn ich (sagen würde|sagte|wollte)", "qué pasaría si", "que pasaria si", "si te dijera")
 
 
-# What the user expects to happen: after "going forward", "it should be fine" is a status, no rule.
-_STATE = "(fine|ok|okay|good|stable|alright|steady|quiet|green|all right|back to normal)"
-PREDICTION = Phrases(
-    f"(it|we|things|that|this|everything|all|you|they) (should|will|ought to|shall) (be|stay|remain|keep) {_STATE}",
-    f"(it'll|we'll|that'll|things'll|everything'll|itll|well) (be|stay) {_STATE}",
-    "(it|we|things|that|this|everything) (should|will) (work|hold up|run) (fine|now|ok)",
-    "(it|we|things|that|this|everything) (should|will) be no (problem|issue|issues|problems)",
-    f"(should|will) (be|stay|remain) {_STATE}")
-
-
 def hypothetical(words: Words) -> bool:
     return HYPOTHETICAL_START.starts(words) or HYPOTHETICAL.find(words) >= 0
 
@@ -204,8 +194,10 @@ def reported(words: Words) -> bool:
     return False
 
 
-# After these a speech verb is no verb: "talk to say", Dutch "in dit project" (French "il dit").
-_PREPOSITIONS = frozenset("to in on at for of voor op van met aan bij uit".split())
+# After these a speech verb is no verb: "talk to say", Dutch "in dit project" (French "il dit"),
+# "in all claims you draft".
+_PREPOSITIONS = frozenset("to in on at for of voor op van met aan bij uit the a an all these those my your our his"
+                          " her their every each some any no".split())
 _PRONOUN_OBJECTS = frozenset("it that this so them him her one".split())
 
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms, learned, lexicon, manner, syntax
+from tmg.memory.teaching import cues, forms, learned, lexicon, manner, outlook, syntax
 from tmg.memory.teaching.condition import condition
 from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
                                             renames_assistant, tokens)
@@ -146,8 +146,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     syntax.close_subordinate(words)
     if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
         return None
-    if _predicts(words):
-        return None  # "update: /var back at 41%, going forward it should be fine": a status
+    if outlook.expects(words):
+        return None  # "going forward it should be fine", "going forward I'll ...": a status, a plan
     if forms.joking(typed[clause.start:clause.end + 16]) or forms.sarcastic(typed[clause.start:clause.end + 60]):
         return None  # a joke, said so in the clause or right after it; sarcasm, by its marks
     question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
@@ -170,6 +170,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)
         read = learned.reading(feats)
+        if read == FACT and "please" in feats:
+            read = INSTRUCTION  # a "please" asks for something done; a fact is told ("... 설명해 주세요")
         if read is not None:
             return Verdict(read, read != CORRECTION, ("learned",))
     return verdict
@@ -191,7 +193,7 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
         return Verdict(INSTRUCTION, True, ("what the user's words mean",))
     found = _instruction_cues(words, request, after_project, asks, contradicting, signals)
     if found is not None:
-        return Verdict(INSTRUCTION, True, found)
+        return Verdict(INSTRUCTION, cues.THIS_CHAT.find(words) < 0, found)  # (for this chat only: not pinned)
     if condition(words):
         return Verdict(FACT, True, ("condition",))  # said in passing too, even beside a question
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
@@ -204,7 +206,8 @@ def _thanks(reply: str) -> bool:
 
 
 def _features(clause: Clause, typed: str, first: bool, reply: str, answer: Answer, signals: list[str]) -> list[str]:
-    return learned.features(clause.masked, typed[clause.start:clause.end], first, bool(reply), answer.stems, signals)
+    return learned.features(clause.masked, typed[clause.start:clause.end], first, bool(reply),
+                            answer.stems if answer.text else None, signals)
 
 
 def _discourse(words: list[str]) -> int:
@@ -319,15 +322,6 @@ def _assistant_habit(words: Words) -> bool:
             return True
         if index + cues.WEAK_TIME.match_at(words, index) == len(words) and _verb_led(words, index):
             return True  # "..., so give them next to the grams every time"
-    return False
-
-
-def _predicts(words: Words) -> bool:
-    """A "from now on" that scopes what the user expects, not what anyone is to do."""
-    for index in cues.STRONG_TIME.finditer(words):
-        after = index + cues.STRONG_TIME.match_at(words, index)
-        if forms.PREDICTION.match_at(words, after):
-            return True
     return False
 
 

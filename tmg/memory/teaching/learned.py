@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tmg.memory.teaching import lexicon
-from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS, stem
+from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS, stem, unspaced_pairs
 
 MODEL = Path(__file__).with_name("learned_model.json")
 OUTCOMES = ("none", "instruction", "correction", "fact")
@@ -64,11 +64,12 @@ _COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someo
 Weights = dict[str, list[float]]
 
 
-def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set[str], signals: list[str]) -> list[str]:
+def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set[str] | None,
+             signals: list[str]) -> list[str]:
     """What the model sees of one clause: `masked` (lower-cased, quotes and code masked), `said` (as
-    typed, for its names), whether it
-    opens the prompt, whether the prompt is a short reply to an answer, that answer's stems, and
-    the structural cues the rules saw in it (`signals`: judge._instruction_cues)."""
+    typed, for its names), whether it opens the prompt, whether the prompt is a short reply to an
+    answer, that answer's stems (None with no answer before it), and the structural cues the rules
+    saw in it (`signals`: judge._instruction_cues)."""
     words = _TOKEN.findall(masked)
     out = ["bias", f"len:{min(len(words), 16) // 4}", *(f"sig:{s}" for s in signals)]
     if not words:
@@ -101,10 +102,11 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("reply-first" if first else "reply-later")
     if not signals:
         out.append("no cue")
-    if not answer_stems:
+    if answer_stems is None:
         out.append("no answer")  # the session's first prompt: a task, most often
     else:
         shared = sum(1 for w in set(words) if w not in FUNCTION_WORDS and stem(w) in answer_stems)
+        shared += len(unspaced_pairs(masked) & answer_stems)
         out.append(f"shares:{min(shared, 3)}")
     if any(ch.isdigit() for ch in masked):
         out.append("digit")

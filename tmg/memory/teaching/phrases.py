@@ -71,6 +71,16 @@ hai hain ho tha thi ka ki ke ko se mein mujhe mera meri hum hamara humara aap tu
 toh yaar bhai baar wala wali kuch""".split()) - FUNCTION_WORDS
 
 
+# Scripts written without spaces (kana, Han, Thai, Lao, Burmese, Khmer): a run of them is one
+# "word", so what it shares with another text is counted by its character pairs.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]{2,}")
+
+
+def unspaced_pairs(text: str) -> set[str]:
+    """The character pairs of each run of an unspaced script in `text` ("大红袍属于绿茶": 大红, 红袍, ...)."""
+    return {run[i:i + 2] for run in _UNSPACED.findall(text) for i in range(len(run) - 1)}
+
+
 def stem(word: str) -> str:
     """A word without its inflection, near enough to match "stratify" with "stratifies"."""
     for suffix in ("ing", "ies", "es", "ed", "s"):

@@ -32,7 +32,9 @@ _CODE_LINE = re.compile(
     r"|\s*from\s+[\w.]+\s+import\b|\s*(?:const|let|var)\s+\w+\s*=|\s*[A-Z][A-Z0-9_]{2,}=\S"
     r"|\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER)\s[A-Z*(]"
     r"|.*(?:[{}]|(?<![\u0370-\u03ff\u1f00-\u1fff]);)\s*$|\s*[}\])]+[,;]?\s*$|\s*-\s+[\w.-]+:\s|\s*[\w.-]+:\s*(?:true|false|null|yes|no|\d+)\s*$)")
-_QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|«[^»\n]{2,}»|„[^“”\n]{2,}[“”]"
+# Words before a colon, with nothing of code in them, that open a line ending in code.
+_PROSE_LEAD = re.compile(r"[^\W\d][^`{}();=<>$]*?[^\W\d]{2}:(?= \S)")
+_QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|«[^»\n]{2,}»|„[^“”\n]{2,}[“”]|”[^”\n]{2,}”|「[^」\n]+」|『[^』\n]+』"
                      r"|(?<![\w'])'[^'\n]{2,}?'(?![\w'])")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # Greek asks with ";" (or its own U+037E): "Μπορείς να μου προτείνεις ...;" is a question, not code.
@@ -189,7 +191,12 @@ def _voice_spans(typed: str) -> list[tuple[int, int]]:
                 paragraphs.append(current)
                 current = []
             continue
-        if line.lstrip().startswith(">") or _LOG_LINE.match(line) or _CODE_LINE.match(line):
+        if line.lstrip().startswith(">") or _LOG_LINE.match(line):
+            continue
+        if _CODE_LINE.match(line):
+            prose = _PROSE_LEAD.match(line)  # "thats svelte 4. svelte 5 uses runes: let count = $state(0);"
+            if prose:
+                current.append((begin, begin + prose.end()))
             continue
         lead_end = _material_lead(line)
         if lead_end is not None:
@@ -219,9 +226,15 @@ def _material_lead(line: str) -> int | None:
     if colon is None:
         return None
     lead = line[:colon]
+    if set(_lead_words(_LAST_SENTENCE.split(lead)[-1])) <= _ASIDE_OPENERS:
+        return None  # "here's the doc, summarise it. also: in this project ...": the user goes on
     if len(lead.split()) > 14 or not any(_introduces_material(part) for part in {lead, lead.rsplit(",", 1)[-1]}):
         return None  # (its last part alone too: "ok Pip, draft a text to my flatmate:")
     return colon + 1
+
+
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_ASIDE_OPENERS = frozenset("also btw ps p.s fyi oh and plus nb one more thing separately unrelated".split())
 
 
 def _lead_colon(line: str) -> int | None:

@@ -1,0 +1,44 @@
+"""What follows a "from now on" that is no rule for the assistant: what the user expects to happen
+("going forward it should be fine", "from now on the build should be green") or a resolution of
+their own ("going forward I'm going to tune the Steinway first", "I've decided that from now on
+I'll write to each family"). Either is a status or a plan, said to the assistant, not asked of it.
+"""
+
+from __future__ import annotations
+
+from tmg.memory.teaching import cues
+from tmg.memory.teaching.phrases import ANY, Phrases, Words
+
+_STATE = "(fine|ok|okay|good|stable|alright|steady|quiet|green|all right|back to normal)"
+PREDICTION = Phrases(
+    f"(it|we|things|that|this|everything|all|you|they) (should|will|ought to|shall) (be|stay|remain|keep) {_STATE}",
+    f"(it'll|we'll|that'll|things'll|everything'll|itll|well) (be|stay) {_STATE}",
+    "(it|we|things|that|this|everything) (should|will) (work|hold up|run) (fine|now|ok)",
+    "(it|we|things|that|this|everything) (should|will) be no (problem|issue|issues|problems)",
+    f"(should|will) (be|stay|remain) {_STATE}",
+    f"(the|our|my) {ANY} (should|will) (be|stay|remain) {_STATE}")  # "the build should be green"
+# The user's own future, then a verb that is no wish of theirs about the answers ("I'll want ...",
+# "I'll call you Ziggy" are for the assistant; a "you" later in the clause is too).
+_OWN_FUTURE = Phrases("(i'll|ill|i will|i'm going to|im going to|i'm gonna|im gonna|i am going to|i'm gonna try to"
+                      "|i'll try to|i'll try and|i'll probably|i'll just)")
+_FOR_THE_ASSISTANT = frozenset("want need expect prefer like call name ask be send give paste share".split())
+_YOU = frozenset("you your yours yourself u ur you'll you're youre".split())
+
+
+def expects(words: Words) -> bool:
+    """A "from now on" right before what the user expects, or before (or after) their own plan."""
+    for index in cues.STRONG_TIME.finditer(words):
+        after = index + cues.STRONG_TIME.match_at(words, index)
+        if PREDICTION.match_at(words, after) or _own_plan(words, after):
+            return True
+    return False
+
+
+def _own_plan(words: Words, after: int) -> bool:
+    if _YOU & set(words):
+        return False
+    plan = _OWN_FUTURE.find(words)
+    if plan < 0 or plan > after:  # the plan opens right after the "from now on", or before it
+        return False
+    verb = plan + _OWN_FUTURE.match_at(words, plan)
+    return verb < len(words) and words[verb] not in _FOR_THE_ASSISTANT
