@@ -22,8 +22,8 @@ Cost: the scorer per prompt (median over the corpus, and a 16 KB paste), and loa
 fresh process from bytecode (what the first teaching prompt of a process pays; prompts the
 word gate lets pass by load nothing).
 
-Parts: `heldout19` (written blind by two writers, kept out of training and of `--part all` until
-its `--shipped` runs), `heldout18`, `heldout17` and `heldout16` (written blind, kept out of training and of
+Parts: `heldout20` (written blind by two writers, kept out of training and of `--part all` until
+its `--shipped` runs), `heldout19`, `heldout18`, `heldout17` and `heldout16` (written blind, kept out of training and of
 `--part all` until their `--shipped` runs, then trained on), `heldout15`, `heldout14`, `heldout13` and `heldout10` (each written blind, run once with the shipped model, then
 worked on and trained on; the next blind part goes in train_teaching.BLIND until its run), `train12`
 and `train11` (training parts written for the round after held-out 9), `heldout9` (written blind,
@@ -69,7 +69,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout19": ROOT / "bench" / "data" / "teaching_heldout19.json",
+PARTS = {"heldout20": ROOT / "bench" / "data" / "teaching_heldout20.json",
+         "heldout19": ROOT / "bench" / "data" / "teaching_heldout19.json",
          "heldout18": ROOT / "bench" / "data" / "teaching_heldout18.json",
          "heldout17": ROOT / "bench" / "data" / "teaching_heldout17.json",
          "heldout16": ROOT / "bench" / "data" / "teaching_heldout16.json",
@@ -96,7 +97,7 @@ CONTEXT = ' (correcting the earlier answer: "'
 CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey0123456789", "eyJzdWIiOiJjb3JwdXMtdXNlciJ9",
             "Corpus-Pass-4417", "canary-token-9x2", "Canary-Quartz-6621", "bluefin-canary-93", "sk-canary-h16-0000",
             "Canary-Garnet-4417", "walrus-canary-31", "sk-canary-h17-0000", "Canary-Onyx-8830", "heron-canary-62", "sk-canary-h18-0000",
-            "sk-canary-h19-0000", "Canary-Topaz-5512", "otter-canary-47")
+            "sk-canary-h19-0000", "Canary-Topaz-5512", "otter-canary-47", "sk-canary-h20-0000", "Canary-Beryl-7391", "lynx-canary-58")
 _WORD = re.compile(r"[\w'-]+")
 
 
