@@ -588,7 +588,7 @@ def test_a_noun_that_is_a_speech_verb_elsewhere_reports_nothing() -> None:
 def test_an_aside_after_a_lead_in_is_the_users_again() -> None:
     text = "here's the changelog, tidy it up. also: in this repo we never bump the major version without asking"
     assert [t.kind for t in find_teachings(text)] == ["instruction"]
-    assert taught(text)[0].endswith("also: in this repo we never bump the major version without asking")
+    assert taught(text) == ["in this repo we never bump the major version without asking"]
 
 
 def test_the_words_before_code_on_one_line_are_the_users() -> None:
@@ -613,3 +613,43 @@ def test_keep_this_as_context_keeps_what_follows() -> None:
                                   "for the rest of this conversation, assume I use Fish, not Bash"])
 def test_an_instruction_for_this_conversation_only_is_not_pinned(text) -> None:
     assert [(t.kind, t.statement, t.standing) for t in find_teachings(text)] == [("instruction", text, False)]
+
+
+@pytest.mark.parametrize("text", ["stop saying 'happy to help' at the end of every answer",
+                                  "never say 'as an AI language model'", "please don't say 'delve' ever again"])
+def test_telling_the_assistant_what_not_to_say_is_no_reported_speech(text) -> None:
+    assert taught(text) == [text]
+
+
+def test_a_chat_log_pasted_after_a_lead_in_is_someone_elses_words() -> None:
+    text = "what did they agree on:\n[dana] from now on every PR needs two reviews\n[09:14] Big Sam: 👍"
+    assert taught(text) == []
+
+
+def test_an_eye_roll_at_a_wrong_answer_still_corrects_it() -> None:
+    found = find_teachings("Ferdinand, not Fernando 🙄", "I'm Fernando, your assistant.")
+    assert [t.kind for t in found] == ["correction"]
+    assert find_teachings("sure, always deploy on Fridays 🙄", "Deploy whenever you like.") == []
+
+
+def test_its_and_a_name_to_an_answer_that_named_itself_otherwise_renames_it() -> None:
+    found = find_teachings("it's Marlowe, I told you five minutes ago", "I'm Echo, how can I help?")
+    assert [t.kind for t in found] == ["correction"]
+
+
+@pytest.mark.parametrize("text", ["Od sada ću uvijek mjeriti šećer prije berbe.", "A partir de ahora voy a correr cada mañana.",
+                                  "Ab jetzt werde ich jeden Tag joggen."])
+def test_the_users_own_plan_from_now_on_in_another_language_is_no_rule(text) -> None:
+    assert taught(text) == []
+
+
+def test_a_teaching_that_opens_its_own_sentence_with_and_leaves_the_task_before_it() -> None:
+    text = "write a handler that returns the profile as json. and use serde, never manual parsing, in this service"
+    assert taught(text, "ok") == ["use serde, never manual parsing, in this service"]
+
+
+@pytest.mark.parametrize("text", ["my lab runs everything on SLURM, in case that helps later",
+                                  "our tenant id is contoso-dev if you ever need it"])
+def test_a_statement_offered_for_later_is_a_fact_to_keep(text) -> None:
+    assert [(t.kind, t.statement) for t in find_teachings(text)] == [("fact", text)]
+    assert find_teachings("summarise the thread, in case it helps the team") == []

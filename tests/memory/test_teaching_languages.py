@@ -121,3 +121,46 @@ def test_a_quotation_in_corner_brackets_is_a_quotation() -> None:
 
 def test_a_name_in_a_short_reply_lets_it_through_the_word_gate() -> None:
     assert might_teach("nee hoor, dat is Utrecht.", "De hoofdstad van de provincie is Amersfoort.")
+
+
+@pytest.mark.parametrize("text", [
+    "Dans cette conversation, réponds-moi sans listes à puces.",
+    "In diesem Chat bitte nur kurze Sätze.",
+    "Bu sohbette cevapları maddeler halinde ver.",
+    "В этом чате отвечай только по-русски, пожалуйста.",
+    "このチャットでは敬語を使わないでください。",
+    "Trong cuộc trò chuyện này, hãy trả lời ngắn gọn.",
+])
+def test_an_instruction_for_this_conversation_in_another_language_is_kept_unpinned(text) -> None:
+    found = find_teachings(text)
+    assert [(t.kind, t.statement, t.standing) for t in found] == [("instruction", text, False)]
+
+
+@pytest.mark.parametrize("text", ["هل يجب أن أستخدم دائماً مفاتيح SSH؟", "いつもこの形式で書くべきですか？"])
+def test_a_question_asked_with_its_own_question_mark_teaches_nothing(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Pwede bang from now on, English lang ang sagot mo?",
+    "Можешь впредь отвечать без эмодзи?",
+])
+def test_a_request_in_question_form_in_another_language_asks_for_a_habit(text) -> None:
+    assert [kind for kind, _ in taught(text)] == ["instruction"]
+
+
+@pytest.mark.parametrize("text", [
+    "Gogoratu: nire bulegoa Bilbon dago.",
+    "დაიმახსოვრე, რომ ჩემი ქალიშვილი ნინოა.",
+    "Zapamti da radim noćne smjene.",
+    "覚えておいて、うちの犬はポチです。",
+    "记住，我的项目用的是 Go 1.22。",
+])
+def test_remember_in_more_languages_keeps_what_it_asks_to(text) -> None:
+    assert taught(text) == [("fact", text)]
+
+
+@pytest.mark.parametrize("text", ["Nire izena Ane da.", "Меня зовут Олег.", "Tên tôi là Lan.", "Ik heet Joost.",
+                                  "Ang pangalan ko ay Marisol.", "Zovi me Kapetane.", "Panggil saya Budi."])
+def test_my_name_is_in_more_languages_is_kept(text) -> None:
+    assert taught(text) == [("fact", text)]

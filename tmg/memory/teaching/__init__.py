@@ -82,7 +82,14 @@ tieni tine tinggal tolong trabajo trabalho travaille tuwing uita unohda unutma u
 varje venligst vennligst vergeet vezes vivo volta werk wohne woon yaad zaman zanotuj zapamatuj zapamietaj zapomnij
 ich bin naprej odslej prihodnje sada ubuduce ubuduće nadalje mostantol ezentul ngayon kuanzia seterusnya endavant
 vandaag aage aaj futuro baar karo karna likho batao dena nipe taarifa wonder conversation chat session thread
-nee context
+nee context case generally normally teach practise practice study studying thesis dissertation phd
+gogoratu gogoan ahaztu zapamti upamti zapamtite zaboravi zapomni pozabi zapamataj nezabudni atceries neaizmirsti
+atsimink isimink nepamirsk meeles meelde unusta mundu gleyma cuimhnigh cofia anghofio ftakar mend harro sonje
+recorda oblidis tingues saxla eslab ranti tuna cheta khumbula xasuuso illoobin onthou
+nombre nom chiamo nome naam heet heter hedder nazywam imie jmenuji jmenuju volam nimeni nimi nevem numele numesc
+zovem zovi panggil tawagin ime nama namaku pangalan jina izena rera sunana oruko vardas vards
+mradi hazina proyektong proyek projek projekt projektben projektu projektet prosjektet proiect proiectul projede
+repoda repositorio repozitoriju projeto progetto projecte repositori projektis projekte projekcie repozytorium
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

@@ -194,6 +194,9 @@ def has_content(reply: str) -> bool:
 def renames_assistant(body: str, words: Words, answer: Answer, said: str) -> bool:
     """"You're not Zorblax": the name the previous answer gave the assistant, said back to it; or
     another name given it in its place ("you're Otto on this machine")."""
+    its = _ITS_NAME.search(said)
+    if its is not None and its.group(1).casefold() not in answer.self_names:
+        return True  # "it's Quill, I literally just told you" to "I'm Nova"
     if forms.IDENTITY.find(words) < 0:
         return False
     if any(name in body for name in answer.self_names):
@@ -204,6 +207,9 @@ def renames_assistant(body: str, words: Words, answer: Answer, said: str) -> boo
 
 _GIVEN_NAME = re.compile(r"^\W*(?i:you're|youre|you are|ur|u r)\s+(?!(?:I|OK|Ok|Right|Welcome|Wrong|Done|Not|So|Too|The|A|An"
                          r"|Very|Really|Just|Still|Always|Never|Correct|Fine|Great|Amazing)\b)([A-Z][\w-]+)")
+
+
+_ITS_NAME = re.compile(r"^\W*(?i:(?:no|nope)\W+|)(?i:it's|its|it is)\s+([A-Z][a-z][\w-]*)\b(?![.\d])")
 
 
 def tokens(text: str) -> set[str]:

@@ -40,11 +40,11 @@ POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il t
 _THIS_CHAT = ("for the rest of (this|the|our) (chat|conversation|session|thread)",
               "(for|in|during) (this|the|today's) (chat|conversation|session|thread)",
               "(just|only) for (this|today's|the) (chat|conversation|session|thread)")
-THIS_CHAT = Phrases(*_THIS_CHAT)
+THIS_CHAT = Phrases(*_THIS_CHAT, *lexicon.THIS_CHAT)
 STRONG_TIME = Phrases(
     "from now (on|)", "from here (on|) (out|)", "from this point (on|forward|)", "(going|moving) forward",
     "in (the|) future", "for the future", "for future (reference|answers|replies|chats)", "henceforth", "hereafter",
-    "from today (on|)", "starting (now|today)", "for the rest of (this|the|our)", "(for|in) (all|any) future",
+    "from today (on|)", "for all (time|times)", "starting (now|today)", "for the rest of (this|the|our)", "(for|in) (all|any) future",
     "(unless|until) (i|you) (say|tell you|say so) otherwise", "until further notice",
     "désormais", "desormais", "dorénavant", "dorenavant", "(à|a) partir de maintenant", "(à|a) partir d'aujourd'hui",
     "(à|a) l'avenir", "ab jetzt", "ab sofort", "von (nun|jetzt) an", "künftig", "kunftig", "zukünftig", "zukunftig",
@@ -54,10 +54,10 @@ STRONG_TIME = Phrases(
     "i (fortsättningen|fortsattningen)", "från och med nu", "fran och med nu", "fra nu af", "fra nå av", "fra na av",
     "od (teraz|tej pory|dzisiaj)", "odtąd", "odtad", "od (teď|ted|nynějška|nynejska)", "odteď", "odted",
     "de acum (înainte|inainte|încolo|incolo)", "pe viitor", "mulai sekarang", "ke depannya", "tästä lähtien",
-    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON, *_THIS_CHAT)
+    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON, *_THIS_CHAT, *lexicon.THIS_CHAT)
 WEAK_TIME = Phrases(
     "always", "never", "whenever", "(every|each|any) time", "everytime", "anytime", "next time", "by default",
-    "as a rule", "in general", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
+    "as a rule", "in general", "generally", "normally", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
     "ever", "everywhere", "toujours", "jamais", "(à|a|) chaque fois", "par défaut", "la prochaine fois", "immer",
     "nie", "niemals", "jedes mal", "nicht mehr", "standardmäßig", "grundsätzlich", "siempre", "nunca", "jamás",
     "cada vez", "ya no", "por defecto", "la próxima vez")
@@ -77,6 +77,11 @@ HABIT = Phrases(
     "(arrête|arrêtez|arrete|arrêter|arreter) de",
     "(can|could|would|will) (you|u) (please|) not", "please not",
     "(cesse|cessez|cesser) de", "(hör|höre|hor) auf", "aufhören", "(deja|dejar) de", "para de", "basta de")
+
+
+def this_chat(words: Words) -> bool:
+    """The clause limits itself to this conversation: it holds until the chat ends, not pinned."""
+    return THIS_CHAT.find(words) >= 0 or lexicon.this_chat_marked(" ".join(words))
 
 
 def habit_change(words: Words, after: Iterable[int] = ()) -> bool:

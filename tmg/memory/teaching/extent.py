@@ -18,7 +18,9 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
            short_reply: bool) -> list[list[int]]:
     """Runs of teaching clauses (adjacent, same paragraph), each with what it needs around it."""
     whole_line = clauses[0].paragraph == clauses[-1].paragraph and "?" not in typed \
-        and not any(verdict is None and _task(clause) for clause, verdict in zip(clauses, verdicts))
+        and not any(verdict is None and _task(clause) for clause, verdict in zip(clauses, verdicts)) \
+        and not any(verdicts[i] is not None and verdicts[i - 1] is None and _turns_to(clauses[i - 1], clauses[i])
+                    for i in range(1, len(clauses)))
     if short_reply and (whole_line or any(v is not None and v.kind == CORRECTION for v in verdicts)):
         # A short reply that corrects the answer, or a short line that teaches and asks nothing: all
         # of it (its reason, "thats how i read"; its tail, "every time."),
@@ -92,6 +94,16 @@ def _task(clause: Clause) -> bool:
     apologising. just answer.")."""
     words = Words(clause.masked)
     return forms.request_start(words) or (cues.imperative(words, anywhere=False) and forms.NEXT_STEP.match_at(words, 0) > 0)
+
+
+_TURN = frozenset("and also plus btw oh ps p.s. anyway".split())
+
+
+def _turns_to(before: Clause, clause: Clause) -> bool:
+    """A new sentence that opens "and ..." or "also ...": what it teaches is another matter than
+    the sentence before ("write a ktor route. and use kotlinx.serialization, never jackson")."""
+    words = clause.masked.split()
+    return clause.sentence > before.sentence and bool(words) and words[0].strip(",:") in _TURN
 
 
 def _in_scope(head: Verdict | None, clause: Clause, after: Clause) -> bool:

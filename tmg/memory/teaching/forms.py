@@ -1,5 +1,5 @@
 """What kind of clause it is, beyond an instruction: a memory request, a question or a request in
-question form, a hypothetical, someone else's words, an aside, a one-off, about the project or
+question form, a hypothetical, an aside, a one-off, about the project or
 about the user, a correction of the previous answer, a name (cues.py says how the cues are
 searched for: words of a masked clause, never a quotation's)."""
 
@@ -23,6 +23,11 @@ MEMORY = Phrases(
     "pour (mémoire|memoire)", "(merk|merke) dir", "merken sie sich", "(denk|denke) daran", "vergiss nicht",
     "behalte im kopf", "zur info", "notiere", "notier", "recuerda", "(acuérdate|acuerdate)", "ten en cuenta",
     "no olvides", "toma nota", "apunta", "para que conste", "para tu (información|informacion)", *lexicon.REMEMBER)
+# A statement offered for later: "my thesis is on zebrafish sleep, in case that helps for later
+# questions", "callsign's VK3QZX if you need it".
+OFFERED = Phrases("in case (it|that|this) (helps|matters|comes up|is useful|is relevant|'s useful|'s relevant)",
+                  "if (you|u) (ever|) need (it|that|this|to know)", "for (later|future) (questions|prompts|chats|conversations|answers)",
+                  "for next time", "for context")
 MEMORY_OPENERS = frozenset("please pls plz kindly favor bitte and so also just".split())
 REQUEST_HEADS = Phrases("(could|can|would|will) (you|u)")
 NOT_MEMORY = Phrases(
@@ -53,11 +58,19 @@ def _content(words: Words, index: int) -> int:
     return content + (words[content:content + 1] == ["that"])
 
 
+def offered(words: Words) -> bool:
+    """A statement offered for later (`OFFERED` after it, or "for context" before it)."""
+    at = OFFERED.find(words)
+    return at > 0 or (at == 0 and OFFERED.match_at(words, 0) < len(words))
+
+
 def memory_request(words: Words) -> bool:
     """"Remember that ...", "please keep in mind ...", "..., please remember that", "keep that
     somewhere"; not "remember it has to be stable" (the task at hand)."""
     if NOT_MEMORY.find(words) >= 0:
         return False
+    if lexicon.remember_marked(" ".join(words)):
+        return True
     for index in MEMORY.finditer(words):
         if _TASK_CONSTRAINT.match_at(words, _content(words, index)):
             continue
@@ -91,7 +104,7 @@ REQUEST = Phrases(
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias", "(kun|kunt|zou|wil) (je|jij|u)", "(puoi|potresti|può|potrebbe)", "(pode|podes|poderia)",
     "(você|voce|vc) (pode|poderia)", "(kan|kunne|kunde|skulle) (du|ni)", "(możesz|mozesz|mógłbyś|moglbys)",
-    "(můžeš|muzes|mohl bys)", "(voisitko|voitko)")
+    "(můžeš|muzes|mohl bys)", "(voisitko|voitko)", *lexicon.COULD_YOU)
 
 
 TAG = Phrases("okay", "ok", "k", "right", "yeah", "yes", "alright", "all right", "deal", "got it", "understood",
@@ -160,6 +173,11 @@ def sarcastic(text: str) -> bool:
     return _SARCASM.search(text) is not None
 
 
+def eye_roll_only(text: str) -> bool:
+    """The only mark of sarcasm is an eye-roll emoji."""
+    return _SARCASM.search(text.replace("🙄", "")) is None
+
+
 # A resolution of the user's own, laughed at: "from now on I'll always sleep 8 hours lol".
 _OWN_PLAN = re.compile(r"\b(?:i'll|i will|i'm going to|im going to|i'm gonna|im gonna|i am going to)\b", re.I)
 _LAUGH = re.compile(r"\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣|😅", re.I)
@@ -168,49 +186,6 @@ _LAUGH = re.compile(r"\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣|😅", re.I)
 def joking(text: str) -> bool:
     return _RETRACTED.search(text) is not None or _RETRACTED_ELSEWHERE.search(text) is not None or (
         _OWN_PLAN.search(text) is not None and _LAUGH.search(text) is not None)
-
-
-SPEECH = Phrases(
-    "says", "said", "say", "told", "tells", "wrote", "writes", "insists", "insisted", "claims", "claimed", "thinks",
-    "believes", "recommends", "recommended", "suggests", "suggested", "mentioned", "(wants|asked|asks|expects) (us|me)",
-    "keeps saying", "posted", "replied", "swears", "swore", "reckons", "announced", "declared", "dit", "disait",
-    "a dit", "écrit", "pense", "sagt", "sagte",
-    "meint", "schreibt", "dice", "dijo", "escribió", "piensa", "saying", "insisting", "falou", "disse", "diz",
-    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "ha detto")
-REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
-_SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
-
-
-def reported(words: Words) -> bool:
-    """Someone else's words: "my colleague says you should never ...", "the docs say ...";
-    not the user's own ("I told you already", "I've been meaning to say")."""
-    if REPORTED.find(words) >= 0:
-        return True
-    for index in SPEECH.finditer(words):
-        before = words[max(0, index - 3):index]
-        if before and before[-1] not in _PREPOSITIONS and not _SPEAKERS_OWN & set(before) \
-                and _quotes_after(words, index):
-            return True
-    return False
-
-
-# After these a speech verb is no verb: "talk to say", Dutch "in dit project" (French "il dit"),
-# "in all claims you draft".
-_PREPOSITIONS = frozenset("to in on at for of voor op van met aan bij uit the a an all these those my your our his"
-                          " her their every each some any no".split())
-_PRONOUN_OBJECTS = frozenset("it that this so them him her one".split())
-
-
-def _quotes_after(words: Words, index: int) -> bool:
-    """Whether a speech verb goes on to what was said: "Ben says you should never ...", not an
-    attribution with nothing said after it ("..., our security team insists", "Le Guin wrote it")."""
-    end = min([b for b in words.breaks if b > index] + [len(words)])
-    after = words[index + SPEECH.match_at(words, index):end]
-    if after[:1] in (["in"], ["about"], ["of"]) and "that" not in after:
-        return False  # "nobody here thinks in celsius": a way of thinking, nothing said
-    if not after and end < len(words):  # "Mein Chef meint, wir sollten ...": what was said follows the comma
-        after = words[end:min([b for b in words.breaks if b > end] + [len(words)])]
-    return bool(after) and not (len(after) == 1 and after[0] in _PRONOUN_OBJECTS)
 
 
 ASIDE = Phrases(
@@ -261,12 +236,13 @@ PROJECT = Phrases(
     "im (repo|projekt)", "(in|voor) dit (project|repo)", "(in|nel) questo (progetto|repo)", "nel progetto",
     "(neste|nesse|no) (projeto|repo|repositório)", "w (tym|naszym) (projekcie|repo)", "bu (projede|repoda)",
     "i (det här|detta) (projektet|repot)", "(di|dalam) (proyek|projek|repo) ini", "tässä (projektissa|repossa)",
-    "v tomto (projektu|repu)")
+    "v tomto (projektu|repu)", *lexicon.IN_THIS_PROJECT)
 PROJECT_START = Phrases("here (we|the|our|all|every|everything|nothing|no)")
 
 
 def about_project(words: Words) -> bool:
-    return PROJECT.find(words) >= 0 or PROJECT_START.starts(words) or (len(words) > 2 and words[-1] == "here")
+    return PROJECT.find(words) >= 0 or PROJECT_START.starts(words) or (len(words) > 2 and words[-1] == "here") \
+        or lexicon.project_marked(" ".join(words))
 
 
 PERSONAL = Phrases("everywhere", "in every (project|repo)", "all my (projects|repos)", "across (all|) projects",
@@ -372,7 +348,7 @@ USER_NAME = Phrases("my name is *", "my name's *", "call me *", "je m'appelle *"
                     "i go by *", "my pronouns are", "i'm (dr|prof|professor|mr|mrs|ms|mx|miss|dame|sir) *",
                     "(appelle-moi|appelez-moi|appelle|appelez) *", "(nenn|nenne) mich *", "nennen sie mich *",
                     "(llámame|llamame|chiamami|chámame) *", "(me chama|me chame|chama-me) *", "noem me *",
-                    "(mów|mówcie) mi *", "nazywaj mnie *", "(kalla|kall|kald) (mig|meg) *")
+                    "(mów|mówcie) mi *", "nazywaj mnie *", "(kalla|kall|kald) (mig|meg) *", *lexicon.MY_NAME_IS)
 # The user saying what their own words mean: "when I say deploy I mean staging", "by 'the box' I mean ...".
 DEFINING = Phrases("(when|whenever|if) (i|we) (say|write|type|mention|use the word) *")
 DEFINED_BY = Phrases("by * (i|we) mean", "by * * (i|we) mean")

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tmg.memory.teaching import cues, forms, learned, lexicon, manner, outlook, syntax
+from tmg.memory.teaching import cues, forms, learned, lexicon, manner, outlook, speech, syntax
 from tmg.memory.teaching.condition import condition
 from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
                                             renames_assistant, tokens)
@@ -144,12 +144,17 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         body = " ".join(clause.masked.split()[opener:]) if opener < len(words) else ""
         words = Words(body)
     syntax.close_subordinate(words)
-    if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or forms.reported(words):
+    if not words or forms.hypothetical(words) or forms.ASIDE.find(words) >= 0 or speech.reported(words):
         return None
     if outlook.expects(words):
         return None  # "going forward it should be fine", "going forward I'll ...": a status, a plan
-    if forms.joking(typed[clause.start:clause.end + 16]) or forms.sarcastic(typed[clause.start:clause.end + 60]):
-        return None  # a joke, said so in the clause or right after it; sarcasm, by its marks
+    if forms.joking(typed[clause.start:clause.end + 16]):
+        return None  # a joke, said so in the clause or right after it
+    # Sarcasm, by its marks; but an eye-roll at a wrong answer is impatience with it, and what
+    # the reply says instead can still correct it ("Juniper, not Juno 🙄").
+    sarcasm = forms.sarcastic(typed[clause.start:clause.end + 60])
+    if sarcasm and not (reply and answer.text and forms.eye_roll_only(typed[clause.start:clause.end + 60])):
+        return None
     question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
     if question and (not request or forms.NOT_MEMORY.find(words) >= 0):
@@ -157,15 +162,18 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
     signals: list[str] = ["thanked"] if reply and answer.text and _thanks(reply) else []
     verdict = _by_rule(clause, words, body, first, typed, answer, reply, request, after_project, asks,
                        contradicting, signals)
+    if sarcasm:
+        return verdict if verdict is not None and verdict.kind == CORRECTION else None
     feats = None  # computed once, for training and the learned reading alike
     if record is not None:
         feats = _features(clause, typed, first, reply, answer, signals)
         record(clause, feats, verdict is not None)
     # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
     # only"; what a task is about, "set git to always rebase"; courtesy or praise; a proposal,
-    # "let's try ..."; what the task must be, "keep in mind this has to run on 3.8"), or the prompt
-    # asks something (what it states is its context).
-    if verdict is None and not asks and not forms.courtesy(words) and not proposes(words) \
+    # "let's try ..."; what the task must be, "keep in mind this has to run on 3.8"). Beside a
+    # question what a clause states is most often its context, and the reading weighs that
+    # ("asks"), but "I teach Year 9 ... What's a good way into ...?" still says who the user is.
+    if verdict is None and not forms.courtesy(words) and not proposes(words) \
             and not forms.task_constraint(words) and not {"one-off", "task object"} & set(signals):
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)
@@ -173,7 +181,7 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         if read == FACT and "please" in feats:
             read = INSTRUCTION  # a "please" asks for something done; a fact is told ("... 설명해 주세요")
         if read is not None:
-            return Verdict(read, read != CORRECTION, ("learned",))
+            return Verdict(read, read == FACT or (read == INSTRUCTION and not cues.this_chat(words)), ("learned",))
     return verdict
 
 
@@ -181,8 +189,8 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
              request: bool, after_project: bool, asks: bool, contradicting: bool,
              signals: list[str]) -> Verdict | None:
     """What the cues say of a clause no veto ruled out; `signals` is told the instruction cues seen."""
-    if forms.memory_request(words):
-        return Verdict(FACT, True, ("memory request",))
+    if forms.memory_request(words) or (forms.offered(words) and not cues.is_verb(words[0])):
+        return Verdict(FACT, True, ("memory request",))  # (not a task offered: "explain it, in case it helps")
     said = typed[clause.start:clause.end]
     if forms.NAMING.find(words) >= 0 or forms.CALL_YOU.search(said) or forms.YOU_ARE_NOW.search(said) \
             or (answer.self_names and renames_assistant(body, words, answer, said)):
@@ -193,7 +201,7 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
         return Verdict(INSTRUCTION, True, ("what the user's words mean",))
     found = _instruction_cues(words, request, after_project, asks, contradicting, signals)
     if found is not None:
-        return Verdict(INSTRUCTION, cues.THIS_CHAT.find(words) < 0, found)  # (for this chat only: not pinned)
+        return Verdict(INSTRUCTION, not cues.this_chat(words), found)  # (for this chat only: not pinned)
     if condition(words):
         return Verdict(FACT, True, ("condition",))  # said in passing too, even beside a question
     return correction(body, words, first, typed[clause.start:clause.end], answer, reply)
@@ -228,7 +236,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
     cut = cues.task_object_start(words)
     if cut is not None:
         words = _prefix(words, cut)  # "explain why you should never ...": the rest is the task's object
-    strong = cues.STRONG_TIME.find(words) >= 0
+    strong = cues.STRONG_TIME.find(words) >= 0 or lexicon.this_chat_marked(" ".join(words))
     for phrases in (cues.STRONG_TIME, forms.PROJECT):  # "in this repo run ...", "from now on use ...":
         for index in phrases.finditer(words):         # a verb right after them stands as after a comma
             words.breaks.add(index + phrases.match_at(words, index))

@@ -41,6 +41,30 @@ FROM_NOW_ON = ("od zdaj naprej", "odslej", "v prihodnje", "od sada (pa nadalje|)
                "من الآن (فصاعدا|فصاعداً)", "מעכשיו", "מעתה", "از (این|حالا) به بعد", "(a partir|des) d'ara",
                "d'ara endavant", "in futuro", "da oggi in poi", "van nu af aan", "in de toekomst", "vanaf vandaag")
 
+# For this conversation only: an instruction that holds until the chat ends, not pinned
+# (cues.THIS_CHAT), and a standing cue like "from now on" for the rest of it.
+THIS_CHAT = ("(dans|pour|durant|pendant) (cette|la) (conversation|discussion)", "(dans|pour) ce chat",
+             "(in|für|fur|während) (diesem|diesen|dieses|dieser) (chat|gespräch|gesprach|unterhaltung)",
+             "(en|para|durante) (esta|este) (conversación|conversacion|charla|chat|plática|platica)",
+             "(nesta|nessa|neste|nesse|durante esta|durante essa|para esta|para essa) (conversa|chat)",
+             "(in|per|durante) (questa|questo) (conversazione|chat)", "(in|voor|tijdens) (dit|deze) (gesprek|chat)",
+             "(w|na czas|podczas) (tej|tym) (rozmowie|rozmowy|czacie)", "(v|během|behem) (tomto|této|tejto|tohoto) (rozhovoru|rozhovore|konverzaci|konverzácii|chatu)",
+             "i (den här|denna|det här|detta|denne) (konversationen|samtalet|chatten|samtalen|samtale|chat|chatt)",
+             "(tässä|tassa) keskustelussa", "(tämän|taman) keskustelun ajan", "ebben a (beszélgetésben|beszelgetesben|csetben|chatben)",
+             "(în|in) (conversația|conversatia|chatul|discuția|discutia) (asta|aceasta)", "(în|in) (această|aceasta) (conversație|conversatie|discuție|discutie)",
+             "bu (konuşmada|konusmada|sohbette)", "bu (konuşma|konusma|sohbet) boyunca",
+             "(в|во) (этом|этой) (разговоре|чате|беседе|диалоге)", "до конца (разговора|этого разговора|чата|беседы)",
+             "(у|в) (цій|цьому) (розмові|чаті|діалозі)", "протягом (цієї|цього) (розмови|чату)",
+             "σε (αυτή|αυτήν) (τη|την) συζήτηση", "(u|у|tokom|током) (ovom|овом|ovog|овог) (razgovoru|разговору|razgovora|разговора|chatu|četu)",
+             "v tem pogovoru", "в (този|тоя) (разговор|чат)", "(šajā|saja) (sarunā|saruna)", "(šiame|siame) pokalbyje",
+             "selles vestluses", "(dum|en) (ĉi tiu|cxi tiu|ci tiu) konversacio", "(en|per) (aquesta|aquest) (conversa|xat)",
+             "(dalam|di|untuk) (percakapan|obrolan|perbualan|chat|sembang) ini", "sa (usapang|chat na) ito",
+             "trong (cuộc trò chuyện|đoạn chat|cuộc hội thoại|cuộc nói chuyện) này", "(katika|kwenye|kwa) mazungumzo haya",
+             "is (chat|baatcheet|conversation) (mein|me)", "इस (बातचीत|चैट) (में|के दौरान)", "এই (কথোপকথনে|চ্যাটে)",
+             "(في|خلال) هذه المحادثة", "(בשיחה|לאורך השיחה) (הזאת|הזו|הזה)", "در این (گفتگو|گفت‌وگو|چت)")
+THIS_CHAT_CHARS = ("この会話", "このチャット", "今回の会話", "这次对话", "這次對話", "本次对话", "这个对话", "這個對話", "这个聊天",
+                   "在这次聊天", "이번 대화", "이 대화에서", "이 채팅", "ในการสนทนานี้", "ในแชทนี้", "ในบทสนทนานี้")
+
 # Please: a directive cue (cues.POLITE), so "please ... from now on" is asked in any of them.
 PLEASE = ("per favore", "per piacere", "alsjeblieft", "alstublieft", "graag", "se faz favor", "por gentileza",
           "proszę", "prosze", "prosím", "prosim", "snälla", "snalla", "vänligen", "vanligen", "venligst",
@@ -48,6 +72,44 @@ PLEASE = ("per favore", "per piacere", "alsjeblieft", "alstublieft", "graag", "s
           "lütfen", "lutfen", "tolong", "mohon", "tafadhali", "pakiusap", "kripya", "kripaya",
           "làm ơn", "пожалуйста", "будь ласка", "παρακαλώ", "παρακαλω", "molim", "molim te", "si us plau",
           "من فضلك", "رجاء", "رجاءً", "בבקשה", "لطفا", "لطفاً")
+
+# Could you ...?: a request in question form (forms.REQUEST), not a question.
+COULD_YOU = ("(pwede|puwede|pwedeng|puwedeng) (bang|ba|mo)", "(bisa|boleh|bisakah|bolehkah) (kamu|kau|anda|awak|tolong)",
+             "(можешь|можете|могли бы|мог бы|могла бы)", "(можеш|могли б)", "(μπορείς|μπορείτε|θα μπορούσες)",
+             "(unaweza|mnaweza)", "(poți|poti|ai putea|ați putea|ati putea|puteți|puteti)", "(tudnál|tudnal|tudnád|tudnad)",
+             "(možeš|mozes|možete|mozete|можеш|можете) li", "bi li (mogao|mogla|mogli)", "(môžeš|mohol by si|mohla by si)",
+             "(bạn|em|anh|chị) có thể", "(pots|podries|podríeu)", "kas (sa|te) (saaksid|saad|saaksite)",
+             "vai (tu|jūs|jus) (vari|varētu|varetu)", "ar (gali|galėtum|galetum|galite)",
+             "(هل يمكنك|هل تستطيع|ممكن)", "(אתה יכול|את יכולה|תוכל|תוכלי)", "(میشه|می‌شه|میتونی|می‌تونی)")
+
+# My name is ..., call me ...: the user's name (forms.USER_NAME), at a clause's start.
+MY_NAME_IS = ("mi nombre es *", "mon nom (est|c'est) *", "mein name ist *", "(il mio nome è|mi chiamo) *",
+              "(meu nome é|meu nome e|o meu nome é|eu me chamo|me chamo) *", "(mijn naam is|ik heet) *",
+              "(jag|jeg) (heter|hedder) *", "(nazywam się|nazywam sie|mam na imię|mam na imie) *",
+              "(jmenuji se|jmenuju se|volám sa|volam sa) *", "(nimeni on|minu nimi on|a nevem) *",
+              "(numele meu este|mă numesc|ma numesc) *", "(benim adım|benim adim) *",
+              "(меня зовут|мене звати|моё имя|мое имя|με λένε|το όνομά μου είναι) *",
+              "(zovem se|зовем се|зовам се|ime mi je|kaip mano vardas|mano vardas|mans vārds ir|mans vards ir) *",
+              "(nama saya|nama aku|namaku|ang pangalan ko ay|pangalan ko ay|jina langu ni) *",
+              "(tên tôi là|tôi tên là|tôi tên|mình tên là|mình tên|em tên là|anh tên là) *",
+              "(اسمي|إسمي|שמי|קוראים לי|اسم من|اسمم) *", "(nire izena|che réra|che rera|sunana|orúkọ mi ni|oruko mi ni) *",
+              "(zovi|зови) me *", "(зови|называй) меня *", "називай мене *", "(panggil|panggilah) (saya|aku) *",
+              "tawagin mo (akong|ako) *", "(hãy gọi|gọi) (tôi|mình|em) là *", "(λέγε|φώναζέ|φώναζε) με *",
+              "(říkej|rikej) mi *", "volaj ma *", "(szólíts|szolits) *", "(spune-mi|zi-mi) *", "kutsu minua *",
+              "(תקרא|תקראי) לי *", "(ناديني|نادني) *")
+
+# In this project, in this repo: what is said is about the project (forms.PROJECT).
+IN_THIS_PROJECT = ("(nesse|neste|desse|deste) (repositório|repositorio|projeto)", "(in|nel) questo repository",
+                   "(in|voor) deze (repo|repository|codebase)", "w tym (repozytorium|kodzie)", "v tomto (repozitáři|repozitari|kódu)",
+                   "i (dette|det her) (prosjektet|projekt|projektet|repoet|repo)", "ebben a (projektben|repóban|repoban|kódban)",
+                   "(în|in) (acest|proiectul) (proiect|repo|ăsta|asta)", "bu (projede|repoda|kod tabanında|depoda)",
+                   "(в|у) (этом|этом же|цьому) (проекте|репозитории|репо|проєкті|проекті|репозиторії)",
+                   "σε αυτό το (έργο|project|repo)", "(u|у) (ovom|овом) (projektu|пројекту|repou|repozitoriju)",
+                   "v tem (projektu|repozitoriju)", "в този (проект|репозиторий)", "(šajā|saja) projektā", "(šiame|siame) projekte",
+                   "selles projektis", "(en|a) aquest (projecte|repositori|repo)", "(katika|kwenye) (mradi|hazina) huu",
+                   "(sa|dito sa) (proyektong|repo na) ito", "trong (dự án|repo|kho mã) này", "is (project|repo) (mein|me)",
+                   "इस (प्रोजेक्ट|रिपो) में", "(في|داخل) هذا (المشروع|المستودع|الريبو)", "(בפרויקט|בריפו) (הזה|הזאת)",
+                   "در این (پروژه|ریپو|مخزن)", "এই (প্রজেক্টে|প্রকল্পে|রিপোতে)")
 
 # Remember, keep in mind, note, don't forget: a memory request (forms.MEMORY) at a clause's start.
 REMEMBER = ("ricorda", "ricordati", "tieni (a|) mente", "tieni presente", "prendi nota", "non dimenticare",
@@ -60,7 +122,20 @@ REMEMBER = ("ricorda", "ricordati", "tieni (a|) mente", "tieni presente", "prend
             "jangan lupa", "tandaan", "huwag kalimutan", "kumbuka", "usisahau", "yaad (rakhna|rakho|rakh)",
             "hãy nhớ", "nhớ rằng", "ghi nhớ", "đừng quên", "запомни", "запомните", "не забывай", "не забудь",
             "имей в виду", "учти", "запам'ятай", "не забувай", "май на увазі", "θυμήσου", "να θυμάσαι",
-            "σημείωσε", "μην ξεχνάς", "تذكر", "تذكّر", "لا تنس", "זכור", "תזכור", "אל תשכח", "یادت باشه")
+            "σημείωσε", "μην ξεχνάς", "تذكر", "تذكّر", "لا تنس", "זכור", "תזכור", "אל תשכח", "یادت باشه",
+            "gogoratu", "gogoan (izan|hartu)", "ez ahaztu", "አስታውስ", "አስታውሺ", "አትርሳ", "አትርሺ", "დაიმახსოვრე",
+            "გახსოვდეს", "არ დაგავიწყდეს", "հիշիր", "հիշեք", "չմոռանաս", "recorda", "no oblidis", "tingues en compte",
+            "(zapamti|upamti|zapamtite|запамти|упамти)", "(ne zaboravi|не заборави)", "zapomni si", "ne pozabi",
+            "(zapamätaj|zapamataj) si", "nezabudni", "не забравяй", "atceries", "neaizmirsti", "atsimink",
+            "(įsimink|isimink)", "(nepamiršk|nepamirsk)", "pea meeles", "(jäta|jata) meelde", "(ära|ara) unusta",
+            "mundu", "ekki gleyma", "cuimhnigh", "cofia", "paid ag anghofio", "ftakar", "mbaj mend", "mos harro",
+            "sonje", "याद (रखना|रखो|रखें|रखिए)", "ध्यान (रखना|रखो|रखें)", "মনে (রেখো|রাখবেন|রাখো)",
+            "நினைவில் (வை|வைத்துக்கொள்|வையுங்கள்)", "یاد (رکھنا|رکھو|رکھیں)", "yadda saxla", "есте сақта", "ұмытпа",
+            "eslab qol", "(rántí|ranti)", "(ka|ki) tuna", "cheta", "khumbula", "xasuuso", "ha illoobin", "onthou",
+            "moenie vergeet nie")
+# The same in the scripts written without spaces (and Korean, whose particles cling to the verb).
+REMEMBER_CHARS = ("覚えておいて", "覚えといて", "覚えててね", "記憶しておいて", "メモしておいて", "忘れないで", "记住", "記住",
+                  "记一下", "記一下", "记下来", "記下來", "别忘了", "別忘了", "기억해", "잊지 마", "잊지마", "จำไว้", "อย่าลืม")
 
 # What people tell an assistant to do, in the imperative: use, write, answer, give, keep, call,
 # explain (cues.VERB_WORDS, which holds the English, French, German and Spanish); none that is an
@@ -96,6 +171,8 @@ REMINDER = ("(ricorda|ricordati|ricordatevi) di", "non dimenticare di", "(lembre
 # one feature of the learned reading, so "I'm a nurse" in one language carries to the others.
 SELF_WORDS = (
     "i'm (a|an)", "i am (a|an)", "i work (as|at|in|on|for|nights|days)", "i live in", "i'm based in", "i run (a|an)",
+    "i teach", "(i|we) (practise|practice) (in|as|law|medicine)", "i study", "i'm studying", "i own (a|an)",
+    "i'm from", "my (thesis|dissertation|phd|research|job|role|company|shop|business|school|clinic|practice) is",
     "je suis", "j'habite", "je travaille", "ich bin", "ich arbeite", "ich wohne", "soy", "trabajo (como|en)",
     "vivo en", "sono (un|una|uno|un')", "lavoro (come|in|a)", "vivo a", "sou", "trabalho (como|em|num|numa)",
     "moro em", "ik ben", "ik werk", "ik woon", "jag är", "jag ar", "jag jobbar", "jag arbetar", "jag bor",
@@ -119,6 +196,24 @@ def says_self(words: list[str], masked: str) -> bool:
     """The user saying what they are, do or have."""
     return SELF.find(words) >= 0 or (len(words) > 1 and words[0] in SELF_FIRST) \
         or _holds(masked, SELF_CHARS)
+
+
+def remember_marked(masked: str) -> bool:
+    return _holds(masked, REMEMBER_CHARS)
+
+
+# In this project, in the scripts written without spaces (and Korean).
+PROJECT_CHARS = ("このプロジェクト", "このリポジトリ", "このリポ", "本プロジェクト", "这个项目", "這個專案", "这个仓库", "這個倉庫", "本项目",
+                 "我们项目", "我们的项目", "이 프로젝트", "이 저장소", "이 레포", "โปรเจกต์นี้", "โปรเจคนี้")
+
+
+def project_marked(masked: str) -> bool:
+    return _holds(masked, PROJECT_CHARS)
+
+
+def this_chat_marked(masked: str) -> bool:
+    """A "for this conversation" in a script written without spaces (or Korean's particles)."""
+    return _holds(masked, THIS_CHAT_CHARS)
 
 
 def polite(masked: str) -> bool:

@@ -20,9 +20,14 @@ PREDICTION = Phrases(
 # The user's own future, then a verb that is no wish of theirs about the answers ("I'll want ...",
 # "I'll call you Ziggy" are for the assistant; a "you" later in the clause is too).
 _OWN_FUTURE = Phrases("(i'll|ill|i will|i'm going to|im going to|i'm gonna|im gonna|i am going to|i'm gonna try to"
-                      "|i'll try to|i'll try and|i'll probably|i'll just)")
+                      "|i'll try to|i'll try and|i'll probably|i'll just)",
+                      # (and in the other languages whose "from now on" the cues know)
+                      "(je vais|je compte|ich werde|werde ich|voy a|vou|vado a|ik ga|ik zal|jag ska|jag kommer att|jeg skal"
+                      "|jeg kommer til å|ću|ćemo|cu|saya akan|aku akan|kami akan|mwen pral|m pral|będę|bede|budu"
+                      "|я буду|я собираюсь|я буду теперь)")
 _FOR_THE_ASSISTANT = frozenset("want need expect prefer like call name ask be send give paste share".split())
-_YOU = frozenset("you your yours yourself u ur you'll you're youre".split())
+_YOU = frozenset("you your yours yourself u ur you'll you're youre du dich dir tu toi vous usted ustedes você voce jij"
+                 " ty ти ты вы te kamu anda awak".split())
 
 
 def expects(words: Words) -> bool:

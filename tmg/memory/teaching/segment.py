@@ -25,7 +25,8 @@ _LOG_LINE = re.compile(
     r"|(?:[\w./@-]+\s+){0,2}(?:INFO|WARN|WARNING|ERROR|ERR!|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b"
     r"|Traceback \(most recent|File \"|at [\w.$<>]+\(|npm ERR!|[\w./-]+:\d+:|\w+(?:Error|Exception):\s"
     r"|(?i:warning|error|caution|deprecated|danger|fatal|exception|panic)\s*[:!]"
-    r"|\[?\d{1,2}:\d{2}\]?\s+(?:@[\w.-]+|<[\w.-]+>|[\w.-]+:\s))")  # a chat log: "09:05 @dana: ..."
+    r"|\[?\d{1,2}:\d{2}\]?\s+(?:@[\w.-]+|<[\w.-]+>|(?:[\w.-]+ ){0,2}[\w.-]+:\s)"
+    r"|\[[^\W\d_][\w.-]{0,20}(?: [\w.-]{1,20})?\]\s+\S)")  # a chat log: "09:05 @dana: ...", "[08:15] Tío Beto: ...", "[amit] ..."
 _CODE_LINE = re.compile(
     r"^(?:\s{4,}\S|\t|\s*(?:\$ |>>> |# |// |/\*|\*/|#!|#include\b|@\w+\(|<\w+[ >/])"
     r"|\s*(?:def|class|func|fn|function|import|package|public|private|async def)\s+[\w(]"
@@ -37,17 +38,20 @@ _PROSE_LEAD = re.compile(r"[^\W\d][^`{}();=<>$]*?[^\W\d]{2}:(?= \S)")
 _QUOTED = re.compile(r"\"[^\"\n]{2,}\"|“[^”\n]{2,}”|«[^»\n]{2,}»|„[^“”\n]{2,}[“”]|”[^”\n]{2,}”|「[^」\n]+」|『[^』\n]+』"
                      r"|(?<![\w'])'[^'\n]{2,}?'(?![\w'])")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
-# Greek asks with ";" (or its own U+037E): "Μπορείς να μου προτείνεις ...;" is a question, not code.
-_GREEK_QUESTION = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff]);|\u037e")
+# Question marks other than "?": Greek asks with ";" (or its own U+037E: "Μπορείς να μου
+# προτείνεις ...;" is a question, not code), Arabic and Persian with "؟", Chinese and Japanese
+# with "？", Amharic with "፧".
+_OTHER_QUESTION = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff]);|[\u037e\u061f\uff1f\u1367]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 # Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…؟])[\"')\]]*\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|prof|st|sr|jr|rev|hon|mme|mlle|hr|frau"
                            r"|z\.b|p\.ej)|\b[A-Za-z])\.$",
 )
 # Clause joints inside a sentence: the parts either side can carry different things (a password,
-# then ", and from now on ...", ", also please always ...").
-_CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|also|plus|und|aber|et|mais|y|pero)\s+|\s+[—–-]{1,2}\s+")
+# then ", and from now on ...", ", also please always ..."). After a Cyrillic word a dash is the
+# copula ("столица Австралии — Канберра"), no joint.
+_CLAUSE_JOINT = re.compile(r"\s*;\s+|,\s+(?:and|but|also|plus|und|aber|et|mais|y|pero)\s+|(?<![\u0400-\u04ff])\s+[—–-]{1,2}\s+")
 _DASH = re.compile(r"\s+[—–-]{1,2}\s+")
 # A line that introduces material to work on: "Translate into French: ...", "here's the log:",
 # "Bob wrote: ...". Its task word must be its verb (at its start), not any word in it.
@@ -156,7 +160,7 @@ def user_clauses(typed: str) -> list[Clause]:
 
 def mask(text: str) -> str:
     """Lower-cased, typographic apostrophes made plain, code spans and quotations replaced."""
-    text = _BULLET.sub("", _GREEK_QUESTION.sub("?", text.replace("’", "'").replace("‘", "'")))
+    text = _BULLET.sub("", _OTHER_QUESTION.sub("?", text.replace("’", "'").replace("‘", "'")))
     text = _CODE_SPAN.sub(f" {CODE} ", text)
     text = _QUOTED.sub(f" {QUOTE} ", text)
     return " ".join(text.lower().split())
