@@ -164,3 +164,12 @@ def test_remember_in_more_languages_keeps_what_it_asks_to(text) -> None:
                                   "Ang pangalan ko ay Marisol.", "Zovi me Kapetane.", "Panggil saya Budi."])
 def test_my_name_is_in_more_languages_is_kept(text) -> None:
     assert taught(text) == [("fact", text)]
+
+
+@pytest.mark.parametrize("text", ["Ek werk as 'n verpleegster in Pretoria.", "আমি ঢাকায় থাকি।", "Es strādāju par skolotāju.",
+                                  "ฉันสอนภาษาอังกฤษที่เชียงใหม่"])
+def test_the_learned_reading_is_told_when_the_user_says_what_they_are_or_do(text) -> None:
+    from tmg.memory.teaching.judge import clause_features
+
+    assert all("self" in feats for _, feats, _ in clause_features(text)), text
+    assert not any("self" in feats for _, feats, _ in clause_features("Men are from Mars, says the book."))

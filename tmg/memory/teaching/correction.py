@@ -18,11 +18,11 @@ import re
 from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms
-from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, REVERSAL, Words, stem, unspaced_pairs
+from tmg.memory.teaching.phrases import FUNCTION_WORDS as _STOP, KINDS as _KINDS, MARKS, REVERSAL, Words, stem, unspaced_pairs
 
 CORRECTION, INSTRUCTION, FACT = "correction", "instruction", "fact"  # what a clause teaches
 CONTEXT_CHARS = 160  # the answer's sentence a correction is kept with, at most
-_TOKEN = re.compile(r"-{1,2}[\w-]+|[\w.]*\d[\w.]*|[^\W\d][\w]*(?:[./][\w]+)*")  # words in any script
+_TOKEN = re.compile(rf"-{{1,2}}[\w-]+|[\w.]*\d[\w.]*|[^\W\d][\w{MARKS}]*(?:[./][\w]+)*")  # words in any script
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w])")
 
 

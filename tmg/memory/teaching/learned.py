@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tmg.memory.teaching import lexicon
-from tmg.memory.teaching.phrases import FUNCTION_WORDS, OTHER_FUNCTION_WORDS, stem, unspaced_pairs
+from tmg.memory.teaching.phrases import FUNCTION_WORDS, MARKS, OTHER_FUNCTION_WORDS, stem, unspaced_pairs
 
 MODEL = Path(__file__).with_name("learned_model.json")
 OUTCOMES = ("none", "instruction", "correction", "fact")
@@ -55,7 +55,8 @@ COMMON = SUBJECTS | FINITE | frozenset("i'd you'll you've we're they're don't kn
                                       "can't won't let's".split())
 
 _NAME = re.compile(r"(?<=\S )[A-ZÀ-ÞĀ-Ž][\w-]+|\b[A-Z]{2,}\b")
-_TOKEN = re.compile(r"‹[qc]›|[^\W_]+(?:['’][^\W_]+)?|[=<>→%$€£#@]", re.UNICODE)
+_LETTER = f"(?:[^\\W_]|[{MARKS}])"
+_TOKEN = re.compile(f"‹[qc]›|{_LETTER}+(?:['’]{_LETTER}+)?|[=<>→%$€£#@]")
 # A command-line option is code: "--soft", "use -n not -i".
 _OPTION = re.compile(r"(?<!\S)--?[a-z][\w-]*")
 # "always something with this laptop", "every time someone ...": a complaint, not a wish.

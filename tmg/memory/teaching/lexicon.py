@@ -181,10 +181,18 @@ SELF_WORDS = (
     "sunt", "lucrez", "locuiesc", "είμαι", "δουλεύω", "μένω", "я работаю", "я живу", "я працюю", "ben bir",
     "çalışıyorum", "yaşıyorum", "saya seorang", "saya bekerja", "saya tinggal", "aku seorang", "ako ay", "ako",
     "mimi ni", "ninafanya kazi", "ninaishi", "main (ek|ik)", "hoon", "hun", "tôi là", "tôi làm", "tôi sống",
-    "أنا", "אני", "هستم")
+    "أنا", "אני", "هستم", "mình là", "mình dạy", "mình làm", "em là", "tôi dạy", "mo jẹ́", "mo je", "ek is", "ek werk",
+    "ek bly", "ma olen", "ma töötan", "ma elan", "es esmu", "es strādāju", "es dzīvoju", "aš esu", "aš dirbu", "aš gyvenu",
+    "ég er", "ég vinn", "ég bý", "dw i'n", "rydw i'n", "unë jam", "ja sam", "radim kao", "živim u", "аз съм", "sóc",
+    "treballo", "visc a", "mwen se", "mwen travay", "mwen rete", "io sono", "eu sou", "eu trabalho", "ich unterrichte",
+    "je suis prof", "j'enseigne", "enseño", "ensino", "insegno", "doceo", "ninafundisha", "nafundisha", "mimi")
 SELF = Phrases(*SELF_WORDS)
-SELF_CHARS = ("私は", "僕は", "我是", "我在", "저는", "나는")
-SELF_FIRST = frozenset(("я", "ben"))  # Russian and Turkish drop the verb: "Я тестировщик ..."
+SELF_CHARS = ("私は", "僕は", "我是", "我在", "我教", "我住", "我做", "저는", "나는", "ฉันเป็น", "ผมเป็น", "ฉันทำงาน", "ผมทำงาน",
+              "ฉันสอน", "ผมสอน")
+# The word "I" where the language drops the verb or ends on it: "Я тестировщик ...", "Ben öğretmenim",
+# "আমি ঢাকায় থাকি", "मैं दिल्ली में रहता हूँ".
+SELF_FIRST = frozenset(("я", "ben", "আমি", "मैं", "میں", "நான்", "నేను", "मी", "මම", "ខ្ញុំ", "እኔ", "მე", "ես", "би", "мен",
+                        "mən", "jien"))
 
 
 def habit(words: Words, masked: str) -> bool:

@@ -71,6 +71,12 @@ hai hain ho tha thi ka ki ke ko se mein mujhe mera meri hum hamara humara aap tu
 toh yaar bhai baar wala wali kuch""".split()) - FUNCTION_WORDS
 
 
+# The vowel signs and other combining marks of scripts whose words carry them (Devanagari to
+# Sinhala, Thai, Lao, Myanmar, Khmer; Hebrew and Arabic points; joiners): `\w` does not match
+# them, so a tokenizer without them cuts "আমি" into "আম". The Indic dandas are left out.
+MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0670\u0900-\u0963\u0966-\u0dff\u0e31-\u0e3a\u0e47-\u0e4e" \
+    "\u0eb1-\u0ebc\u0ec8-\u0ecd\u102b-\u103e\u1056-\u1099\u17b4-\u17d3\u200c\u200d"
+
 # Scripts written without spaces (kana, Han, Thai, Lao, Burmese, Khmer): a run of them is one
 # "word", so what it shares with another text is counted by its character pairs.
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]{2,}")
