@@ -39,8 +39,8 @@ POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il t
 # For this conversation only: an instruction that holds until the session ends, not beyond (not pinned).
 _THIS_CHAT = ("for the rest of (this|the|our) (chat|conversation|session|thread)",
               "(for|in|during) (this|the|today's) (chat|conversation|session|thread)",
-              "(just|only) for (this|today's|the) (chat|conversation|session|thread)")
-THIS_CHAT = Phrases(*_THIS_CHAT, *lexicon.THIS_CHAT)
+              "(just|only) for (this|today's|the) (chat|conversation|session|thread)", *lexicon.THIS_CHAT)
+THIS_CHAT = Phrases(*_THIS_CHAT)
 STRONG_TIME = Phrases(
     "from now (on|)", "from here (on|) (out|)", "from this point (on|forward|)", "(going|moving) forward",
     "in (the|) future", "for the future", "for future (reference|answers|replies|chats)", "henceforth", "hereafter",
@@ -54,7 +54,7 @@ STRONG_TIME = Phrases(
     "i (fortsättningen|fortsattningen)", "från och med nu", "fran och med nu", "fra nu af", "fra nå av", "fra na av",
     "od (teraz|tej pory|dzisiaj)", "odtąd", "odtad", "od (teď|ted|nynějška|nynejska)", "odteď", "odted",
     "de acum (înainte|inainte|încolo|incolo)", "pe viitor", "mulai sekarang", "ke depannya", "tästä lähtien",
-    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON, *_THIS_CHAT, *lexicon.THIS_CHAT)
+    "tasta lahtien", "jatkossa", "bundan (sonra|böyle|boyle)", *lexicon.FROM_NOW_ON, *_THIS_CHAT)
 WEAK_TIME = Phrases(
     "always", "never", "whenever", "(every|each|any) time", "everytime", "anytime", "next time", "by default",
     "as a rule", "in general", "generally", "normally", "at all times", "all the time", "anymore", "any more", "no longer", "ever again",
