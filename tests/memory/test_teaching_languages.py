@@ -173,3 +173,8 @@ def test_the_learned_reading_is_told_when_the_user_says_what_they_are_or_do(text
 
     assert all("self" in feats for _, feats, _ in clause_features(text)), text
     assert not any("self" in feats for _, feats, _ in clause_features("Men are from Mars, says the book."))
+
+
+def test_a_romanian_with_after_from_now_on_is_no_plan_of_the_users() -> None:
+    text = "De acum înainte cu diacritice în toate răspunsurile."
+    assert taught(text) == [("instruction", text)]

@@ -23,7 +23,7 @@ _OWN_FUTURE = Phrases("(i'll|ill|i will|i'm going to|im going to|i'm gonna|im go
                       "|i'll try to|i'll try and|i'll probably|i'll just)",
                       # (and in the other languages whose "from now on" the cues know)
                       "(je vais|je compte|ich werde|werde ich|voy a|vou|vado a|ik ga|ik zal|jag ska|jag kommer att|jeg skal"
-                      "|jeg kommer til å|ću|ćemo|cu|saya akan|aku akan|kami akan|mwen pral|m pral|będę|bede|budu"
+                      "|jeg kommer til å|ću|ćemo|saya akan|aku akan|kami akan|mwen pral|m pral|będę|bede|budu"
                       "|я буду|я собираюсь|я буду теперь)")
 _FOR_THE_ASSISTANT = frozenset("want need expect prefer like call name ask be send give paste share".split())
 _YOU = frozenset("you your yours yourself u ur you'll you're youre du dich dir tu toi vous usted ustedes você voce jij"
