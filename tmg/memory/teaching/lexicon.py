@@ -111,6 +111,10 @@ IN_THIS_PROJECT = ("(nesse|neste|desse|deste) (repositório|repositorio|projeto)
                    "इस (प्रोजेक्ट|रिपो) में", "(في|داخل) هذا (المشروع|المستودع|الريبو)", "(בפרויקט|בריפו) (הזה|הזאת)",
                    "در این (پروژه|ریپو|مخزن)", "এই (প্রজেক্টে|প্রকল্পে|রিপোতে)")
 
+# The same in the scripts written without spaces (and Korean).
+PROJECT_CHARS = ("このプロジェクト", "このリポジトリ", "このリポ", "本プロジェクト", "这个项目", "這個專案", "这个仓库", "這個倉庫", "本项目",
+                 "我们项目", "我们的项目", "이 프로젝트", "이 저장소", "이 레포", "โปรเจกต์นี้", "โปรเจคนี้")
+
 # Remember, keep in mind, note, don't forget: a memory request (forms.MEMORY) at a clause's start.
 REMEMBER = ("ricorda", "ricordati", "tieni (a|) mente", "tieni presente", "prendi nota", "non dimenticare",
             "lembra", "lembre", "lembre-se", "lembra-te", "anota", "anote", "tenha em mente", "(não|nao) (esqueça|esqueca)",
@@ -208,11 +212,6 @@ def says_self(words: list[str], masked: str) -> bool:
 
 def remember_marked(masked: str) -> bool:
     return _holds(masked, REMEMBER_CHARS)
-
-
-# In this project, in the scripts written without spaces (and Korean).
-PROJECT_CHARS = ("このプロジェクト", "このリポジトリ", "このリポ", "本プロジェクト", "这个项目", "這個專案", "这个仓库", "這個倉庫", "本项目",
-                 "我们项目", "我们的项目", "이 프로젝트", "이 저장소", "이 레포", "โปรเจกต์นี้", "โปรเจคนี้")
 
 
 def project_marked(masked: str) -> bool:
