@@ -127,6 +127,16 @@ def also_covers(others: list[str], hit: str, written: str) -> list[int]:
     return held if held and len(got - union) <= max(10, len(union)) else []
 
 
+def held_together(labels: list[str], written: str) -> list[int]:
+    """Which `labels` of one prompt a statement holds together when none matches it alone: two or
+    more, each with >= 80% of its words in it, and it adds at most as many words again as they
+    do together (the rule `also_covers` applies once one of them matches)."""
+    got = words(written)
+    held = [i for i, e in enumerate(labels) if len(words(e) & got) >= 0.8 * len(words(e))]
+    union = set().union(*(words(labels[i]) for i in held))
+    return held if len(held) > 1 and len(got - union) <= max(10, len(union)) else []
+
+
 @dataclass
 class Score:
     part: str
@@ -221,6 +231,10 @@ def _judge(score: Score, sid: str, turn: dict[str, Any], learns: list[dict[str, 
         if material and words(statement) - words(turn["user"]):
             score.from_material += 1
         hit = next((i for i, e in enumerate(expected) if i not in used and matches(e["statement"], statement)), None)
+        if hit is None:  # none alone: several of them, their one sentence ("I teach Year 9, so keep it simple")
+            rest = [i for i in range(len(expected)) if i not in used]
+            together = held_together([expected[i]["statement"] for i in rest], statement)
+            hit = rest[together[0]] if together else None
         if hit is None:
             score.wrong.append(f"{sid}: {statement[:90]!r}")
             continue
