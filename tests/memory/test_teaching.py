@@ -653,3 +653,25 @@ def test_a_teaching_that_opens_its_own_sentence_with_and_leaves_the_task_before_
 def test_a_statement_offered_for_later_is_a_fact_to_keep(text) -> None:
     assert [(t.kind, t.statement) for t in find_teachings(text)] == [("fact", text)]
     assert find_teachings("summarise the thread, in case it helps the team") == []
+
+
+def test_a_task_to_make_one_thing_is_no_part_of_the_teaching_beside_it() -> None:
+    text = "Draft me a note for the parents. I teach Year 2, so whenever you write for them keep sentences short."
+    assert taught(text, "ok") == ["I teach Year 2, so whenever you write for them keep sentences short."]
+
+
+@pytest.mark.parametrize("text", ["I fly gliders, so whenever you mention altitudes give them in feet",
+                                  "our office is in Quito, so any time you suggest a meeting slot use Ecuador time"])
+def test_a_lasting_reason_before_a_general_rule_is_an_instruction(text) -> None:
+    assert [(t.kind, t.statement) for t in find_teachings(text)] == [("instruction", text)]
+
+
+@pytest.mark.parametrize("text", ["from now on I'm cycling to the office, the bus is too slow",
+                                  "going forward I'm only reviewing PRs on Thursdays"])
+def test_what_the_user_is_doing_from_now_on_is_their_plan(text) -> None:
+    assert taught(text) == []
+
+
+def test_what_the_user_does_from_now_on_with_a_rule_after_it_is_kept() -> None:
+    text = "from now on I'm writing everything in nushell, so give me nushell syntax"
+    assert taught(text) == [text]

@@ -178,3 +178,27 @@ def test_the_learned_reading_is_told_when_the_user_says_what_they_are_or_do(text
 def test_a_romanian_with_after_from_now_on_is_no_plan_of_the_users() -> None:
     text = "De acum înainte cu diacritice în toate răspunsurile."
     assert taught(text) == [("instruction", text)]
+
+
+@pytest.mark.parametrize("text", [
+    "Жауапты әрқашан кестемен бер.",             # Kazakh
+    "Одговарај ми увек на српском.",              # Serbian, Cyrillic
+    "Ngicela ungibhalele njalo ngamafuphi.",      # Zulu
+    "សរសេរជានិច្ចជាភាសាខ្មែរ",                    # Khmer, no spaces
+    "Scríobh gach uair go gearr dom.",            # Irish
+])
+def test_always_in_more_languages_reaches_the_learned_reading(text) -> None:
+    from tmg.memory.teaching.judge import clause_features
+
+    assert any("sig:s:habit word" in feats for _clause, feats, _ruled in clause_features(text, "ok"))
+
+
+@pytest.mark.parametrize("text", ["Fadlan had iyo jeer si kooban ii jawaab.", "Koyaushe ka amsa min da Hausa.",
+                                  "Palun vasta alati lühidalt.", "Ndapota nguva dzose pindura zvishoma."])
+def test_always_and_please_written_in_plain_letters_pass_the_word_gate(text) -> None:
+    assert might_teach(text)
+
+
+def test_and_or_by_the_way_in_another_language_does_not_open_what_is_kept() -> None:
+    found = find_teachings("Y a partir de ahora, contéstame en gallego.")
+    assert [t.statement for t in found] == ["a partir de ahora, contéstame en gallego."]

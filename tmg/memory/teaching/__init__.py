@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 # project nouns, contradiction words, naming words, style verbs, the nouns of "in every answer"),
 # in the four languages the cues know, and the Italian, Dutch and Portuguese the corpora hold;
 # renames, and always/never/from now on, in languages written without accents as often as not;
-# the words of teaching/lexicon.py those languages write in plain ASCII.
+# the words of teaching/lexicon.py those languages write in plain ASCII (their always, never, next
+# time and please too).
 # tests/memory/test_teaching.py checks that every teaching of the corpora's tuning parts passes
 # this gate.
 MARKERS = frozenset("""
@@ -90,6 +91,18 @@ nombre nom chiamo nome naam heet heter hedder nazywam imie jmenuji jmenuju volam
 zovem zovi panggil tawagin ime nama namaku pangalan jina izena rera sunana oruko vardas vards
 mradi hazina proyektong proyek projek projekt projektben projektu projektet prosjektet proiect proiectul projede
 repoda repositorio repozitoriju projeto progetto projecte repositori projektis projekte projekcie repozytorium
+akoi alati aldrei allichu alltaf amser atav azafady bepred beti biaha biken biko bonvolu byth chak cxiam dahaki dda
+dejjem doim dzese dzose ensi faamolemole fabor fadlan foana fwa gach gbogbo gconai gjithmone gwelwch hech herdem
+hergiz hunda iga igba iltimos inoiz isikhathi ixesha janm jeer jekk jowo kali kanunay katoa katru kaua kece kerekere
+kerema kerralla keyingi koa kord koyaushe kullum kunagi kurre kuti lain lonke ludzu lutem mandrakariva mara marnaba
+mesedez mgbe mochipa nceda ndapota ndicela nekad nekk neniam nesaf neste ngalo ngaso ngicela ngiyacela nguva niekada
+niekuomet nigba niile nikoli njalo ntango nunka nyonso olmasa pakisuyo palihug palun plau prasau prossima proxima
+qachon qatt rawa razem reizi rhoqo riamh safar salawasna sapa sefere semper sentiasa siku sonke souple susunod taimi
+tanpri tansah thoil tidak totjorn toujou tur uair ujao ungalokothi vaxt vedno veigauna vienmer viitoare vinsamlegast
+visada visuomet volgende wakati walba wastad weligaa yaushe yeroo zote
+feasta amach ymlaen aurrera hemendik framvegis edaspidi turpmak siol odteraz tutje quddiem buyon keyin kadib dambe
+yanzu isisiyi ugbu kusukela manje ukususela ngoku zvino manomboka izao sikoyo naianei wiwit saiki sugod karon lepas
+kedepannya selanjutnya kounye awor kunanmanta guive ekde heretter
 """.split())
 _WORDS = re.compile(r"[\w'’]+")
 # A reply this short to an answer may correct it with no word of contradiction at all: with a

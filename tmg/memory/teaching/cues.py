@@ -11,7 +11,7 @@ punctuation stripped), so a cue inside a quotation counts for nothing.
 
 from __future__ import annotations
 
-
+import re
 from collections.abc import Iterable
 
 from tmg.memory.teaching import lexicon
@@ -30,7 +30,10 @@ DISCOURSE = Phrases(
     "eh", "meh", "huh", "hm", "hmmm", "welp", "whoa", "wow", "oops", "lol", "lmao", "omg", "ffs", "jeez", "gosh",
     "damn", "dammit", "argh", "ahh", "ohh", "yo", "dude", "bro", "listen", "honestly", "seriously", "anyway",
     "anyways", "um", "umm", "uh", "er", "erm", "ugh", "oh well", "ok so", "okay so", "so yeah", "ah well", "boh",
-    "ecco", "allora", "bem", "olha", "pronto", "tja", "naja", "also gut", "bah", "ben", "euh", "pues", "oye")
+    "ecco", "allora", "bem", "olha", "pronto", "tja", "naja", "also gut", "bah", "ben", "euh", "pues", "oye",
+    # and, by the way, in the languages whose "and" is no preposition besides
+    "y", "et", "og", "och", "por cierto", "per cert", "au fait", "übrigens", "ubrigens", "comunque", "tra l'altro",
+    "trouwens", "forresten", "förresten", "a propósito", "aliás")
 POLITE = Phrases("please", "pls", "plz", "kindly", "bitte", "por favor", "s'il te (plaît|plait)",
                  "s'il vous (plaît|plait)", "stp", "svp", *lexicon.PLEASE)
 
@@ -317,7 +320,10 @@ _BECAUSE = frozenset("since because as cause cuz coz".split())  # "since I work 
 _ADVERBS = frozenset("always please pls just".split())  # before the verb: "..., always adjust the temps"
 
 
-def reason_first(words: Words) -> bool:
+def reason_first(words: Words, general: bool = False) -> bool:
+    """A reason of the user's, then the rule ("I play bass, so when we talk songs just give me ...");
+    `general`: only a rule that says when or for what it holds ("so whenever ...", "so any recipe
+    you give me ..."), not a bare verb, which may be a task's ("my wife is vegan so make the lasagne ...")."""
     opens = words[1:2] if words[:1] and words[0] in _BECAUSE else words[:1]
     if not opens or opens[0] not in _SITUATION:
         return False
@@ -326,8 +332,9 @@ def reason_first(words: Words) -> bool:
             continue
         after = Words(" ".join(words[at + (words[at] == "so"):]))
         verb = Words(" ".join(after[1:])) if after[0] in _ADVERBS else after
-        if CONDITIONAL.starts(after) or imperative(verb, anywhere=False) or negative_imperative(after) \
-                or (after[0] in ("any", "every", "all") and {"you", "u"} & set(after)):
+        if CONDITIONAL.starts(after) or (after[0] in ("any", "every", "all") and {"you", "u"} & set(after)) \
+                or (not general and ((imperative(verb, anywhere=False) and not makes_one(verb))
+                                     or negative_imperative(after))):
             return True
     return False
 
@@ -373,3 +380,17 @@ def task_object_start(words: Words) -> int | None:
         if words[index] in _SUBORDINATORS:
             return index
     return None
+
+
+_ARTICLES = frozenset("a an un une una uno un' ein eine einen einem een um uma en ett et egy".split())
+_NEED = re.compile(r"(?:i need|necesito|necessito|ich brauche|j'ai besoin d'?|preciso de|ho bisogno di)\b")
+_CLITIC = re.compile(r"\w+-(?:me|moi|mi|m'|nos|ens)$")  # "Fes-me", "dis-moi", "fais-moi"
+_FOR_ME = frozenset("me us mir uns".split())  # "Draft me a note", "Mach mir eine Liste"
+
+
+def makes_one(words: Words) -> bool:
+    """An imperative or a need with an indefinite object right after it: one thing to make ("Schreib
+    mir bitte eine kurze Info ...", "Fes-me un resum ...", "Necesito un modelo de carta ...")."""
+    lead = imperative(words, anywhere=False) or bool(words and _CLITIC.match(words[0])) \
+        or (len(words) > 2 and words[1] in _FOR_ME) or bool(_NEED.match(" ".join(words[:4])))
+    return lead and any(w in _ARTICLES for w in words[1:5])

@@ -93,7 +93,9 @@ def _task(clause: Clause) -> bool:
     mod", "then give me a prep list" (a bare imperative may be the rule's own next sentence: "stop
     apologising. just answer.")."""
     words = Words(clause.masked)
-    return forms.request_start(words) or (cues.imperative(words, anywhere=False) and forms.NEXT_STEP.match_at(words, 0) > 0)
+    return forms.request_start(words) or (cues.imperative(words, anywhere=False) and forms.NEXT_STEP.match_at(words, 0) > 0) \
+        or cues.makes_one(words)
+
 
 
 _TURN = frozenset("and also plus btw oh ps p.s. anyway".split())

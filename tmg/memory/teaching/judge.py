@@ -170,11 +170,13 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         record(clause, feats, verdict is not None)
     # No rule for it: the learned reading, unless a rule ruled it out (a one-off, "for this email
     # only"; what a task is about, "set git to always rebase"; courtesy or praise; a proposal,
-    # "let's try ..."; what the task must be, "keep in mind this has to run on 3.8"). Beside a
+    # "let's try ..."; what the task must be, "keep in mind this has to run on 3.8"; one thing to
+    # make, with no habit in it, "Necesito un modelo de carta ..."). Beside a
     # question what a clause states is most often its context, and the reading weighs that
     # ("asks"), but "I teach Year 9 ... What's a good way into ...?" still says who the user is.
     if verdict is None and not forms.courtesy(words) and not proposes(words) \
-            and not forms.task_constraint(words) and not {"one-off", "task object"} & set(signals):
+            and not forms.task_constraint(words) and not {"one-off", "task object"} & set(signals) \
+            and not (cues.makes_one(words) and not any(s.startswith("s:") for s in signals)):
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)
         read = learned.reading(feats)
@@ -262,6 +264,8 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         "style": manner.style(words),
         "project rule": project,
         "don't/never": (negative and (not cues.definite_object(words) or _ends_in_habit(words))) or prohibition,
+        # a lasting reason of the user's before the rule: "I play bass, so when we talk songs just give me roots"
+        "reason first": cues.reason_first(words, general=True) and not asks,
     }
     one_off = forms.ONE_OFF.find(words) >= 0
     if signals is not None:
@@ -273,8 +277,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         bare = len(words) <= 3 and sum(map(len, words)) <= BARE_TASK_CHARS and not any(standing.values()) \
             and not habit and not lexicon.when(joined)
         others = not standing["always/never"] and cues.WEAK_TIME.find(words) >= 0  # "set git to always rebase"
-        signals += ["s:habit word"] * habit
-        signals += ["s:reason first"] * cues.reason_first(words)  # (a standing cue for the learned reading only)
+        signals += ["s:habit word"] * habit + ["s:reason first"] * (not standing["reason first"] and cues.reason_first(words))
         signals += ["not the assistant's habit"] * others + ["one-off"] * one_off + ["task object"] * (cut is not None) + ["asks"] * asks + ["bare task"] * bare
     if one_off and not strong:
         return None  # "don't run the migrations yet", "in this refactor"
@@ -283,8 +286,8 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         return None  # "no. no default TTL unless ...": a correction, judged below
     if any(directive.values()) and any(standing.values()):
         return said
-    if strong and not cues.third_person(words):
-        return said
+    if (strong or standing["reason first"]) and not cues.third_person(words):
+        return said  # (a reason first holds its rule's verb: "..., so whenever you talk menus assume a Z6")
     if (project or cues.quantified(words)) and cues.RULE.find(words) >= 0 and not asks:
         return said + ("rule",)
     return None

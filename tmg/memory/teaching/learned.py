@@ -177,8 +177,8 @@ def reading(feats: list[str], model: Weights | None = None) -> str | None:
     kinds = sorted(range(1, len(OUTCOMES)), key=lambda k: -p[k])
     if "no answer" in shape:
         kinds = [k for k in kinds if OUTCOMES[k] != "correction"]  # nothing to correct yet
-    if "english" in shape:
-        kinds = kinds[:1]  # on a language it has seen little of, the model's kind is the weak part
+    if "english" in shape:  # on a language it has seen little of, the model's kind is the weak part;
+        kinds = kinds[:1] + [3] * ("self" in shape)  # and what the user says they are is a fact to keep
     return next((OUTCOMES[k] for k in kinds if supported(OUTCOMES[k], shape, 1.0 - p[0])), None)
 
 
@@ -194,7 +194,8 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     with no directive is a house convention ("we don't do default exports here") or a wish said
     with no subject or verb of its own ("tldr first then details", when the model is `WISH` sure);
     not a complaint ("you never listen", "always something with this laptop") nor a remark
-    ("whenever it rains, my wifi drops", "our CI always fails on Mondays"). In another language the
+    ("whenever it rains, my wifi drops", "our CI always fails on Mondays"); a fact is also who the user is
+    ("I run a small bike repair shop in Leeds"), when the model is `WISH` sure. In another language the
     model reads alone."""
     task = "english" in feats and "sig:not the assistant's habit" in feats
     if kind == "correction":
@@ -210,5 +211,7 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
         return False  # a directive the cues read, with no standing cue: a task, unless the model is sure
     if "english" not in feats or directive:
         return True
+    if kind == "fact" and "self" in feats and teaches >= WISH:
+        return True  # who the user is, said beside a task: "I teach 9th grade history at Lincoln High"
     return "house" in feats or (("wish" in feats or "statement" not in feats) and "complaint" not in feats
                                 and teaches >= WISH)

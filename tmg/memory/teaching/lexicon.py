@@ -22,14 +22,66 @@ HABIT_WORDS = (
     "tuwing", "daima", "kila mara", "kamwe", "hamesha", "humesha", "kabhi nahi", "kabhi mat", "har baar", "luôn",
     "luôn luôn", "không bao giờ", "mỗi lần", "πάντα", "ποτέ", "κάθε φορά", "всегда", "никогда", "каждый раз",
     "по умолчанию", "завжди", "ніколи", "щоразу", "uvijek", "uvek", "nikad", "nikada", "دائما", "دائماً",
-    "أبدا", "أبداً", "תמיד", "לעולם", "همیشه", "هرگز")
+    "أبدا", "أبداً", "תמיד", "לעולם", "همیشه", "هرگز",
+    # the Balkans, the Baltic, the North Atlantic, the Celtic languages, the Caucasus, Central Asia
+    "увек", "увијек", "никад", "никада", "секогаш", "никогаш", "винаги", "никога", "всеки път", "заўсёды", "ніколі",
+    "vedno", "nikoli", "vsakič", "zakaždým", "gjithmonë", "gjithmone", "kurrë", "kurre", "dejjem", "qatt",
+    "vienmēr", "vienmer", "nekad", "katru reizi", "visada", "visuomet", "niekada", "niekuomet", "alati",
+    "mitte kunagi", "iga kord", "alltaf", "aldrei", "altíð", "ongantíð", "i gcónaí", "i gconai", "riamh", "choíche",
+    "gach uair", "bob amser", "bob tro", "wastad", "byth", "an-còmhnaidh", "an còmhnaidh", "gu bràth", "atav",
+    "bepred", "biken", "ëmmer", "beti", "inoiz ez", "totjorn", "ĉiam", "cxiam", "neniam",
+    "ყოველთვის", "არასოდეს", "ყოველ ჯერზე", "միշտ", "երբեք", "ամեն անգամ", "həmişə", "heç vaxt", "hər dəfə",
+    "hemişe", "әрқашан", "үнемі", "ешқашан", "ар дайым", "дайыма", "эч качан", "doim", "har doim", "hech qachon",
+    "доим", "ҳар доим", "ҳеч қачон", "үргэлж", "хэзээ ч", "байнга",
+    # South Asia
+    "हमेशा", "कभी नहीं", "कभी भी", "हर बार", "नेहमी", "कधीही", "सधैं", "कहिल्यै", "সবসময়", "সব সময়", "কখনো",
+    "কখনই", "প্রতিবার", "હંમેશા", "ક્યારેય", "ਹਮੇਸ਼ਾ", "ਕਦੇ ਨਹੀਂ", "ہمیشہ", "کبھی نہیں", "ہر بار", "எப்போதும்",
+    "எப்பவும்", "ஒருபோதும்", "ఎల్లప్పుడూ", "ఎప్పుడూ", "ಯಾವಾಗಲೂ", "ಎಂದಿಗೂ", "എപ്പോഴും", "ഒരിക്കലും", "හැමවිටම",
+    "සැමවිටම", "හැමදාම", "කවදාවත්", "تل", "هیڅکله", "هەمیشە", "هەرگیز", "herdem", "hergiz",
+    # Africa, the Arab world's dialects
+    "ሁልጊዜ", "ሁሌም", "በፍጹም", "ኩሉ ግዜ", "had iyo jeer", "mar walba", "weligaa", "marnaba", "yeroo hunda",
+    "koyaushe", "kullum", "ko da yaushe", "nígbà gbogbo", "nigba gbogbo", "gbogbo igba", "láéláé", "mgbe niile",
+    "mgbe ọ bụla", "njalo", "ngaso sonke isikhathi", "ungalokothi", "rhoqo", "ngalo lonke ixesha", "nguva dzose",
+    "nguva dzese", "foana", "mandrakariva", "saa su nekk", "ntango nyonso", "siku zote", "دايما", "دايماً",
+    "على طول", "كل مرة", "أبدًا", "ديما",
+    # Southeast Asia and the Pacific
+    "sentiasa", "tidak pernah", "kanunay", "tansah", "salawasna", "i taimi uma", "i ngā wā katoa", "i nga wa katoa",
+    "kaua rawa", "ena veigauna kece",
+    # the Americas
+    "toujou", "pa janm", "chak fwa", "semper", "nunka", "tur biaha", "sapa kuti", "wiñaypaq", "akói", "akoi",
+    "mochipa",
+    # next time
+    "la prossima volta", "na próxima vez", "da próxima vez", "na proxima vez", "nächstes mal", "volgende keer",
+    "następnym razem", "příště", "nästa gång", "neste gang", "næste gang", "ensi kerralla", "legközelebb",
+    "data viitoare", "bir dahaki sefere", "lain kali", "lần sau", "в следующий раз", "наступного разу",
+    "την επόμενη φορά", "sljedeći put", "следећи пут", "sledeći put", "naslednjič", "nākamreiz", "kitą kartą",
+    "järgmine kord", "keyingi safar", "келесі жолы", "дараагийн удаа", "अगली बार", "পরের বার", "اگلی بار",
+    "அடுத்த முறை", "المرة القادمة", "בפעם הבאה", "دفعه بعد", "sa susunod", "wakati ujao", "y tro nesaf",
+    # from now on, where no list of the user's own plans (outlook) reads what follows: a signal, not a rule
+    "feasta", "as seo amach", "o hyn ymlaen", "o hyn allan", "hemendik aurrera", "héðan í frá", "framvegis",
+    "edaspidi", "nüüdsest", "turpmāk", "turpmak", "nuo šiol", "nuo siol", "odteraz", "napříště", "nadále",
+    "tani e tutje", "nga tani e tutje", "minn issa 'l quddiem", "отсега нататък", "занапред", "отсега натаму",
+    "од сада", "убудуће", "адгэтуль", "надалей", "ამიერიდან", "այսուհետ", "այսուհետև", "bundan belə",
+    "бұдан былай", "осыдан бастап", "bundan buyon", "bundan keyin", "үүнээс хойш", "цаашид", "мындан ары",
+    "минбаъд", "اب سے", "آئندہ", "अब से", "आगे से", "এখন থেকে", "এরপর থেকে", "आतापासून", "यापुढे", "अबदेखि",
+    "हवेथी", "ਹੁਣ ਤੋਂ", "இனிமேல்", "இனிமே", "ఇకపై", "ఇక నుండి", "ಇನ್ನು ಮುಂದೆ", "ഇനി മുതൽ", "ഇനിമുതൽ",
+    "මින් ඉදිරියට", "له دې وروسته", "ከአሁን በኋላ", "ከዛሬ ጀምሮ", "hadda kadib", "mar dambe", "daga yanzu",
+    "lati isisiyi lo", "láti ìsinsìnyí lọ", "site ugbu a", "kusukela manje", "ukususela ngoku", "kubva zvino",
+    "manomboka izao", "banda sikoyo", "amata nei", "mai i nāianei", "mai i naianei", "wiwit saiki", "sugod karon",
+    "mulai hari ini", "lepas ni", "kedepannya", "selanjutnya", "apati kounye a", "depi kounye a", "for di awor",
+    "kunanmanta", "ko'ágã guive", "de nun", "ekde nun", "vun elo un", "vo jetzt a", "heretter", "hädanefter",
+    "od dziś", "w przyszłości", "na przyszłość", "з гэтага часу")
 HABIT = Phrases(*HABIT_WORDS)
 # The same in the scripts written without spaces (a clause is one "word" to the cues).
 HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今後", "总是", "總是", "一直", "永远", "每次", "以后", "以後", "今后",
-               "항상", "앞으로", "매번", "절대")
+               "항상", "앞으로", "매번", "절대", "언제나", "다음부터", "다음에는", "絶対に", "決して", "毎度", "次回", "次から",
+               "始终", "始終", "永遠", "每次都", "千万不要", "千萬不要", "下次", "成日", "次次",
+               "เสมอ", "ทุกครั้ง", "ตลอด", "ครั้งหน้า", "ต่อไปนี้", "จากนี้ไป", "ສະເໝີ", "ສະເຫມີ", "ທຸກຄັ້ງ", "ຄັ້ງໜ້າ",
+               "ជានិច្ច", "រាល់ដង", "លើកក្រោយ", "តទៅ", "အမြဲ", "ဘယ်တော့မှ", "နောက်တစ်ခါ", "နောက်ပိုင်း")
 # Please, and when (doing something), in those scripts: features of the learned reading, fired
 # with the please and the when the cues read in the others, so what it learned of them carries.
-PLEASE_CHARS = ("请", "請", "麻烦", "お願い", "ください", "下さい", "주세요", "주십시오", "กรุณา")
+PLEASE_CHARS = ("请", "請", "麻烦", "お願い", "ください", "下さい", "주세요", "주십시오", "กรุณา", "โปรด", "ກະລຸນາ", "សូម",
+                "ကျေးဇူးပြု", "唔該")
 WHEN_CHARS = ("的时候", "的時候", "ときは", "時は", "場合は", "할 때", "때는", "เวลา")
 
 # From now on: a standing cue (cues.STRONG_TIME), which alone makes a clause an instruction.
@@ -71,7 +123,16 @@ PLEASE = ("per favore", "per piacere", "alsjeblieft", "alstublieft", "graag", "s
           "vennligst", "ole hyvä", "ole hyva", "kérlek", "kerlek", "kérem", "kerem", "vă rog", "va rog",
           "lütfen", "lutfen", "tolong", "mohon", "tafadhali", "pakiusap", "kripya", "kripaya",
           "làm ơn", "пожалуйста", "будь ласка", "παρακαλώ", "παρακαλω", "molim", "molim te", "si us plau",
-          "من فضلك", "رجاء", "رجاءً", "בבקשה", "لطفا", "لطفاً")
+          "من فضلك", "رجاء", "رجاءً", "בבקשה", "لطفا", "لطفاً",
+          "lūdzu", "ludzu", "prašau", "prasau", "palun", "vinsamlegast", "le do thoil", "os gwelwch yn dda", "plîs",
+          "jekk jogħġbok", "të lutem", "te lutem", "ju lutem", "молим", "моля", "ве молам", "те молам", "калі ласка",
+          "mesedez", "bonvolu", "tanpri", "souple", "por fabor", "allichu",
+          "iltimos", "өтінемін", "өтініш", "суранам", "гуйя", "zəhmət olmasa", "xahiş edirəm", "გთხოვ", "გთხოვთ",
+          "խնդրում եմ", "խնդրեմ", "እባክህ", "እባክሽ", "እባካችሁ", "कृपया", "कृपा करके", "দয়া করে", "অনুগ্রহ করে",
+          "براہ کرم", "مہربانی", "ਕਿਰਪਾ ਕਰਕੇ", "કૃપા કરીને", "தயவுசெய்து", "தயவு செய்து", "దయచేసి", "ದಯವಿಟ್ಟು",
+          "ദയവായി", "කරුණාකර", "කරුණාකරලා", "تکایە", "ji kerema xwe", "لو سمحت", "لو سمحتي", "عافاك",
+          "fadlan", "don allah", "jọ̀wọ́", "jowo", "biko", "ngicela", "ngiyacela", "ndicela", "nceda", "ndapota",
+          "azafady", "faamolemole", "tēnā koa", "kerekere", "pakisuyo", "palihug")
 
 # Could you ...?: a request in question form (forms.REQUEST), not a question.
 COULD_YOU = ("(pwede|puwede|pwedeng|puwedeng) (bang|ba|mo)", "(bisa|boleh|bisakah|bolehkah) (kamu|kau|anda|awak|tolong)",

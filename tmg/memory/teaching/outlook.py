@@ -42,8 +42,21 @@ def expects(words: Words) -> bool:
 def _own_plan(words: Words, after: int) -> bool:
     if _YOU & set(words):
         return False
+    if _doing(words, after):
+        return True
     plan = _OWN_FUTURE.find(words)
     if plan < 0 or plan > after:  # the plan opens right after the "from now on", or before it
         return False
     verb = plan + _OWN_FUTURE.match_at(words, plan)
     return verb < len(words) and words[verb] not in _FOR_THE_ASSISTANT
+
+
+def _doing(words: Words, at: int) -> bool:
+    """"from now on I'm only answering emails after 10am", "I'm generating them with openssl": what
+    the user does from now on, said in the present."""
+    if at < len(words) and words[at] in ("i'm", "im") or words[at:at + 2] == ["i", "am"]:
+        at += 1 + (words[at] == "i")
+        at += at < len(words) and words[at] in ("only", "just", "also", "now")
+        return at < len(words) and words[at].endswith("ing") and len(words[at]) > 4 and words[at] != "going" \
+            and not cues.imperative(Words(" ".join(words[at + 1:])))  # ("..., so give fish syntax")
+    return False
