@@ -675,3 +675,43 @@ def test_what_the_user_is_doing_from_now_on_is_their_plan(text) -> None:
 def test_what_the_user_does_from_now_on_with_a_rule_after_it_is_kept() -> None:
     text = "from now on I'm writing everything in nushell, so give me nushell syntax"
     assert taught(text) == [text]
+
+
+@pytest.mark.parametrize("text", ["deploy went fine, from now on latency should stay flat",
+                                  "got the new hives in. going forward the honey harvest starts in august"])
+def test_what_the_world_will_do_from_now_on_is_a_status(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", ["from now on, tabs are the default in my snippets",
+                                  "from now on the release branch is stable-2, so check out stable-2 in commands"])
+def test_what_holds_from_now_on_or_a_rule_after_it_is_still_taught(text) -> None:
+    assert taught(text) == [text] or taught(text)[0].startswith(text.split(",")[0])
+
+
+def test_a_ban_keeps_the_short_sentence_of_what_to_do_instead() -> None:
+    text = "Don't ever hand me npm install -g again. Use npx."
+    assert taught(text, "Run npm install -g serve.") == [text]
+
+
+@pytest.mark.parametrize("text", ["I'd love it if your recipes listed grams first.",
+                                  "i'd love shorter replies, two lines is enough"])
+def test_i_would_love_about_the_assistants_work_is_a_preference(text) -> None:
+    assert [t.kind for t in find_teachings(text, "ok")] == ["instruction"]
+    assert find_teachings("I'd love it if you could fix this one bug", "ok") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Skriv ett sms till kören: från och med nu börjar vi alltid klockan sju.",
+    "Scrivi un avviso per il condominio: d'ora in poi il cancello resta sempre chiuso.",
+    "Przetłumacz na niemiecki: „Od teraz zawsze zamykamy sklep o 18”.",
+    "Write our kitchen rules in 4 bullets: always label leftovers, never leave knives in the sink",
+])
+def test_text_to_write_or_translate_for_others_after_a_colon_is_material(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", ["sige from now on ikaw na magluluto para sa akin 😂 joke lang",
+                                  "Od sada mi ti kuhaš večeru 😄 šalim se", "от тепер ти мій особистий кухар, жартую"])
+def test_a_joke_said_so_in_another_language_teaches_nothing(text) -> None:
+    assert taught(text) == []

@@ -202,3 +202,14 @@ def test_always_and_please_written_in_plain_letters_pass_the_word_gate(text) -> 
 def test_and_or_by_the_way_in_another_language_does_not_open_what_is_kept() -> None:
     found = find_teachings("Y a partir de ahora, contéstame en gallego.")
     assert [t.statement for t in found] == ["a partir de ahora, contéstame en gallego."]
+
+
+@pytest.mark.parametrize("text", ["Só desta vez, escreve em inglês, é para o senhorio.", "Tym razem napisz to po niemiecku.",
+                                  "今回だけ英語で書いてください。", "Sirf is baar English me likho, boss ke liye hai."])
+def test_this_time_only_in_another_language_is_a_one_off(text) -> None:
+    assert taught(text, "ok") == []
+
+
+@pytest.mark.parametrize("text", ["hazme una lista de la compra para seis", "scrivimi una filastrocca sui gatti"])
+def test_make_me_one_thing_in_spanish_or_italian_is_a_task(text) -> None:
+    assert taught(text, "ok") == []

@@ -40,7 +40,7 @@ next mean means dr prof professor mr mrs ms mx pronouns know later
 n'utilise n'écris ne arrête arrêtez cesse hör höre auf deja para basta kein keine keinen sin
 remember memorize memorise note mind record fyi forget save store souviens rappelle retiens oublie garde
 merk merke denk denke vergiss behalte notiere recuerda acuérdate cuenta olvides apunta conste
-like want need expect hate stand better should must please pls plz kindly appreciate sure
+like love want need expect hate stand better should must please pls plz kindly appreciate sure
 allergic allergy allergies intolerant intolerance handed lefthanded blind colourblind colorblind diabetic dyslexic
 autistic deaf vegan vegetarian pescatarian coeliac celiac epileptic asthmatic pregnant kosher halal wheelchair adhd
 dyslexia diabetes epilepsy asthma autism hearing allergique allergisch alergico alergica allergico allergica

@@ -106,7 +106,8 @@ PREFERENCE = Phrases(
     "i (don't|dont|do not) like (it|) when", "i hate (it|) when", "i (can't|cant|cannot) stand",
     "what i (really|) (want|need|prefer|like) is", "(for|to) me (it|) is better", "(it's|it is) better for me",
     "(i'd|i would) (really|truly|greatly|so|) appreciate (it|) if you", "je (préfère|prefere)", "mir ist (es|) lieber", "prefiero",
-    "(i|i'd|i would) (really|) (want|like|need|prefer) (all|my|your|future|short|shorter|long|longer|brief|concise"
+    "(i'd|i would) (really|) (love|like|prefer) it if your",  # "I'd love it if your worksheets had ..."
+    "(i|i'd|i would) (really|) (want|like|love|need|prefer) (all|my|your|future|short|shorter|long|longer|brief|concise"
     "|detailed|simple|plain|more|fewer|less|) (future|) (answers|replies|responses|explanations|examples|code"
     "|summaries|emails|commit messages)")
 # Asking or telling the assistant to do something (directive; by itself only for now).
@@ -386,11 +387,14 @@ _ARTICLES = frozenset("a an un une una uno un' ein eine einen einem een um uma e
 _NEED = re.compile(r"(?:i need|necesito|necessito|ich brauche|j'ai besoin d'?|preciso de|ho bisogno di)\b")
 _CLITIC = re.compile(r"\w+-(?:me|moi|mi|m'|nos|ens)$")  # "Fes-me", "dis-moi", "fais-moi"
 _FOR_ME = frozenset("me us mir uns".split())  # "Draft me a note", "Mach mir eine Liste"
+_ENCLITIC = re.compile(r"\w{2,}(?:me|mi|nos|ci)$")  # "hazme un ...", "scrivimi una ...": Spanish and Italian
+_UN = frozenset("un una uno unos unas un'".split())
 
 
 def makes_one(words: Words) -> bool:
     """An imperative or a need with an indefinite object right after it: one thing to make ("Schreib
     mir bitte eine kurze Info ...", "Fes-me un resum ...", "Necesito un modelo de carta ...")."""
     lead = imperative(words, anywhere=False) or bool(words and _CLITIC.match(words[0])) \
-        or (len(words) > 2 and words[1] in _FOR_ME) or bool(_NEED.match(" ".join(words[:4])))
+        or (len(words) > 2 and words[1] in _FOR_ME) or bool(_NEED.match(" ".join(words[:4]))) \
+        or (len(words) > 1 and words[1] in _UN and _ENCLITIC.match(words[0]) is not None)
     return lead and any(w in _ARTICLES for w in words[1:5])

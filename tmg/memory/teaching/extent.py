@@ -84,8 +84,11 @@ def _goes_on(clause: Clause, after: Clause) -> bool:
     so much; use commas instead"), not with the next step of a task ("... — then give me a prep
     list")."""
     words = Words(after.masked)
-    return after.sentence == clause.sentence and cues.imperative(words, anywhere=False) \
-        and not forms.NEXT_STEP.match_at(words, 0)
+    if forms.NEXT_STEP.match_at(words, 0) or not cues.imperative(words, anywhere=False):
+        return False
+    # or, right after a ban, a short sentence of what to do instead ("Don't ever suggest sudo pip. Use a venv.")
+    return after.sentence == clause.sentence or (after.sentence == clause.sentence + 1 and len(words) <= 5
+                                                 and cues.negative_imperative(Words(clause.masked)))
 
 
 def _task(clause: Clause) -> bool:

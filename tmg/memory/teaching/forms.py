@@ -159,7 +159,10 @@ _RETRACTED = re.compile(r"(?<!not )(?<!n't )\b(?:jk|j/k|jking|kidding|joking|jus
 _RETRACTED_ELSEWHERE = re.compile(
     r"(?<!no )(?<!não )(?<!nao )(?<!nicht )(?<!kein )(?<!pas )\b(?:je plaisante|je rigole|c'est une blague"
     r"|(?:war |)nur ein (?:spaß|spass|scherz)|es broma|es coña|bromeo|sto scherzando|(?:é |e |)brincadeira|grapje"
-    r"|geintje|şaka|żartuję|zartuje|skojar|skämtar|skamtar|bercanda|becanda|glumesc)\b", re.I)
+    r"|geintje|şaka|żartuję|zartuje|skojar|skämtar|skamtar|bercanda|becanda|glumesc|joke lang|biro je|šalim se"
+    r"|salim se|шучу|жартую|шегувам се|vtipkuju|viccelek|vitsi|spøker|spøg|scherzo|brincando|mzaha tu|mazak hai"
+    r"|mazaak|بمزح|بهزر|צוחק|צוחקת|شوخی|đùa thôi|dua thoi)\b"
+    r"|冗談|开玩笑|開玩笑|농담|ล้อเล่น", re.I)
 
 
 # Said to mean its opposite: "always push on Friday, what could go wrong", "nunca hagas backups 🙄".
@@ -203,7 +206,13 @@ ONE_OFF = Phrases(
     "yet", "for now", "right now", "just now", "this time", "for today", "today", "tonight", "at the moment",
     "just once", "this one", f"(in|for|on|of) (this|that) ({_TASK_THINGS})",
     f"(in|for|on|of) (the|your) next ({_TASK_THINGS})", "pour (l'instant|le moment)", "cette fois", "vorerst",
-    "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento")
+    "diesmal", "erstmal", "heute", "por ahora", "esta vez", "de momento",
+    # this time, just this once, in the other languages people teach in
+    "desta vez", "dessa vez", "esta volta", "questa volta", "per ora", "deze keer", "voor nu", "den här gången",
+    "denne gang", "denna gång", "tym razem", "tentokrát", "tentokrat", "bu sefer", "bu seferlik", "kali ini",
+    "ngayon lang", "в этот раз", "на этот раз", "цього разу", "цей раз", "lần này", "sirf is baar", "is baar",
+    "इस बार", "هذه المرة", "הפעם", "این بار", "ezúttal", "de data asta", "tällä kertaa", "αυτή τη φορά",
+    "safari hii", "kwa sasa")
 
 # Politeness and praise around what is said: a clause of only this is not part of a teaching.
 COURTESY = Phrases(

@@ -267,7 +267,7 @@ def _instruction_cues(words: Words, request: bool, after_project: bool = False, 
         # a lasting reason of the user's before the rule: "I play bass, so when we talk songs just give me roots"
         "reason first": cues.reason_first(words, general=True) and not asks,
     }
-    one_off = forms.ONE_OFF.find(words) >= 0
+    one_off = forms.ONE_OFF.find(words) >= 0 or lexicon.one_off_marked(" ".join(words))
     if signals is not None:
         signals += [f"d:{k}" for k, v in directive.items() if v] + [f"s:{k}" for k, v in standing.items() if v]
         # "stop!", "keep going": a task, no habit (three words, not three runs of a script written

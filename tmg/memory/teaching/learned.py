@@ -59,6 +59,8 @@ _LETTER = f"(?:[^\\W_]|[{MARKS}])"
 _TOKEN = re.compile(f"‹[qc]›|{_LETTER}+(?:['’]{_LETTER}+)?|[=<>→%$€£#@]")
 # A command-line option is code: "--soft", "use -n not -i".
 _OPTION = re.compile(r"(?<!\S)--?[a-z][\w-]*")
+_STATUS = frozenset("still works worked working fixed fail fails failing failed breaks broke broken crashes crashed".split())
+_CONTRA = frozenset("no nope nah not wrong actually but instead isn't doesn't didn't".split())
 # "always something with this laptop", "every time someone ...": a complaint, not a wish.
 _COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
@@ -106,7 +108,10 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
     if answer_stems is None:
         out.append("no answer")  # the session's first prompt: a task, most often
     else:
-        shared = sum(1 for w in set(words) if w not in FUNCTION_WORDS and stem(w) in answer_stems)
+        content = {w for w in words if w not in FUNCTION_WORDS and not w.startswith("‹")}
+        shared = sum(1 for w in content if stem(w) in answer_stems)
+        if content and shared == len(content) <= 2 and not unspaced_pairs(masked):
+            out.append("echo")  # every word of it is the answer's: it takes the answer, it adds nothing ("Monday")
         shared += len(unspaced_pairs(masked) & answer_stems)
         out.append(f"shares:{min(shared, 3)}")
     if any(ch.isdigit() for ch in masked):
@@ -119,6 +124,8 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("asks")
     if _COMPLAINT.search(masked):
         out.append("complaint")
+    if "english" in out and _STATUS & set(words) and not _CONTRA & set(words):
+        out.append("status")  # "3 tests still fail though", "ok it works now": how it went, not what is right
     return out
 
 
@@ -186,7 +193,8 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     """What the words alone cannot carry. A correction answers an answer with a value: a number,
     code, the answer's own words ("pop drops it, apply keeps it"), or in another language a name
     ("não, é Camberra"); not "that doesn't work", nor a change to the task ("plus court stp"),
-    nor a reply that thanks and turns on nothing. A bare imperative with no habit in it is a
+    nor a reply that thanks and turns on nothing, says only the answer's words ("Monday") or how it
+    went ("3 tests still fail though"). A bare imperative with no habit in it is a
     task ("keep going"), and so is an English one whose always/never the cues found to qualify
     something else ("set git to always rebase on pull"), and any directive the cues read with
     no standing cue, unless the model is sure (`SURE`; `SURE_ELSEWHERE` in another language, where
@@ -202,7 +210,7 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
         if task and "sig:d:imperative" in feats:
             return False  # "set npm to always save exact versions": a task, whatever it shares
         values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
-        return "no answer" not in feats and "sig:thanked" not in feats and bool(feats & values)
+        return not {"no answer", "sig:thanked", "echo", "status"} & feats and bool(feats & values)
     if ("sig:bare task" in feats and "self" not in feats) or task:
         return False
     directive = any(f.startswith("sig:d:") for f in feats)

@@ -80,6 +80,8 @@ HABIT_CHARS = ("いつも", "常に", "必ず", "毎回", "これから", "今�
                "ជានិច្ច", "រាល់ដង", "លើកក្រោយ", "តទៅ", "အမြဲ", "ဘယ်တော့မှ", "နောက်တစ်ခါ", "နောက်ပိုင်း")
 # Please, and when (doing something), in those scripts: features of the learned reading, fired
 # with the please and the when the cues read in the others, so what it learned of them carries.
+# This time only, in the scripts written without spaces: a one-off (forms.ONE_OFF).
+ONE_OFF_CHARS = ("今回だけ", "今回は", "この一回だけ", "这一次", "這一次", "只这一次", "只這一次", "이번만", "이번에는", "ครั้งนี้")
 PLEASE_CHARS = ("请", "請", "麻烦", "お願い", "ください", "下さい", "주세요", "주십시오", "กรุณา", "โปรด", "ກະລຸນາ", "សូម",
                 "ကျေးဇူးပြု", "唔該")
 WHEN_CHARS = ("的时候", "的時候", "ときは", "時は", "場合は", "할 때", "때는", "เวลา")
@@ -277,6 +279,10 @@ def remember_marked(masked: str) -> bool:
 
 def project_marked(masked: str) -> bool:
     return _holds(masked, PROJECT_CHARS)
+
+
+def one_off_marked(masked: str) -> bool:
+    return _holds(masked, ONE_OFF_CHARS)
 
 
 def this_chat_marked(masked: str) -> bool:

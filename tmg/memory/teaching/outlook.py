@@ -34,8 +34,35 @@ def expects(words: Words) -> bool:
     """A "from now on" right before what the user expects, or before (or after) their own plan."""
     for index in cues.STRONG_TIME.finditer(words):
         after = index + cues.STRONG_TIME.match_at(words, index)
-        if PREDICTION.match_at(words, after) or _own_plan(words, after):
+        if PREDICTION.match_at(words, after) or _own_plan(words, after) or _world(words, after):
             return True
+    return False
+
+
+# A subject of the world's, then its verb: "from now on p99 should stay under 200ms", "going forward
+# the taper starts monday". Not the assistant's work
+# ("from now on all answers should be short") nor a person ("from now on you ...", "... I").
+_WORLD_VERBS = frozenset("will stays starts runs goes begins ends happens moves wird".split())  # not "is": "the main
+# branch is trunk" says what holds from now on
+_DETERMINERS = frozenset("the our my this that these all every".split())
+_WORK = frozenset("answer answers reply replies response responses code example examples email emails summary summaries "
+                  "explanation explanations output commit commits message messages doc docs comment comments snippet "
+                  "snippets script scripts query queries translation translations text texts".split())
+_RULE = frozenset("default standard rule norm convention".split())  # "from now on, metric is the default"
+_PEOPLE = _YOU | frozenset("i i'm we we're he she they everyone everybody nobody".split())
+
+
+def _world(words: Words, after: int) -> bool:
+    at = after + (after < len(words) and words[after] in _DETERMINERS)
+    if at >= len(words) or words[at] in _PEOPLE or cues.is_verb(words[at]):
+        return False
+    for verb in range(at + 1, min(at + 3, len(words))):
+        if words[verb] in _WORLD_VERBS or words[verb:verb + 2] in (["should", "stay"], ["should", "remain"]):
+            rest = words[verb + 1 + (words[verb] == "should"):]
+            return not (_WORK | _RULE) & set(words[at:verb + 3]) \
+                and not cues.imperative(Words(" ".join(rest)))  # ("..., so give me -n auto")
+        if cues.is_verb(words[verb]) or words[verb] in _PEOPLE:
+            return False
     return False
 
 

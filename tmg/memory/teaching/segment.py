@@ -59,6 +59,8 @@ _TASK_VERBS = frozenset("""
 translate proofread summarise summarize rewrite rephrase paraphrase reword fix correct review check explain reply
 respond answer shorten improve edit format convert decode parse analyse analyze debug tidy polish simplify spellcheck
 spell-check read draft turn traduis corrige résume übersetze korrigiere fasse traduce resume
+traduci traduz traduza vertaal översätt oversæt oversett käännä przetłumacz przetlumacz переведи переведите переклади
+çevir terjemahkan dịch μετάφρασε isalin tafsiri ترجم תתרגם תרגם ترجمه fordítsd přelož prelož tõlgi
 """.split())
 _LEAD_OPENERS = frozenset("ok okay so now hey hi please pls plz kindly can could would will you".split())
 _THESE = frozenset("this these that it following text sentence paragraph email message note".split())
@@ -79,9 +81,22 @@ def _lead_words(text: str) -> list[str]:
 TEXT_KINDS = frozenset("""
 reminder message note email mail letter sign poster notice announcement post tweet memo text reply prompt story
 poem slogan caption description summary readme policy checklist guideline guidelines invitation invite card speech
-toast bio flyer banner newsletter rules list faq script ad advert listing
+toast bio flyer banner newsletter rules list faq script ad advert listing sms whatsapp agreement charter handbook bullets clause
+mejl e-mail brief lettre carta lettera bericht nachricht mensaje messaggio mensagem meddelande besked viesti
+wiadomość wiadomosc сообщение письмо лист повідомлення mesaj pesan surat μήνυμα ujumbe barua संदेश رسالة הודעה מכתב
+پیام üzenet zpráva sõnum correo schild cartel letrero cartello affiche panneau aviso avviso avis hinweis aushang
+mitteilung anuncio comunicado comunicato circolare circular rundschreiben notis ilmoitus ogłoszenie объявление
+оголошення duyuru pengumuman ανακοίνωση tangazo सूचना إعلان שלט اطلاعیه skylt skilt kyltti tabliczka табличка
+вывеска plakat плакат cartaz reglas règles regeln regole regras regels regler säännöt zasady правила kurallar aturan
+κανόνες sheria नियम قواعد כללים lista liste lijst список guion guión skrip
 """.split())
-_PRODUCE = frozenset("write draft compose create make prepare produce generate design type put".split())
+_PRODUCE = frozenset("""
+write draft compose create make prepare produce generate design type put
+écris écrivez rédige rédigez schreib schreibe verfasse escribe escríbeme redacta scrivi scrivimi redigi escreve
+escreva redige schrijf skriv kirjoita napisz напиши напишите напишіть склади складіть yaz tulis tuliskan buatkan
+viết soạn γράψε γράψτε pakisulat isulat sumulat andika लिखो लिखिए اكتب اكتبي اكتبلي תכתוב תכתבי כתוב נסח بنویس
+írj írd scrie napiš napište napíš kirjuta parašyk escriu
+""".split())
 _POINTED = frozenset("this these it following below".split())
 
 
