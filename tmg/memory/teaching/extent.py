@@ -100,7 +100,6 @@ def _task(clause: Clause) -> bool:
         or cues.makes_one(words)
 
 
-
 _TURN = frozenset("and also plus btw oh ps p.s. anyway".split())
 
 

@@ -40,10 +40,9 @@ def expects(words: Words) -> bool:
 
 
 # A subject of the world's, then its verb: "from now on p99 should stay under 200ms", "going forward
-# the taper starts monday". Not the assistant's work
-# ("from now on all answers should be short") nor a person ("from now on you ...", "... I").
-_WORLD_VERBS = frozenset("will stays starts runs goes begins ends happens moves wird".split())  # not "is": "the main
-# branch is trunk" says what holds from now on
+# the taper starts monday". Not the assistant's work ("from now on all answers should be short"),
+# nor a person ("from now on you ...", "... I"), nor "is": "the main branch is trunk" says what holds.
+_WORLD_VERBS = frozenset("will stays starts runs goes begins ends happens moves wird".split())
 _DETERMINERS = frozenset("the our my this that these all every".split())
 _WORK = frozenset("answer answers reply replies response responses code example examples email emails summary summaries "
                   "explanation explanations output commit commits message messages doc docs comment comments snippet "
@@ -81,7 +80,7 @@ def _own_plan(words: Words, after: int) -> bool:
 def _doing(words: Words, at: int) -> bool:
     """"from now on I'm only answering emails after 10am", "I'm generating them with openssl": what
     the user does from now on, said in the present."""
-    if at < len(words) and words[at] in ("i'm", "im") or words[at:at + 2] == ["i", "am"]:
+    if (at < len(words) and words[at] in ("i'm", "im")) or words[at:at + 2] == ["i", "am"]:
         at += 1 + (words[at] == "i")
         at += at < len(words) and words[at] in ("only", "just", "also", "now")
         return at < len(words) and words[at].endswith("ing") and len(words[at]) > 4 and words[at] != "going" \
