@@ -115,7 +115,17 @@ def words(text: str) -> set[str]:
 
 def matches(expected: str, written: str) -> bool:
     want, got = words(expected), words(written)
-    return len(want & got) >= 0.8 * len(want) and len(got - want) <= max(10, len(want))
+    return len(want & got) >= 0.8 * len(want) and _adds_little(got, want)
+
+
+def _holding(labels: list[str], got: set[str]) -> list[int]:
+    """Which labels have >= 80% of their words in a statement's words."""
+    return [i for i, e in enumerate(labels) if len(words(e) & got) >= 0.8 * len(words(e))]
+
+
+def _adds_little(got: set[str], union: set[str]) -> bool:
+    """A statement adds at most as many words again as the labels it holds (at least 10)."""
+    return len(got - union) <= max(10, len(union))
 
 
 def also_covers(others: list[str], hit: str, written: str) -> list[int]:
@@ -124,19 +134,18 @@ def also_covers(others: list[str], hit: str, written: str) -> list[int]:
     capo from now on" is a fact and an instruction): each holds >= 80% of its words in it, and it
     adds at most as many words again as the labels together."""
     got = words(written)
-    held = [i for i, e in enumerate(others) if len(words(e) & got) >= 0.8 * len(words(e))]
+    held = _holding(others, got)
     union = words(hit).union(*(words(others[i]) for i in held))
-    return held if held and len(got - union) <= max(10, len(union)) else []
+    return held if held and _adds_little(got, union) else []
 
 
 def held_together(labels: list[str], written: str) -> list[int]:
     """Which `labels` of one prompt a statement holds together when none matches it alone: two or
-    more, each with >= 80% of its words in it, and it adds at most as many words again as they
-    do together (the rule `also_covers` applies once one of them matches)."""
+    more, by the rule `also_covers` applies once one of them matches."""
     got = words(written)
-    held = [i for i, e in enumerate(labels) if len(words(e) & got) >= 0.8 * len(words(e))]
+    held = _holding(labels, got)
     union = set().union(*(words(labels[i]) for i in held))
-    return held if len(held) > 1 and len(got - union) <= max(10, len(union)) else []
+    return held if len(held) > 1 and _adds_little(got, union) else []
 
 
 @dataclass

@@ -185,7 +185,7 @@ def reading(feats: list[str], model: Weights | None = None) -> str | None:
     if "no answer" in shape:
         kinds = [k for k in kinds if OUTCOMES[k] != "correction"]  # nothing to correct yet
     if "english" in shape:  # on a language it has seen little of, the model's kind is the weak part;
-        kinds = kinds[:1] + [3] * ("self" in shape)  # and what the user says they are is a fact to keep
+        kinds = kinds[:1] + [OUTCOMES.index("fact")] * ("self" in shape)  # and what the user says they are is a fact
     return next((OUTCOMES[k] for k in kinds if supported(OUTCOMES[k], shape, 1.0 - p[0])), None)
 
 

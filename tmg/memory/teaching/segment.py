@@ -81,8 +81,8 @@ def _lead_words(text: str) -> list[str]:
 TEXT_KINDS = frozenset("""
 reminder message note email mail letter sign poster notice announcement post tweet memo text reply prompt story
 poem slogan caption description summary readme policy checklist guideline guidelines invitation invite card speech
-toast bio flyer banner newsletter rules list faq script ad advert listing sms whatsapp agreement charter handbook bullets clause
-mejl e-mail brief lettre carta lettera bericht nachricht mensaje messaggio mensagem meddelande besked viesti
+toast bio flyer banner newsletter rules list faq script ad advert listing sms whatsapp agreement charter handbook
+bullets clause mejl e-mail brief lettre carta lettera bericht nachricht mensaje messaggio mensagem meddelande besked viesti
 wiadomość wiadomosc сообщение письмо лист повідомлення mesaj pesan surat μήνυμα ujumbe barua संदेश رسالة הודעה מכתב
 پیام üzenet zpráva sõnum correo schild cartel letrero cartello affiche panneau aviso avviso avis hinweis aushang
 mitteilung anuncio comunicado comunicato circolare circular rundschreiben notis ilmoitus ogłoszenie объявление
