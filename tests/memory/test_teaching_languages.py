@@ -213,3 +213,48 @@ def test_this_time_only_in_another_language_is_a_one_off(text) -> None:
 @pytest.mark.parametrize("text", ["hazme una lista de la compra para seis", "scrivimi una filastrocca sui gatti"])
 def test_make_me_one_thing_in_spanish_or_italian_is_a_task(text) -> None:
     assert taught(text, "ok") == []
+
+
+@pytest.mark.parametrize("text, first", [
+    ("मैं नासिक में दर्ज़ी हूँ। कुर्ते के लिए कितना कपड़ा लगेगा?", "मैं नासिक में दर्ज़ी हूँ।"),
+    ("我在高雄教鋼琴。這首曲子適合初學者嗎？", "我在高雄教鋼琴。"),
+    ("ខ្ញុំលក់ផ្លែឈើនៅផ្សារធំថ្មី។ តើត្រូវរក្សាទុកស្វាយយ៉ាងដូចម្តេច?", "ខ្ញុំលក់ផ្លែឈើនៅផ្សារធំថ្មី។"),
+])
+def test_a_script_with_its_own_full_stop_ends_a_sentence_there(text, first) -> None:
+    clauses = user_clauses(text)
+    assert len(clauses) == 2 and text[clauses[0].start:clauses[0].end] == first
+
+
+@pytest.mark.parametrize("text", [
+    "Mia nonna diceva sempre di non lavare mai i funghi. È vero?",
+    "Мой тренер говорит, что растяжку надо делать всегда после бега. Это так?",
+    "Komşum diyor ki domatesleri her zaman sabah sulamak lazım, doğru mu?",
+])
+def test_what_others_say_in_another_language_is_reported_speech(text) -> None:
+    assert taught(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Formuliere bitte eine kurze Notiz für die Kollegen. Inhalt: ab sofort immer die Tür abschließen.",
+    "Please help me draft a notice for the staff room: from Monday everyone must always label their food.",
+    "Redáctame un aviso para los vecinos: a partir de ahora la basura se saca siempre después de las 20h.",
+])
+def test_a_text_to_write_for_others_keeps_nothing_of_its_content(text) -> None:
+    assert taught(text) == []
+
+
+def test_a_request_that_asks_which_of_two_it_is_asks_for_an_answer() -> None:
+    answer = "Stir the dough for ten minutes."
+    assert taught("Would you always knead it by hand, or is a mixer fine too?", answer) == []
+
+
+def test_a_greeting_or_thanks_before_a_teaching_is_no_part_of_it() -> None:
+    found = taught("Good evening. From now on please give oven temperatures in Fahrenheit.")
+    assert found == [("instruction", "From now on please give oven temperatures in Fahrenheit.")]
+    found = taught("That did the trick, cheers! Could you keep in mind that our kiln only reaches 1200C?",
+                   "Fire it at cone 10.")
+    assert [s for _, s in found] == ["Could you keep in mind that our kiln only reaches 1200C?"]
+
+
+def test_just_this_once_in_indonesian_is_a_one_off() -> None:
+    assert taught("Sekali ini saja ya, tolong tulis jawabannya dalam bahasa Inggris.") == []

@@ -27,8 +27,8 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
         whole = list(range(len(clauses)))
         while len(whole) > 1 and verdicts[whole[-1]] is None and forms.courtesy(Words(clauses[whole[-1]].masked)):
             whole.pop()  # but its closing courtesy ("I hope you don't mind me pointing it out!")
-        while len(whole) > 1 and verdicts[whole[0]] is None and forms.courtesy(Words(clauses[whole[0]].masked)):
-            whole.pop(0)  # and its opening thanks or praise ("Thanks, that was useful.")
+        while len(whole) > 1 and verdicts[whole[0]] is None and _courtesy(clauses[whole[0]]):
+            whole.pop(0)  # and its opening greeting, thanks or praise ("Thanks, that was useful.")
         return [whole]
     runs: list[list[int]] = []
     for index, verdict in enumerate(verdicts):
@@ -42,7 +42,7 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
         first, last = group[0], group[-1]
         before = first - 1
         if before >= 0 and clauses[before].paragraph == clauses[first].paragraph and verdicts[before] is None \
-                and (_needs_antecedent(clauses[first], clauses[before], typed)
+                and not _courtesy(clauses[before]) and (_needs_antecedent(clauses[first], clauses[before], typed)
                      or (verdicts[first].kind == CORRECTION and _contradicts(clauses[before]))):
             group.insert(0, before)
         after = last + 1
@@ -52,6 +52,11 @@ def groups(clauses: list[Clause], verdicts: list[Verdict | None], typed: str,
             group.append(after)
             after += 1
     return runs
+
+
+def _courtesy(clause: Clause) -> bool:
+    words = Words(clause.masked.rstrip(".!,"))
+    return forms.courtesy(words) or forms.greeting(words)
 
 
 def _contradicts(clause: Clause) -> bool:

@@ -100,6 +100,7 @@ REQUEST = Phrases(
     "(could|can|would|will|wouldn't|can't) (you|u|ya)", "(would|do) you mind", "any chance (you|u)",
     "(is|would) (it|) (be|) possible (that|for) (you|u)", "do (you|u) think (you|u) (could|can)",
     "(i was|i am|i'm|im|i|) (wondering|hoping|wonder|hope) (whether|if) (you|u) (could|can|might|would)",
+    "(i'd|i would|would|i'll|i will|will) be (grateful|glad|thankful|happy) if (you|u) (could|can|would)",
     "pourrais-tu", "peux-tu",
     "pourriez-vous", "pouvez-vous", "(kannst|könntest|konntest|würdest|wurdest) du", "(können|konnen|könnten) sie",
     "puedes", "podrías", "podrias", "(kun|kunt|zou|wil) (je|jij|u)", "(puoi|potresti|può|potrebbe)", "(pode|podes|poderia)",
@@ -121,6 +122,12 @@ def asks(clause: str) -> bool:
     return not (last > 0 and TAG.match_at(words, last) == len(words) - last)
 
 
+def offers_alternative(words: Words) -> bool:
+    """A request that asks which of two it is ("would you always round to one decimal, or is that
+    just a convention?"): it asks for an answer, not for a habit."""
+    return any(words[at:at + 1] == ["or"] and at + 1 < len(words) for at in words.breaks)
+
+
 def question_start(words: Words) -> bool:
     return bool(words) and (words[0] in _QUESTION_WORDS or QUESTION_HEADS.starts(words))
 
@@ -128,7 +135,7 @@ def question_start(words: Words) -> bool:
 def request_start(words: Words) -> bool:
     """A request in question form, first or after a comma: "could you stop ...?", "i've been
     meaning to say, can u pls always ...", "small thing but could you stop ...?"."""
-    for start in sorted(words.breaks | {i + 1 for i, word in enumerate(words) if word == "but"}):
+    for start in sorted(words.breaks | {i + 1 for i, word in enumerate(words) if word in ("but", "and")}):
         at = start
         while at < len(words) and words[at] in _REQUEST_LEAD:
             at += 1
@@ -212,7 +219,7 @@ ONE_OFF = Phrases(
     "denne gang", "denna gång", "tym razem", "tentokrát", "tentokrat", "bu sefer", "bu seferlik", "kali ini",
     "ngayon lang", "в этот раз", "на этот раз", "цього разу", "цей раз", "lần này", "sirf is baar", "is baar",
     "इस बार", "هذه المرة", "הפעם", "این بار", "ezúttal", "de data asta", "tällä kertaa", "αυτή τη φορά",
-    "safari hii", "kwa sasa")
+    "safari hii", "kwa sasa", "sekali ini", "stavolta", "sta volta", "por esta vez", "fois-ci", "ngayong beses")
 
 # Politeness and praise around what is said: a clause of only this is not part of a teaching.
 COURTESY = Phrases(
@@ -221,11 +228,28 @@ COURTESY = Phrases(
     "if you (don't|do not) mind", "(with|) (warm|kind|best|warmest|kindest) (regards|wishes)", "regards",
     "best wishes", "have a (good|nice|great|lovely)", "merci", "danke", "gracias",
     "(that|this|it) (was|is|'s|looks|works|worked) (useful|helpful|great|perfect|good|nice|fine|better)",
-    "(perfect|awesome|excellent|brilliant|lovely|nice one)")
+    "(perfect|awesome|excellent|brilliant|lovely|nice one)", "(that|this) (did it|did the trick|fixed it|solved it)",
+    # thanks in other languages (a greeting alone is `greeting`)
+    "grazie", "obrigado", "obrigada", "bedankt", "dank je", "dankjewel", "tack", "takk", "kiitos", "dziękuję", "dzięki",
+    "děkuji", "díky", "ďakujem", "спасибо", "дякую", "благодаря", "teşekkürler", "sağol", "terima kasih", "makasih",
+    "salamat", "cảm ơn", "mulțumesc", "ευχαριστώ", "شكرا", "شكراً", "تسلم", "תודה", "धन्यवाद", "शुक्रिया",
+    "shukriya", "dhanyavaad", "jazakallah", "jazak allah", "asante", "köszi", "köszönöm", "dankie", "enkosi",
+    "ngiyabonga", "mahalo", "vinaka", "faafetai", "fa'afetai", "mèsi", "gràcies", "eskerrik asko", "diolch")
+GREETING = Phrases(
+    "(good|) (morning|afternoon|evening)", "(hi|hello|hey|hiya|howdy|greetings) (there|all|team|everyone|computer|)",
+    "(hola|bonjour|salut|hallo|servus|moin|ciao|olá|ola|oi|hej|hei|ahoj|cześć|привет|здравствуйте|merhaba|namaste|"
+    "namaskar|salam|salaam|shalom|habari|jambo|sawubona|aloha|talofa|bula|mingalaba|sawasdee|xin chào|annyeong)",
+    "(as-salamu|assalamu|salamu|asalamu) (alaikum|alaykum|aleikum)", "(tēnā|tena) (koe|kōrua|koutou)", "kia ora",
+    "(buongiorno|buenos días|buenos dias|bom dia|boa tarde|guten tag|guten morgen|goedemorgen|dzień dobry|dobrý den)")
 
 
 def courtesy(words: Words) -> bool:
     return COURTESY.starts(words)
+
+
+def greeting(words: Words) -> bool:
+    """A clause that only greets ("Good afternoon.", "Tēnā koe."): no part of what follows it."""
+    return bool(words) and GREETING.match_at(words, 0) == len(words)
 
 
 # About this project, or about the user wherever they are.

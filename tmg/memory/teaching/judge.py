@@ -157,7 +157,7 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         return None
     question = forms.asks(body) or "¿" in body or (forms.question_start(words) and not forms.denial(words))
     request = forms.request_start(words)
-    if question and (not request or forms.NOT_MEMORY.find(words) >= 0):
+    if question and (not request or forms.NOT_MEMORY.find(words) >= 0 or forms.offers_alternative(words)):
         return None  # a question teaches nothing, even with "always" in it, nor one about memory itself
     signals: list[str] = ["thanked"] if reply and answer.text and _thanks(reply) else []
     verdict = _by_rule(clause, words, body, first, typed, answer, reply, request, after_project, asks,

@@ -62,6 +62,12 @@ _OPTION = re.compile(r"(?<!\S)--?[a-z][\w-]*")
 _STATUS = frozenset("still works worked working fixed fail fails failing failed breaks broke broken crashes crashed".split())
 _CONTRA = frozenset("no nope nah not wrong actually but instead isn't doesn't didn't".split())
 # "always something with this laptop", "every time someone ...": a complaint, not a wish.
+_COLON = re.compile(r"\S:\s+\S")
+# "we use RTT, not uart", "ARSO, ne yr.no", "in.kiranamart.partner not the com one": one value put
+# in place of another; a "not" after a verb, an auxiliary or a pronoun negates it ("I do not know",
+# "that's not what I asked").
+_NOT = re.compile(r"(,?)\s+(?:not|ne|nicht|pas|non|nie|não|niet|inte|ikke|не|ні)\s+\S")
+_NEGATES = FINITE | PRONOUNS | SUBJECTS | frozenset("please pls why or and but just".split())
 _COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
 Weights = dict[str, list[float]]
@@ -98,6 +104,10 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("when")
     if lexicon.says_self(words, masked):
         out.append("self")
+    if lexicon.points(words, masked):
+        out.append("points")  # at one thing: most often a one-off task's object
+    if _COLON.search(masked):
+        out.append("colon")  # a lead and what follows it: a text to write, a list, a label
     if first:
         out.append("first")
     if reply:
@@ -122,11 +132,21 @@ def features(masked: str, said: str, first: bool, reply: bool, answer_stems: set
         out.append("code")
     if masked.rstrip().endswith("?"):
         out.append("asks")
+    if _contrast(masked):
+        out.append("contrast")
     if _COMPLAINT.search(masked):
         out.append("complaint")
     if "english" in out and _STATUS & set(words) and not _CONTRA & set(words):
         out.append("status")  # "3 tests still fail though", "ok it works now": how it went, not what is right
     return out
+
+
+def _contrast(masked: str) -> bool:
+    for match in _NOT.finditer(masked):
+        before = masked[:match.start()].split()[-1:]
+        if match.group(1) or (before and before[0] not in _NEGATES and not before[0].endswith(("'s", "'re", "'m"))):
+            return True
+    return False
 
 
 def _english(said: str, words: list[str]) -> bool:
@@ -209,7 +229,8 @@ def supported(kind: str, feats: set[str], teaches: float = 1.0) -> bool:
     if kind == "correction":
         if task and "sig:d:imperative" in feats:
             return False  # "set npm to always save exact versions": a task, whatever it shares
-        values = {"digit", "code", "shares:1", "shares:2", "shares:3"} | ({"name"} if "english" not in feats else set())
+        values = {"digit", "code", "contrast", "shares:1", "shares:2", "shares:3"} \
+            | ({"name"} if "english" not in feats else set())
         return not {"no answer", "sig:thanked", "echo", "status"} & feats and bool(feats & values)
     if ("sig:bare task" in feats and "self" not in feats) or task:
         return False

@@ -252,7 +252,10 @@ SELF_WORDS = (
     "ek bly", "ma olen", "ma töötan", "ma elan", "es esmu", "es strādāju", "es dzīvoju", "aš esu", "aš dirbu", "aš gyvenu",
     "ég er", "ég vinn", "ég bý", "dw i'n", "rydw i'n", "unë jam", "ja sam", "radim kao", "živim u", "аз съм", "sóc",
     "treballo", "visc a", "mwen se", "mwen travay", "mwen rete", "io sono", "eu sou", "eu trabalho", "ich unterrichte",
-    "je suis prof", "j'enseigne", "enseño", "ensino", "insegno", "doceo", "ninafundisha", "nafundisha", "mimi")
+    "je suis prof", "j'enseigne", "enseño", "ensino", "insegno", "doceo", "ninafundisha", "nafundisha", "mimi",
+    "(i'm|i am) the", "i coach", "i manage (a|an|the|two|three)", "i farm", "i breed", "i grow", "i sell",
+    "i keep (bees|goats|sheep|chickens|cattle)",
+    "man ir", "mi ta", "mi ta un", "radim kao", "radim u", "pracuję jako", "trabajo de", "sou (um|uma)")
 SELF = Phrases(*SELF_WORDS)
 SELF_CHARS = ("私は", "僕は", "我是", "我在", "我教", "我住", "我做", "저는", "나는", "ฉันเป็น", "ผมเป็น", "ฉันทำงาน", "ผมทำงาน",
               "ฉันสอน", "ผมสอน")
@@ -260,6 +263,22 @@ SELF_CHARS = ("私は", "僕は", "我是", "我在", "我教", "我住", "我�
 # "আমি ঢাকায় থাকি", "मैं दिल्ली में रहता हूँ".
 SELF_FIRST = frozenset(("я", "ben", "আমি", "मैं", "میں", "நான்", "నేను", "मी", "මම", "ខ្ញុំ", "እኔ", "მე", "ես", "би", "мен",
                         "mən", "jien"))
+
+
+# "this"/"these" pointing at one thing (a one-off task's object: "Potřebuji shrnutí tohoto rozsudku",
+# "لخّص لي هذا البيان"), one feature across languages for the learned reading. Words that are also
+# another language's common words ("to", "die", "ten", "ez") are left out.
+DEMONSTRATIVES = frozenset("""
+this these esto este esta estos estas ese esa eso ce cet cette ces dies diese dieser dieses diesen diesem questo
+questa questi queste quello quella isto isso essa esse deze dit detta denna dette denne tämä tätä tässä tento tato
+toto tohoto této tuto tenhle tahle tohle tego tej этот эта это эти этого эту этой цей ця це ці цього цю цієї bu şu
+bunu bunun ini itu này αυτό αυτή αυτόν αυτά هذا هذه هذي זה זאת यह इस ये এই এটা ito iyan
+""".split())
+DEMONSTRATIVE_CHARS = ("这个", "這個", "这份", "這份", "这篇", "這篇", "この", "これ", "이것", "ဒီ", "នេះ", "นี้", "ນີ້")
+
+
+def points(words: list[str], masked: str) -> bool:
+    return any(w in DEMONSTRATIVES for w in words) or _holds(masked, DEMONSTRATIVE_CHARS)
 
 
 def habit(words: Words, masked: str) -> bool:

@@ -43,8 +43,10 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # with "？", Amharic with "፧".
 _OTHER_QUESTION = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff]);|[\u037e\u061f\uff1f\u1367]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
-# Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial.
-_SENTENCE_END = re.compile(r"(?<=[.!?…؟])[\"')\]]*\s+")
+# Sentence ends: . ! ? … followed by space, not after a common abbreviation or a lone initial; the
+# full stops of scripts that have their own (。！？, the danda ।, Khmer ។, Ethiopic ።, Myanmar ။,
+# Urdu ۔, Armenian ։), which need no space after them.
+_SENTENCE_END = re.compile(r"(?<=[.!?…؟])[\"')\]]*\s+|(?<=[。！？।॥។።፧။۔։])[\"')\]」』”]*\s*")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|mx|dr|prof|st|sr|jr|rev|hon|mme|mlle|hr|frau"
                            r"|z\.b|p\.ej)|\b[A-Za-z])\.$",
 )
@@ -82,7 +84,7 @@ TEXT_KINDS = frozenset("""
 reminder message note email mail letter sign poster notice announcement post tweet memo text reply prompt story
 poem slogan caption description summary readme policy checklist guideline guidelines invitation invite card speech
 toast bio flyer banner newsletter rules list faq script ad advert listing sms whatsapp agreement charter handbook
-bullets clause mejl e-mail brief lettre carta lettera bericht nachricht mensaje messaggio mensagem meddelande besked viesti
+bullets clause menu listino preisliste tarifs mejl e-mail brief lettre carta lettera bericht nachricht mensaje messaggio mensagem meddelande besked viesti
 wiadomość wiadomosc сообщение письмо лист повідомлення mesaj pesan surat μήνυμα ujumbe barua संदेश رسالة הודעה מכתב
 پیام üzenet zpráva sõnum correo schild cartel letrero cartello affiche panneau aviso avviso avis hinweis aushang
 mitteilung anuncio comunicado comunicato circolare circular rundschreiben notis ilmoitus ogłoszenie объявление
@@ -95,7 +97,13 @@ write draft compose create make prepare produce generate design type put
 écris écrivez rédige rédigez schreib schreibe verfasse escribe escríbeme redacta scrivi scrivimi redigi escreve
 escreva redige schrijf skriv kirjoita napisz напиши напишите напишіть склади складіть yaz tulis tuliskan buatkan
 viết soạn γράψε γράψτε pakisulat isulat sumulat andika लिखो लिखिए اكتب اكتبي اكتبلي תכתוב תכתבי כתוב נסח بنویس
-írj írd scrie napiš napište napíš kirjuta parašyk escriu
+írj írd scrie napiš napište napíš kirjuta parašyk escriu redáctame redactame redáctanos escríbenos escribime hazme
+prepárame preparame prepara creami fammi preparami formuliere formulieren formulier formulez erstelle entwirf
+""".split())
+# A lead that only names what follows as the text's content: "Inhalt: ...", "wording: ...".
+_CONTENT = frozenset("""
+content contents wording text texto testo tekst contenido contenu conteúdo conteudo inhalt wortlaut inhoud innhold
+innehåll sisältö treść obsah содержание текст зміст
 """.split())
 _POINTED = frozenset("this these it following below".split())
 
@@ -107,6 +115,10 @@ def _introduces_material(lead: str) -> bool:
     at = 0
     while at < len(words) and words[at] in _LEAD_OPENERS:
         at += 1
+    if words[at:at + 2] in (["help", "me"], ["help", "us"]):
+        at += 3 if words[at + 2:at + 3] == ["to"] else 2  # "please help me draft an announcement: ..."
+    if words[at:] and set(words[at:]) <= _CONTENT:
+        return True
     if at < len(words) and (words[at] in _TASK_VERBS or words[at:at + 2] in (["clean", "up"], ["look", "at"])):
         return True
     if words and words[-1] in _POINTED and len(words) - at <= 4 and not _keeps(lead):
@@ -247,8 +259,9 @@ def _material_lead(line: str) -> int | None:
     lead = line[:colon]
     if set(_lead_words(_LAST_SENTENCE.split(lead)[-1])) <= _ASIDE_OPENERS:
         return None  # "here's the doc, summarise it. also: in this project ...": the user goes on
-    if len(lead.split()) > 14 or not any(_introduces_material(part) for part in {lead, lead.rsplit(",", 1)[-1]}):
-        return None  # (its last part alone too: "ok Pip, draft a text to my flatmate:")
+    parts = {lead, lead.rsplit(",", 1)[-1], _LAST_SENTENCE.split(lead)[-1]}
+    if len(lead.split()) > 14 or not any(_introduces_material(part) for part in parts):
+        return None  # (its last part alone too: "ok Pip, draft a text to my flatmate:", "... Inhalt:")
     return colon + 1
 
 

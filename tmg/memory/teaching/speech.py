@@ -12,7 +12,14 @@ SPEECH = Phrases(
     "keeps saying", "posted", "replied", "swears", "swore", "reckons", "announced", "declared", "dit", "disait",
     "a dit", "écrit", "pense", "sagt", "sagte",
     "meint", "schreibt", "dice", "dijo", "escribió", "piensa", "saying", "insisting", "falou", "disse", "diz",
-    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "ha detto")
+    "kehta", "kehti", "zegt", "zei", "säger", "sier", "siger", "mówi", "říká", "ha detto",
+    # the same, said by others, or said before ("they say", "my father used to say")
+    "dicono", "diceva", "dicevano", "dicen", "decía", "decian", "decían", "dizem", "dizia", "diziam", "disent", "disaient",
+    "sagen", "meinte", "meinen", "zeggen", "mówią", "mówił", "mówiła", "říkají", "říkal", "říkala", "hovorí",
+    "vraví", "каже", "кажуть", "казав", "казала", "говорит", "говорят", "говорил", "говорила", "сказал", "сказала",
+    "λέει", "λένε", "diyor", "diyorlar", "söylüyor", "dibêje", "dibêjin", "digot", "يقول", "يقولون", "تقول", "بيقول",
+    "بيقولوا", "كيقول", "كيقولو", "قال", "قالت", "אומר", "אומרת", "אומרים", "कहता", "कहती", "कहते", "کہتا", "کہتی",
+    "کہتے", "berkata", "dizendo", "diciendo", "dicendo")
 REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
