@@ -715,3 +715,27 @@ def test_text_to_write_or_translate_for_others_after_a_colon_is_material(text) -
                                   "Od sada mi ti kuhaš večeru 😄 šalim se", "от тепер ти мій особистий кухар, жартую"])
 def test_a_joke_said_so_in_another_language_teaches_nothing(text) -> None:
     assert taught(text) == []
+
+
+def test_saying_where_the_user_reads_is_no_reported_speech() -> None:
+    found = find_teachings("Keep replies to three short paragraphs, I read on a tiny e-reader.", "Sure.")
+    assert [t.kind for t in found] == ["instruction"]
+
+
+def test_a_reply_that_takes_its_objection_back_corrects_nothing() -> None:
+    answer = "Split 90 litres across 12 tanks: 7.5 litres each."
+    assert taught("no that's off, 90 over 12 is 8... oh wait 7.5, my bad", answer) == []
+
+
+def test_a_bare_yes_before_a_teaching_is_no_part_of_it() -> None:
+    found = taught("Exactly. From now on give me the shortcut first, then the menu path.", "Press Ctrl+Shift+P.")
+    assert found == ["From now on give me the shortcut first, then the menu path."]
+
+
+def test_a_poster_asked_for_with_can_u_keeps_nothing_of_its_rules() -> None:
+    assert taught("can u write a sign for the workshop door: always wear goggles, never leave the lathe running") == []
+
+
+def test_every_thing_you_do_for_me_is_a_scope_of_application() -> None:
+    found = find_teachings("stick the shop's logo at the top of every flyer you do for me", "Here is the flyer.")
+    assert [t.kind for t in found] == ["instruction"]

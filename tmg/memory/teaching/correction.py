@@ -57,8 +57,19 @@ class Answer:
         return best if len(best) <= CONTEXT_CHARS else best[: CONTEXT_CHARS - 1].rstrip() + "…"
 
 
+# A reply that ends by taking its objection back ("... ah so 1.56 yes, sorry you right"): it corrects nothing.
+_CONCEDES = re.compile(r"(?:\b(?:you|u)(?:'re|re| are| r|)\s+(?:were\s+|)(?:right|correct)|\bmy (?:bad|mistake)"
+                       r"|\bnever ?mind|\bignore (?:that|me))\W*$")
+
+
+def concedes(reply: str) -> bool:
+    return bool(reply) and _CONCEDES.search(reply.lower()) is not None
+
+
 def correction(body: str, words: Words, first: bool, said: str, answer: Answer, reply: str) -> Verdict | None:
     """`said`: the clause as typed; `reply`: the whole of a short reply ("" for a longer prompt)."""
+    if concedes(reply):
+        return None
     explicit = forms.ASSISTANT_WORDS.find(words) >= 0
     soft = forms.SOFT_LEAD.match_at(words, 0)
     lead = forms.CONTRA_LEAD.match_at(words, 0) or soft or forms.denial(words)

@@ -123,8 +123,7 @@ def asks(clause: str) -> bool:
 
 
 def offers_alternative(words: Words) -> bool:
-    """A request that asks which of two it is ("would you always round to one decimal, or is that
-    just a convention?"): it asks for an answer, not for a habit."""
+    """A request asking which of two it is ("would you always round it, or is that a convention?")."""
     return any(words[at:at + 1] == ["or"] and at + 1 < len(words) for at in words.breaks)
 
 
@@ -240,7 +239,8 @@ GREETING = Phrases(
     "(hola|bonjour|salut|hallo|servus|moin|ciao|olá|ola|oi|hej|hei|ahoj|cześć|привет|здравствуйте|merhaba|namaste|"
     "namaskar|salam|salaam|shalom|habari|jambo|sawubona|aloha|talofa|bula|mingalaba|sawasdee|xin chào|annyeong)",
     "(as-salamu|assalamu|salamu|asalamu) (alaikum|alaykum|aleikum)", "(tēnā|tena) (koe|kōrua|koutou)", "kia ora",
-    "(buongiorno|buenos días|buenos dias|bom dia|boa tarde|guten tag|guten morgen|goedemorgen|dzień dobry|dobrý den)")
+    "(buongiorno|buenos días|buenos dias|bom dia|boa tarde|guten tag|guten morgen|goedemorgen|dzień dobry|dobrý den)",
+    "(correct|exactly|right|yes|yep|yup|indeed|spot on|that's right|that's correct)")
 
 
 def courtesy(words: Words) -> bool:
@@ -248,7 +248,7 @@ def courtesy(words: Words) -> bool:
 
 
 def greeting(words: Words) -> bool:
-    """A clause that only greets ("Good afternoon.", "Tēnā koe."): no part of what follows it."""
+    """Only a greeting or a yes ("Good afternoon.", "Tēnā koe.", "Correct."): no part of what follows."""
     return bool(words) and GREETING.match_at(words, 0) == len(words)
 
 

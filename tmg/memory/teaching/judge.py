@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from tmg.memory.teaching import cues, forms, learned, lexicon, manner, outlook, speech, syntax
 from tmg.memory.teaching.condition import condition
-from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, correction, proposes,
-                                            renames_assistant, tokens)
+from tmg.memory.teaching.correction import (CORRECTION, FACT, INSTRUCTION, Answer, Verdict, concedes, correction,
+                                            proposes, renames_assistant, tokens)
 from tmg.memory.teaching.phrases import PUNCTUATION, Words
 from tmg.memory.teaching.secret_like import looks_secret
 from tmg.memory.teaching.extent import groups
@@ -211,8 +211,8 @@ def _by_rule(clause: Clause, words: Words, body: str, first: bool, typed: str, a
 
 def _thanks(reply: str) -> bool:
     """A short reply that opens with thanks or praise and turns on nothing ("Thanks! Octavia
-    Butler is great."): it takes the answer, it corrects nothing."""
-    return forms.courtesy(Words(mask(reply))) and not _CONTRAST.search(reply.lower())
+    Butler is great."), or takes its objection back ("... sorry you right"): it corrects nothing."""
+    return (forms.courtesy(Words(mask(reply))) and not _CONTRAST.search(reply.lower())) or concedes(reply)
 
 
 def _features(clause: Clause, typed: str, first: bool, reply: str, answer: Answer, signals: list[str]) -> list[str]:

@@ -55,7 +55,7 @@ def generic(words: Words) -> bool:
     return GENERIC_WRITING.find(words) >= 0
 
 
-_WRITE_VERBS = frozenset("write give send draft generate produce suggest show make create".split())
+_WRITE_VERBS = frozenset("write give send draft generate produce suggest show make create do".split())
 
 
 # Style that holds for every answer: "be concise", "answer in German".

@@ -64,7 +64,7 @@ spell-check read draft turn traduis corrige résume übersetze korrigiere fasse 
 traduci traduz traduza vertaal översätt oversæt oversett käännä przetłumacz przetlumacz переведи переведите переклади
 çevir terjemahkan dịch μετάφρασε isalin tafsiri ترجم תתרגם תרגם ترجمه fordítsd přelož prelož tõlgi
 """.split())
-_LEAD_OPENERS = frozenset("ok okay so now hey hi please pls plz kindly can could would will you".split())
+_LEAD_OPENERS = frozenset("ok okay so now hey hi please pls plz kindly can could would will you u ya".split())
 _THESE = frozenset("this these that it following text sentence paragraph email message note".split())
 _MATERIAL_NOUNS = frozenset("""
 note email e-mail mail message thread text letter post comment review memo announcement doc document paragraph

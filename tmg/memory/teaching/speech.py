@@ -20,7 +20,9 @@ SPEECH = Phrases(
     "λέει", "λένε", "diyor", "diyorlar", "söylüyor", "dibêje", "dibêjin", "digot", "يقول", "يقولون", "تقول", "بيقول",
     "بيقولوا", "كيقول", "كيقولو", "قال", "قالت", "אומר", "אומרת", "אומרים", "कहता", "कहती", "कहते", "کہتا", "کہتی",
     "کہتے", "berkata", "dizendo", "diciendo", "dicendo")
-REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone|on)", "apparently", "selon", "laut", "según", "segun")
+REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone)",
+                   "(i|we) (read|heard|saw) on (reddit|twitter|x|hn|hacker news|youtube|tiktok|a blog|a forum|the internet|the news)",
+                   "apparently", "selon", "laut", "según", "segun")
 _SPEAKERS_OWN = frozenset("i you u we ya je tu ich du yo i've i'm i'd i'll we've we're we'd you've you're".split())
 
 
