@@ -62,13 +62,14 @@ _OPTION = re.compile(r"(?<!\S)--?[a-z][\w-]*")
 _STATUS = frozenset("still works worked working fixed fail fails failing failed breaks broke broken crashes crashed".split())
 _CONTRA = frozenset("no nope nah not wrong actually but instead isn't doesn't didn't".split())
 # "always something with this laptop", "every time someone ...": a complaint, not a wish.
+_COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
+# A lead and what follows it in one clause: a text to write, a list, a label.
 _COLON = re.compile(r"\S:\s+\S")
 # "we use RTT, not uart", "ARSO, ne yr.no", "in.kiranamart.partner not the com one": one value put
 # in place of another; a "not" after a verb, an auxiliary or a pronoun negates it ("I do not know",
 # "that's not what I asked").
 _NOT = re.compile(r"(,?)\s+(?:not|ne|nicht|pas|non|nie|não|niet|inte|ikke|не|ні)\s+\S")
 _NEGATES = FINITE | PRONOUNS | SUBJECTS | frozenset("please pls why or and but just".split())
-_COMPLAINT = re.compile(r"\b(?:always|every time|each time)\s+(?:something|someone|somebody)\b")
 
 Weights = dict[str, list[float]]
 
