@@ -375,6 +375,34 @@ async def test_a_truncate_seen_a_step_before_its_write_is_one_reload_not_a_refus
     await _wait_for(lambda: not watcher._thread.is_alive())
 
 
+@pytest.mark.asyncio
+async def test_a_broken_save_stalled_between_truncate_and_write_is_said_once(tmp_path):
+    """CI saw this: a broken save, then the same broken text saved again by a process that stalled
+    between its truncate and its write for longer than a debounce. The empty file in between is
+    not a bad save of its own; taken for one, it was said, and so was the broken text after it."""
+    path, live, watcher, reports = make(tmp_path)
+    watcher.start()
+    try:
+        await _wait_for(lambda: watcher.watching)
+        await _until_armed(watcher, path)
+        broken = BASE + "MEMORY: [unclosed\n"
+        save(path, broken)
+        await _wait_for(lambda: reports.texts("warn"))
+        with open(path, "w") as handle:  # truncated here, and the save stalls
+            for _ in range(6):
+                await asyncio.sleep(0.1)
+                assert watcher.current().max_turns == 1  # phase boundaries meanwhile
+            handle.write(broken)
+        await asyncio.sleep(1.0)  # any late report of the empty file would be in by now
+        save(path, BASE + "MAX_TURNS: 4\n")
+        await _wait_for(lambda: live.get().max_turns == 4)
+        (failure,) = reports.texts("warn")
+        assert "tmg.yaml line 11: expected" in failure
+    finally:
+        watcher.stop()
+    await _wait_for(lambda: not watcher._thread.is_alive())
+
+
 def test_a_read_that_lands_between_a_saves_truncate_and_its_write_refuses_nothing(tmp_path, monkeypatch):
     """The boundary saw the file whole, then the editor truncated it just before the read: the
     empty text read is the middle of a save. Nothing is said; the write is installed next look."""

@@ -6,7 +6,7 @@ A reload reads only a regular file, bounded (:mod:`tmg.config.source`), so it ne
 the event loop never waits for the lock: while the thread reloads, a boundary goes on with the
 current config. A save that leaves nothing to chat with (an empty or comment-only file, no
 usable provider) is a bad save like a syntax error: the last good config stays. A file emptied
-less than a debounce ago is a save in its middle (truncated, not yet written), not a bad one.
+less than two seconds ago is a save in its middle (truncated, not yet written), not a bad one.
 
 - a daemon thread runs ``watchfiles.watch`` on the file's FOLDER (editors save by writing a new
   file and renaming it over the old one) and reloads right there, off the event loop: reading,
@@ -45,12 +45,18 @@ Signature = tuple[int, int, int, int] | None  # (mtime_ns, size, inode, file typ
 _DEBOUNCE_MS = 400
 _STEP_MS = 50
 _STABLE_READS = 3  # re-read when the file changed while being read, at most this often
+# How long an emptied file is taken for a save in its middle (truncated, its write to come). Far
+# longer than a debounce: on a loaded machine the saving process can stall between the two (CI saw
+# a test's own truncate-then-write take over 400 ms), and an empty file refused is said, then the
+# same broken text written after it is said again. A file left empty keeps the last good config
+# either way; saying so two seconds late costs nothing.
+_EMPTY_GRACE_MS = 2000
 
 
 def _mid_save(signature: Signature) -> bool:
     """Gone, or emptied a moment ago: what a file looks like in the middle of being saved."""
     return signature is None or (signature[1] == 0 and signature[3] == stat.S_IFREG
-                                 and time.time_ns() - signature[0] < _DEBOUNCE_MS * 1_000_000)
+                                 and time.time_ns() - signature[0] < _EMPTY_GRACE_MS * 1_000_000)
 
 
 def _signature(path: Path) -> Signature:
@@ -278,10 +284,10 @@ class ConfigWatcher:
 
     def _settle(self) -> None:
         """Wait out a save caught in its middle (gone, or emptied a moment ago), for at most the
-        debounce: on a loaded machine a truncate can wake the thread a quiet step before its write,
-        and that empty file is not a broken save. One left empty is refused once it is older."""
+        empty grace: on a loaded machine a truncate can wake the thread a quiet step before its
+        write, and that empty file is not a broken save. One left empty is refused once it is older."""
         assert self.path is not None
-        deadline = time.monotonic() + _DEBOUNCE_MS / 1000
+        deadline = time.monotonic() + _EMPTY_GRACE_MS / 1000
         while (self._changed_mid_save(self._signatures()) and time.monotonic() < deadline
                and not self._stop.wait(_STEP_MS / 1000)):
             pass
