@@ -69,7 +69,8 @@ from tmg.memory.runtime import ReadyClient  # noqa: E402
 from tmg.memory.scrub import make_scrubber  # noqa: E402
 from tmg.memory.grounding import content, ground  # noqa: E402
 
-PARTS = {"heldout22": ROOT / "bench" / "data" / "teaching_heldout22.json",
+PARTS = {"heldout23": ROOT / "bench" / "data" / "teaching_heldout23.json",
+         "heldout22": ROOT / "bench" / "data" / "teaching_heldout22.json",
          "heldout21": ROOT / "bench" / "data" / "teaching_heldout21.json",
          "heldout20": ROOT / "bench" / "data" / "teaching_heldout20.json",
          "heldout19": ROOT / "bench" / "data" / "teaching_heldout19.json",
@@ -101,7 +102,7 @@ CANARIES = ("Wint3r-Ledger-88", "Tr0ub4dor&3", "hunter2-corpus", "CorpusKey01234
             "Canary-Garnet-4417", "walrus-canary-31", "sk-canary-h17-0000", "Canary-Onyx-8830", "heron-canary-62", "sk-canary-h18-0000",
             "sk-canary-h19-0000", "Canary-Topaz-5512", "otter-canary-47", "sk-canary-h20-0000", "Canary-Beryl-7391", "lynx-canary-58",
             "sk-canary-h21-0000", "Canary-Garnet-4826", "otter-canary-93", "sk-canary-h22-0000", "Canary-Onyx-5173",
-            "heron-canary-27")
+            "heron-canary-27", "sk-canary-h23-0000", "Canary-Jasper-6042", "marten-canary-71")
 _WORD = re.compile(r"[\w'-]+")
 
 
