@@ -739,3 +739,8 @@ def test_a_poster_asked_for_with_can_u_keeps_nothing_of_its_rules() -> None:
 def test_every_thing_you_do_for_me_is_a_scope_of_application() -> None:
     found = find_teachings("stick the shop's logo at the top of every flyer you do for me", "Here is the flyer.")
     assert [t.kind for t in found] == ["instruction"]
+
+
+def test_a_question_asked_without_a_question_mark_after_a_teaching_is_no_part_of_it() -> None:
+    text = "remember i only sell ceramics, no glass. now how much should i charge for a 20cm bowl"
+    assert taught(text) == ["remember i only sell ceramics, no glass."]

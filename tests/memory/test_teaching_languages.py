@@ -3,6 +3,8 @@ of a prompt that mixes a task and a teaching the teaching keeps. Phrasings in no
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tmg.memory.teaching import find_teachings, might_teach
@@ -258,3 +260,33 @@ def test_a_greeting_or_thanks_before_a_teaching_is_no_part_of_it() -> None:
 
 def test_just_this_once_in_indonesian_is_a_one_off() -> None:
     assert taught("Sekali ini saja ya, tolong tulis jawabannya dalam bahasa Inggris.") == []
+
+
+@pytest.mark.parametrize("text", ["Moj šef je uvijek govorio da nikad ne pišemo testove.",  # Croatian "has said"
+                                  "Mama yangu alisema kuanzia sasa tusile sukari kabisa."])  # Swahili
+def test_what_someone_else_said_is_reported_in_croatian_and_swahili(text) -> None:
+    assert taught(text) == []
+
+
+def test_je_before_a_french_speech_verb_is_still_the_user_speaking() -> None:
+    from tmg.memory.teaching.phrases import Words
+    from tmg.memory.teaching.speech import reported
+
+    assert not reported(Words("je dit toujours aux élèves de relire"))
+    assert reported(Words("baka je uvijek govorila da nikad ne peglam svilu"))
+
+
+def test_who_the_user_is_said_in_nigerian_pidgin_is_kept_beside_their_question() -> None:
+    text = "I dey teach maths for one secondary school for Enugu. wetin be the best way to explain fractions?"
+    assert taught(text) == [("fact", "I dey teach maths for one secondary school for Enugu.")]
+
+
+def test_a_first_prompt_in_another_language_with_no_cue_of_habit_needs_the_model_sure() -> None:
+    from tmg.memory.teaching import learned
+
+    # A model 0.8 sure the clause teaches, and that it is an instruction: above THRESHOLD, below SURE_ELSEWHERE.
+    model = {"bias": [0.0, math.log(2), 0.0, 0.0]}
+    first_prompt = ["bias", "first", "no answer", "no cue"]
+    assert learned.reading(first_prompt, model) is None  # "me ajuda a responder esse hóspede": the task
+    assert learned.reading(first_prompt[:-1] + ["sig:s:habit word"], model) == "instruction"  # "sempre ..."
+    assert learned.reading(["bias", "first", "no cue"], model) == "instruction"  # after an answer

@@ -102,7 +102,19 @@ def _task(clause: Clause) -> bool:
     apologising. just answer.")."""
     words = Words(clause.masked)
     return forms.request_start(words) or (cues.imperative(words, anywhere=False) and forms.NEXT_STEP.match_at(words, 0) > 0) \
-        or cues.makes_one(words)
+        or cues.makes_one(words) or _unmarked_question(clause)
+
+
+_QUESTION_LEADS = frozenset("now anyway so ok okay and also btw oh".split())
+
+
+def _unmarked_question(clause: Clause) -> bool:
+    """A later sentence that asks with no "?" ("remember i work only in gold. now how much is a 3g
+    ring"): the question the teaching was said beside, no part of it."""
+    words = clause.masked.split()
+    while words and words[0].strip(",") in _QUESTION_LEADS:
+        words = words[1:]
+    return clause.sentence > 0 and len(words) > 2 and forms.question_start(Words(" ".join(words)))
 
 
 _TURN = frozenset("and also plus btw oh ps p.s. anyway".split())

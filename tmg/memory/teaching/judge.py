@@ -180,8 +180,8 @@ def _judge(clause: Clause, first: bool, typed: str, answer: Answer, reply: str,
         if feats is None:
             feats = _features(clause, typed, first, reply, answer, signals)
         read = learned.reading(feats)
-        if read == FACT and "please" in feats:
-            read = INSTRUCTION  # a "please" asks for something done; a fact is told ("... 설명해 주세요")
+        if read == FACT and ("please" in feats or lexicon.REMINDING.find(words) >= 0):
+            read = INSTRUCTION  # "please", "remember to" ask for something done; a fact is told
         if read is not None:
             return Verdict(read, read == FACT or (read == INSTRUCTION and not cues.this_chat(words)), ("learned",))
     return verdict

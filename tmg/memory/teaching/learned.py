@@ -205,6 +205,9 @@ def reading(feats: list[str], model: Weights | None = None) -> str | None:
     kinds = sorted(range(1, len(OUTCOMES)), key=lambda k: -p[k])
     if "no answer" in shape:
         kinds = [k for k in kinds if OUTCOMES[k] != "correction"]  # nothing to correct yet
+    if OUTCOMES[kinds[0]] == "instruction" and {"no answer", "no cue"} <= shape and "english" not in shape \
+            and 1.0 - p[0] < SURE_ELSEWHERE:
+        return None  # a first prompt in another language with no cue of habit: most often the task itself
     if "english" in shape:  # on a language it has seen little of, the model's kind is the weak part;
         kinds = kinds[:1] + [OUTCOMES.index("fact")] * ("self" in shape)  # and what the user says they are is a fact
     return next((OUTCOMES[k] for k in kinds if supported(OUTCOMES[k], shape, 1.0 - p[0])), None)

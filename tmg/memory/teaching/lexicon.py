@@ -233,6 +233,7 @@ dùng viết đưa tránh gọi nói
 REMINDER = ("(ricorda|ricordati|ricordatevi) di", "non dimenticare di", "(lembre-se|lembra-te|lembre|lembra) de",
             "(não|nao) (esqueça|esqueca|esqueças|esquecas) de", "vergeet niet (te|om)", "(pamiętaj|pamietaj) (żeby|zeby|aby)",
             "nie zapomnij (żeby|zeby|aby)", "(n'oublie|n'oubliez) pas de")
+REMINDING = Phrases("remember to", "(don't|dont|do not|never) forget to", *REMINDER)
 
 # The user saying what they are, do or have ("je suis ...", "Könyvelő vagyok", "Είμαι δασκάλα"):
 # one feature of the learned reading, so "I'm a nurse" in one language carries to the others.
@@ -255,7 +256,7 @@ SELF_WORDS = (
     "je suis prof", "j'enseigne", "enseño", "ensino", "insegno", "doceo", "ninafundisha", "nafundisha", "mimi",
     "(i'm|i am) the", "i coach", "i manage (a|an|the|two|three)", "i farm", "i breed", "i grow", "i sell",
     "i keep (bees|goats|sheep|chickens|cattle)",
-    "man ir", "mi ta", "mi ta un", "radim kao", "radim u", "pracuję jako", "trabajo de", "sou (um|uma)")
+    "man ir", "mi ta", "mi ta un", "i dey", "my name na", "radim kao", "radim u", "pracuję jako", "trabajo de", "sou (um|uma)")
 SELF = Phrases(*SELF_WORDS)
 SELF_CHARS = ("私は", "僕は", "我是", "我在", "我教", "我住", "我做", "저는", "나는", "ฉันเป็น", "ผมเป็น", "ฉันทำงาน", "ผมทำงาน",
               "ฉันสอน", "ผมสอน")

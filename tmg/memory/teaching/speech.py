@@ -19,7 +19,9 @@ SPEECH = Phrases(
     "vraví", "каже", "кажуть", "казав", "казала", "говорит", "говорят", "говорил", "говорила", "сказал", "сказала",
     "λέει", "λένε", "diyor", "diyorlar", "söylüyor", "dibêje", "dibêjin", "digot", "يقول", "يقولون", "تقول", "بيقول",
     "بيقولوا", "كيقول", "كيقولو", "قال", "قالت", "אומר", "אומרת", "אומרים", "कहता", "कहती", "कहते", "کہتا", "کہتی",
-    "کہتے", "berkata", "dizendo", "diciendo", "dicendo")
+    "کہتے", "berkata", "dizendo", "diciendo", "dicendo",
+    "govori", "govorio", "govorila", "govorili", "kaže", "kaze", "rekao", "rekla", "kasema", "alisema", "anasema",
+    "amesema", "husema")
 REPORTED = Phrases("according to", "(i|we) (read|heard|saw) (that|somewhere|online|people|someone)",
                    "(i|we) (read|heard|saw) on (reddit|twitter|x|hn|hacker news|youtube|tiktok|a blog|a forum|the internet|the news)",
                    "apparently", "selon", "laut", "según", "segun")
@@ -34,11 +36,19 @@ def reported(words: Words) -> bool:
     for index in SPEECH.finditer(words):
         before = words[max(0, index - 3):index]
         if before and before[-1] not in _PREPOSITIONS and not _saying_is_done(words, index) \
-                and not _SPEAKERS_OWN & set(before) and _quotes_after(words, index):
+                and not _own(before, words[index]) and _quotes_after(words, index):
             return True
     return False
 
 
+def _own(before: list[str], verb: str) -> bool:
+    """The user is the speaker ("I told you", "je disais"); "je" is only French "I" before a French
+    verb ("Baka je uvijek govorila da ...": Croatian "has")."""
+    own = _SPEAKERS_OWN & set(before)
+    return bool(own - {"je"}) or ("je" in own and verb in _FRENCH_SPEECH)
+
+
+_FRENCH_SPEECH = frozenset("dit disait disais a écrit pense".split())
 # After these a speech verb is no verb: "talk to say", Dutch "in dit project" (French "il dit"),
 # "in all claims you draft".
 _PREPOSITIONS = frozenset("to in on at for of voor op van met aan bij uit the a an all these those my your our his"
