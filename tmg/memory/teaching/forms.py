@@ -34,9 +34,9 @@ NOT_MEMORY = Phrases(
     "(do|did) (you|u) (still|) remember", "(can|could|will|would) (you|u) remember (what|when|how|where|who|if|my|the|me)",
     "remember (from now on|going forward|in future|next time|later) (what|anything|everything|things)",
     "remember (when|me|how|what|where|why|if)", "i (can't|cant|cannot|don't|dont|do not|) remember",
-    "(if|as) i remember", "note (this|it) (is|was)", "note to self", "(don't|dont|do not|never) forget to",
+    "(if|as) i remember", "note (this|it) (is|was)", "note to self",
     # "remember to": a reminder, judged as an instruction ("remember to always use UTC") or a task
-    "remember to", "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich", *lexicon.REMINDER)
+    "te (acuerdas|recuerdas)", "tu te souviens", "erinnerst du dich", *lexicon.REMINDER)
 
 
 # A memory verb another verb governs: "help me to remember:", "I need you to remember that".

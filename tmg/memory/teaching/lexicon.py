@@ -230,10 +230,10 @@ dùng viết đưa tránh gọi nói
 """.split())
 
 # Remember to, don't forget to: a reminder, judged as an instruction or a task (forms.NOT_MEMORY).
-REMINDER = ("(ricorda|ricordati|ricordatevi) di", "non dimenticare di", "(lembre-se|lembra-te|lembre|lembra) de",
+REMINDER = ("remember to", "(don't|dont|do not|never) forget to", "(ricorda|ricordati|ricordatevi) di", "non dimenticare di", "(lembre-se|lembra-te|lembre|lembra) de",
             "(não|nao) (esqueça|esqueca|esqueças|esquecas) de", "vergeet niet (te|om)", "(pamiętaj|pamietaj) (żeby|zeby|aby)",
             "nie zapomnij (żeby|zeby|aby)", "(n'oublie|n'oubliez) pas de")
-REMINDING = Phrases("remember to", "(don't|dont|do not|never) forget to", *REMINDER)
+REMINDING = Phrases(*REMINDER)
 
 # The user saying what they are, do or have ("je suis ...", "Könyvelő vagyok", "Είμαι δασκάλα"):
 # one feature of the learned reading, so "I'm a nurse" in one language carries to the others.
